@@ -1,0 +1,48 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Swift 5 language mode: app code written against BGXApp is ordinary,
+// single-threaded iOS-style code driven by the device's executor.
+let v5: [SwiftSetting] = [.swiftLanguageMode(.v5)]
+
+let package = Package(
+    name: "bgx",
+    platforms: [.macOS(.v13)],
+    products: [
+        .library(name: "BGXCore", targets: ["BGXCore"]),
+        .library(name: "BGXApp", targets: ["BGXApp"]),
+        .library(name: "BGXSimulation", targets: ["BGXSimulation"]),
+        .executable(name: "bgx", targets: ["bgx"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+    ],
+    targets: [
+        .target(
+            name: "BGXCore",
+            dependencies: [.product(name: "Collections", package: "swift-collections")],
+            swiftSettings: v5),
+        .target(name: "BGXApp", dependencies: ["BGXCore"], swiftSettings: v5),
+        .target(
+            name: "BGXSimulation",
+            dependencies: ["BGXCore", "BGXApp", .product(name: "Yams", package: "Yams")],
+            swiftSettings: v5),
+        .executableTarget(
+            name: "bgx",
+            dependencies: [
+                "BGXCore", "BGXSimulation",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: v5),
+        .testTarget(
+            name: "BGXTests",
+            dependencies: [
+                "BGXCore", "BGXApp", "BGXSimulation",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            swiftSettings: v5),
+    ]
+)

@@ -1,0 +1,113 @@
+import BGXCore
+import Foundation
+
+/// `UIBackgroundTaskIdentifier`.
+public struct BackgroundTaskIdentifier: Hashable, Sendable, RawRepresentable, CustomStringConvertible {
+    public var rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+    /// `UIBackgroundTaskIdentifier.invalid`: running in the background is not possible.
+    public static let invalid = BackgroundTaskIdentifier(rawValue: Engine.invalidBackgroundTask)
+    public var description: String { "\(rawValue)" }
+}
+
+/// `UIApplication.LaunchOptionsKey` in its simplest useful form: why the
+/// system launched the app.
+public struct LaunchOptions: Sendable, Equatable {
+    public var cause: LaunchCause
+    public init(cause: LaunchCause) { self.cause = cause }
+}
+
+/// `UIApplicationDelegate`. Every method has a default that does nothing.
+public protocol ApplicationDelegate: AnyObject {
+    func application(_ application: Application, didFinishLaunchingWithOptions options: LaunchOptions?) -> Bool
+    func applicationDidBecomeActive(_ application: Application)
+    func applicationWillResignActive(_ application: Application)
+    func applicationDidEnterBackground(_ application: Application)
+    func applicationWillEnterForeground(_ application: Application)
+    func applicationWillTerminate(_ application: Application)
+    /// A local notification arrived while the app was in front.
+    func application(_ application: Application, didReceiveLocalNotification identifier: String)
+}
+
+extension ApplicationDelegate {
+    public func application(_ application: Application, didFinishLaunchingWithOptions options: LaunchOptions?) -> Bool { true }
+    public func applicationDidBecomeActive(_ application: Application) {}
+    public func applicationWillResignActive(_ application: Application) {}
+    public func applicationDidEnterBackground(_ application: Application) {}
+    public func applicationWillEnterForeground(_ application: Application) {}
+    public func applicationWillTerminate(_ application: Application) {}
+    public func application(_ application: Application, didReceiveLocalNotification identifier: String) {}
+}
+
+/// `UIApplication`: the app's view of the system. One per process.
+public final class Application {
+    /// `UIApplication.State`: the app sees only these three.
+    public enum State: Sendable, Equatable { case active, inactive, background }
+
+    /// The application whose code is running now.
+    public static var shared: Application {
+        guard let current = ProcessContext.current else {
+            preconditionFailure("Application.shared used outside app code run by a device")
+        }
+        return current
+    }
+
+    public let connection: SystemConnection
+    public let bundleIdentifier: String
+    public private(set) var delegate: ApplicationDelegate?
+
+    public init(bundleIdentifier: String, connection: SystemConnection, delegate: ApplicationDelegate?) {
+        self.bundleIdentifier = bundleIdentifier
+        self.connection = connection
+        self.delegate = delegate
+    }
+
+    public var applicationState: State {
+        switch connection.processState {
+        case .active: .active
+        case .inactive: .inactive
+        case .background, .suspended, .notRunning: .background
+        }
+    }
+
+    /// SPEC §2: marks the start of work that should continue in the background.
+    /// Returns `.invalid` when running in the background is not possible.
+    public func beginBackgroundTask(withName name: String? = nil,
+                                    expirationHandler: (() -> Void)? = nil) -> BackgroundTaskIdentifier {
+        BackgroundTaskIdentifier(rawValue: connection.beginBackgroundTask(name: name, expirationHandler: expirationHandler))
+    }
+
+    public func beginBackgroundTask(expirationHandler: (() -> Void)?) -> BackgroundTaskIdentifier {
+        beginBackgroundTask(withName: nil, expirationHandler: expirationHandler)
+    }
+
+    /// Every begin must be balanced by an end with the same identifier.
+    public func endBackgroundTask(_ identifier: BackgroundTaskIdentifier) {
+        connection.endBackgroundTask(identifier.rawValue)
+    }
+
+    /// Seconds left before the system ends the app's background time;
+    /// `Double.greatestFiniteMagnitude` in the foreground or with no task open.
+    public var backgroundTimeRemaining: TimeInterval { connection.backgroundTimeRemaining }
+
+    /// `exit(0)`: the process ends (trace reason `exit`).
+    public func exit() { connection.exit() }
+}
+
+/// The device's own time and executor, for code that must run in virtual
+/// time: `Date()` becomes `Runtime.now`, `DispatchQueue.main.asyncAfter`
+/// becomes `Runtime.asyncAfter`, and CPU-heavy work is modelled explicitly.
+public enum Runtime {
+    public static var now: Date { Application.shared.connection.now }
+    public static func asyncAfter(seconds: Double, execute body: @escaping () -> Void) {
+        Application.shared.connection.asyncAfter(seconds: seconds, body)
+    }
+    public static func async(execute body: @escaping () -> Void) {
+        Application.shared.connection.asyncAfter(seconds: 0, body)
+    }
+    /// Keeps the main thread busy for `seconds` of virtual time: it counts
+    /// toward watchdogs, and nothing else runs on the main thread meanwhile.
+    public static func work(seconds: Double) {
+        Application.shared.connection.work(seconds: seconds)
+    }
+}

@@ -1,0 +1,30 @@
+import BGXCore
+import Foundation
+
+/// How app code reaches the system. On the simulated device it is an
+/// in-process object; on the live host it will be a socket. App code never
+/// sees which.
+public protocol SystemConnection: AnyObject {
+    /// Virtual wall-clock time (the scenario's start plus virtual time).
+    var now: Date { get }
+    var processState: ProcessState { get }
+    var launchCause: LaunchCause? { get }
+    var backgroundTimeRemaining: Double { get }
+    func beginBackgroundTask(name: String?, expirationHandler: (() -> Void)?) -> Int
+    func endBackgroundTask(_ id: Int)
+    /// Runs `body` on the main queue `delay` seconds from now (virtual time).
+    func asyncAfter(seconds delay: Double, _ body: @escaping () -> Void)
+    /// The main thread is busy with CPU work for this long (virtual time).
+    func work(seconds: Double)
+    func exit()
+    func addNotification(_ request: NotificationRequest) throws
+    func removePendingNotifications(identifiers: [String])
+    func removeAllPendingNotifications()
+    func pendingNotificationIdentifiers() -> [String]
+}
+
+/// The process the code running now belongs to. The device sets it whenever
+/// it calls into an app, so `Application.shared` resolves to that app.
+public enum ProcessContext {
+    @TaskLocal public static var current: Application?
+}

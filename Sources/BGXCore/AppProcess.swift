@@ -1,0 +1,77 @@
+import DequeModule
+
+/// Work queued for an app's main thread. Each runs only when the thread is
+/// free, in order, the way UIKit's run loop serialises lifecycle events.
+/// Each lifecycle job names the state it leaves; if the app is no longer in
+/// it, the job is skipped.
+enum MainThreadJob: Sendable, Equatable {
+    case finishLaunching(LaunchCause)
+    case becomeActive            // inactive → active, didBecomeActive
+    case resignActive            // active → inactive, willResignActive
+    case enterBackground         // inactive → background, didEnterBackground
+    case enterForeground         // background → inactive, willEnterForeground
+    case terminateGracefully(TerminationReason)  // willTerminate, then terminate
+    case expirationHandler(Int)
+    case timer(Int32)
+    case notification(NotificationID)
+}
+
+/// The job holding the main thread right now.
+struct InFlightJob: Sendable {
+    var number: UInt32
+    /// Callbacks are watched by watchdogs and keep the app from suspending;
+    /// a timer's work is simply frozen by suspension.
+    var isCallback: Bool
+    var callbackName: String
+    var terminateAfterwards: TerminationReason?
+}
+
+/// SPEC §2: one `beginBackgroundTask` assertion.
+struct BackgroundTaskRecord: Sendable {
+    var id: Int
+    var name: String
+    var began: Nanoseconds
+    var expirationHandlerCalled = false
+}
+
+/// The background-time budget, counted from entering the background [S][A].
+struct BackgroundWindow: Sendable {
+    var start: Nanoseconds
+    var deadline: Nanoseconds
+    var timersScheduled = false
+}
+
+/// Per-app accounting for the summary (DESIGN.md issue 8, SPEC §12).
+public struct AppStats: Sendable, Equatable {
+    public var timeInState = [Nanoseconds](repeating: 0, count: ProcessState.allCases.count)
+    public var launches = [Int](repeating: 0, count: LaunchCause.allCases.count)
+    public var terminations = [Int](repeating: 0, count: TerminationReason.allCases.count)
+    public var backgroundTasksBegun = 0
+    public var backgroundTasksExpired = 0
+    public var watchdogHits = 0
+}
+
+/// Everything the system knows about one installed app.
+struct AppProcess: Sendable {
+    let manifest: AppManifest
+    var state: ProcessState = .notRunning
+    var stateSince: Nanoseconds = 0
+    /// Bumped at every termination; events from an earlier life are stale.
+    var epoch: UInt32 = 0
+    /// Set by a swipe in the app switcher; cleared by a user launch or reboot.
+    var forceQuit = false
+
+    var inFlight: InFlightJob?
+    var jobCounter: UInt32 = 0
+    var jobs = Deque<MainThreadJob>()
+    var heldTimers: [(token: Int32, continuation: Bool)] = []
+
+    var tasks: [BackgroundTaskRecord] = []
+    var nextTaskID = 1
+    var window: BackgroundWindow?
+    var windowNumber: UInt32 = 0
+
+    var stats = AppStats()
+
+    init(manifest: AppManifest) { self.manifest = manifest }
+}

@@ -1,0 +1,119 @@
+/// SPEC §2: finite-length background tasks (`beginBackgroundTask`). The
+/// budget is the app's, counted from entering the background [S][A]; the
+/// expiration handlers run `expirationLeadTime` before it ends [D]; a task
+/// still open at the end terminates the app (`backgroundTaskTimeout`) [D].
+extension Engine {
+    /// `UIBackgroundTaskInvalid`.
+    public static let invalidBackgroundTask = 0
+
+    public mutating func beginBackgroundTask(for app: AppID, name: String?) -> Int {
+        let i = Int(app.index)
+        let label = name ?? "Untitled"
+        let refusal: String?
+        if !apps[i].state.isRunning {
+            refusal = "the app is not running"
+        } else if !device.multitasking {
+            refusal = "this device does not support multitasking"
+        } else if apps[i].manifest.exitsOnSuspend {
+            refusal = "the app exits on suspend (UIApplicationExitsOnSuspend)"
+        } else if apps[i].state == .background, let window = apps[i].window,
+                  now >= window.deadline - profile.expirationLeadTime {
+            refusal = "the app's background time has expired"
+        } else {
+            refusal = nil
+        }
+        if let refusal {
+            record(app, .bgtaskInvalid(name: label, reason: refusal))
+            return Engine.invalidBackgroundTask
+        }
+        let id = apps[i].nextTaskID
+        apps[i].nextTaskID += 1
+        apps[i].tasks.append(BackgroundTaskRecord(id: id, name: label, began: now))
+        apps[i].stats.backgroundTasksBegun += 1
+        record(app, .bgtaskBegin(id: id, name: label))
+        if apps[i].state == .background { scheduleBudgetTimers(app) }
+        return id
+    }
+
+    public mutating func endBackgroundTask(for app: AppID, _ id: Int) {
+        let i = Int(app.index)
+        guard let index = apps[i].tasks.firstIndex(where: { $0.id == id }) else {
+            // iOS logs this and carries on [O].
+            record(app, .log("Can't end BackgroundTask: no background task exists with identifier \(id), "
+                             + "or it may have already been ended. "
+                             + "Break in UIApplicationEndBackgroundTaskError() to debug."))
+            return
+        }
+        apps[i].tasks.remove(at: index)
+        record(app, .bgtaskEnd(id: id))
+        if apps[i].inFlight == nil { suspendIfIdle(app) }
+    }
+
+    /// `backgroundTimeRemaining`: effectively infinite in the foreground or
+    /// with no task open [O]; otherwise what is left of the budget.
+    public func backgroundTimeRemaining(for app: AppID) -> Double {
+        let p = apps[Int(app.index)]
+        guard p.state == .background, !p.tasks.isEmpty, let window = p.window else {
+            return Double.greatestFiniteMagnitude
+        }
+        return Time.toSeconds(max(0, window.deadline - now))
+    }
+
+    // MARK: The budget window
+
+    mutating func openBackgroundWindow(_ app: AppID) {
+        let i = Int(app.index)
+        apps[i].windowNumber &+= 1
+        apps[i].window = BackgroundWindow(start: now, deadline: now + profile.backgroundTaskBudget)
+        for t in apps[i].tasks.indices { apps[i].tasks[t].expirationHandlerCalled = false }
+        if let age = profile.staleBackgroundTaskWarningAge {
+            for task in apps[i].tasks where now - task.began >= age {
+                record(app, .log("Background Task \(task.id) (\"\(task.name)\"), was created over "
+                                 + "\(Time.describe(age)) ago. In applications running in the background, "
+                                 + "this creates a risk of termination. Remember to call "
+                                 + "UIApplication.endBackgroundTask(_:) for your task in a timely manner "
+                                 + "to avoid this."))
+            }
+        }
+        if !apps[i].tasks.isEmpty { scheduleBudgetTimers(app) }
+    }
+
+    mutating func closeBackgroundWindow(_ app: AppID) {
+        let i = Int(app.index)
+        guard apps[i].window != nil else { return }
+        apps[i].window = nil
+        apps[i].windowNumber &+= 1
+    }
+
+    mutating func scheduleBudgetTimers(_ app: AppID) {
+        let i = Int(app.index)
+        guard let window = apps[i].window, !window.timersScheduled else { return }
+        apps[i].window!.timersScheduled = true
+        let epoch = apps[i].epoch, number = apps[i].windowNumber
+        queue.push(.expirationWarning(app, epoch: epoch, window: number),
+                   at: max(now, window.deadline - profile.expirationLeadTime))
+        queue.push(.budgetDeadline(app, epoch: epoch, window: number), at: window.deadline)
+    }
+
+    mutating func expirationWarningFired(_ app: AppID, epoch: UInt32, window: UInt32) {
+        let i = Int(app.index)
+        guard apps[i].epoch == epoch, apps[i].windowNumber == window else { return }
+        for t in apps[i].tasks.indices where !apps[i].tasks[t].expirationHandlerCalled {
+            apps[i].tasks[t].expirationHandlerCalled = true
+            apps[i].stats.backgroundTasksExpired += 1
+            let id = apps[i].tasks[t].id
+            record(app, .bgtaskExpire(id: id))
+            apps[i].jobs.append(.expirationHandler(id))
+        }
+        pump(app)
+    }
+
+    mutating func budgetDeadlineFired(_ app: AppID, epoch: UInt32, window: UInt32) {
+        let i = Int(app.index)
+        guard apps[i].epoch == epoch, apps[i].windowNumber == window, !apps[i].tasks.isEmpty else { return }
+        let open = apps[i].tasks.map { "\($0.id) (\"\($0.name)\")" }.joined(separator: ", ")
+        terminate(app, .backgroundTaskTimeout,
+                  detail: "background task \(open) still open when the \(Time.describe(profile.backgroundTaskBudget)) "
+                    + "background budget ran out")
+    }
+}

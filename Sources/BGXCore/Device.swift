@@ -1,0 +1,59 @@
+/// The device's own conditions (DESIGN.md scenario `device:`). Later
+/// controllers (the scheduler, jetsam) read them; every change is traced.
+public struct DeviceState: Sendable, Equatable {
+    public enum Network: String, Sendable, CaseIterable { case wifi, cellular, none }
+    public enum Thermal: String, Sendable, CaseIterable { case nominal, fair, serious, critical }
+
+    /// Battery level in percent, 0…100.
+    public var battery: Int = 100
+    public var charging: Bool = false
+    public var network: Network = .wifi
+    /// Bytes per second.
+    public var bandwidth: Int64 = 2 * 1024 * 1024
+    public var lowPowerMode: Bool = false
+    /// The global Background App Refresh switch.
+    public var backgroundAppRefresh: Bool = true
+    public var passcode: Bool = true
+    /// Bytes of RAM.
+    public var memory: Int64 = 4 * 1024 * 1024 * 1024
+    /// SPEC §1: a device property; without it no app enters the background.
+    public var multitasking: Bool = true
+    public var thermal: Thermal = .nominal
+    public var locked: Bool = false
+    /// No background launch before the first unlock after boot (SPEC §11).
+    public var unlockedSinceBoot: Bool = true
+
+    public init() {}
+}
+
+/// A change to one device property; the engine applies it and traces it.
+public enum DeviceChange: Sendable, Equatable {
+    case battery(Int)
+    case charging(Bool)
+    case network(DeviceState.Network)
+    case bandwidth(Int64)
+    case lowPowerMode(Bool)
+    case backgroundAppRefresh(Bool)
+    case passcode(Bool)
+    case memory(Int64)
+    case multitasking(Bool)
+    case thermal(DeviceState.Thermal)
+    case reboot
+}
+
+/// What the person holding the device does (DESIGN.md timeline `user:`).
+public enum UserAction: Sendable, Equatable {
+    case launch(AppID)
+    case home
+    case lock
+    case unlock
+    case switchTo(AppID)
+    case forceQuit(AppID)
+}
+
+/// An installed app's handle inside the engine.
+public struct AppID: Hashable, Sendable, Comparable {
+    public let index: Int32
+    @inlinable public init(index: Int32) { self.index = index }
+    @inlinable public static func < (a: AppID, b: AppID) -> Bool { a.index < b.index }
+}

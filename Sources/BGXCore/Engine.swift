@@ -1,0 +1,188 @@
+/// The system itself: one pure, deterministic value (SWIM's `SWIMInstance`).
+/// Inputs — user actions, device changes, app API calls, the passing of
+/// time — go in through mutating methods; directives for the host and trace
+/// events come out. No I/O, no wall clock, no global randomness.
+public struct Engine: Sendable {
+    public let profile: PolicyProfile
+    public internal(set) var device: DeviceState
+    public internal(set) var now: Nanoseconds = 0
+    public var random: SeededRandom
+
+    var apps: [AppProcess] = []
+    var queue = EventQueue()
+    /// The app in front of the user, if any.
+    public internal(set) var frontApp: AppID?
+    /// The app that was in front when the device was locked (unlock returns to it).
+    var frontAppWhenLocked: AppID?
+    var nextTimerToken: Int32 = 1
+    var notifications = NotificationCenterState()
+
+    /// Directives not yet taken by the host, in order.
+    var outbox: [Directive] = []
+    /// Trace events not yet taken by the host, in order.
+    public var trace: [TraceEvent] = []
+    /// Events handled so far (for benchmarks and diagnostics).
+    public internal(set) var eventsHandled = 0
+
+    public init(profile: PolicyProfile = .modern, device: DeviceState = DeviceState(), seed: UInt64 = 0) {
+        self.profile = profile
+        self.device = device
+        self.random = SeededRandom(seed: seed)
+        if device.passcode && device.locked { self.device.unlockedSinceBoot = false }
+    }
+
+    // MARK: Apps
+
+    public mutating func install(_ manifest: AppManifest) -> AppID {
+        apps.append(AppProcess(manifest: manifest))
+        return AppID(index: Int32(apps.count - 1))
+    }
+    public var appIDs: [AppID] { apps.indices.map { AppID(index: Int32($0)) } }
+    public func manifest(_ app: AppID) -> AppManifest { apps[Int(app.index)].manifest }
+    public func bundleIdentifier(_ app: AppID) -> String { apps[Int(app.index)].manifest.bundleIdentifier }
+    public func app(named bundle: String) -> AppID? {
+        apps.firstIndex { $0.manifest.bundleIdentifier == bundle }.map { AppID(index: Int32($0)) }
+    }
+    public func state(of app: AppID) -> ProcessState { apps[Int(app.index)].state }
+    public func isForceQuit(_ app: AppID) -> Bool { apps[Int(app.index)].forceQuit }
+    public func openBackgroundTasks(of app: AppID) -> [(id: Int, name: String)] {
+        apps[Int(app.index)].tasks.map { ($0.id, $0.name) }
+    }
+
+    /// Statistics with the current state's time counted up to `now`.
+    public func stats(of app: AppID) -> AppStats {
+        let p = apps[Int(app.index)]
+        var s = p.stats
+        s.timeInState[Int(p.state.rawValue)] += now - p.stateSince
+        return s
+    }
+
+    // MARK: Time and events
+
+    /// Schedules an input (a user action, a device change) at a moment.
+    public mutating func schedule(_ event: EngineEvent, at time: Nanoseconds) {
+        queue.push(event, at: max(time, now))
+    }
+    public var nextEventTime: Nanoseconds? { queue.nextTime }
+
+    /// Handles the next event, moving `now` to its time. Returns false when
+    /// nothing is scheduled.
+    @discardableResult
+    public mutating func step() -> Bool {
+        guard let next = queue.pop() else { return false }
+        now = next.time
+        eventsHandled &+= 1
+        handle(next.event)
+        return true
+    }
+
+    /// Lets time pass with nothing happening (time only moves forward).
+    public mutating func advanceClock(to time: Nanoseconds) {
+        precondition(queue.nextTime.map { $0 >= time } ?? true, "events are due before \(time)")
+        if time > now { now = time }
+    }
+
+    /// Moves the directives produced so far into `buffer` (which is emptied
+    /// first), keeping both arrays' storage for reuse.
+    public mutating func takeDirectives(into buffer: inout [Directive]) {
+        buffer.removeAll(keepingCapacity: true)
+        swap(&buffer, &outbox)
+    }
+    public var hasDirectives: Bool { !outbox.isEmpty }
+
+    mutating func handle(_ event: EngineEvent) {
+        switch event {
+        case let .user(action):
+            handleUser(action)
+        case let .device(change):
+            apply(change)
+        case let .watchdog(app, epoch, job):
+            watchdogFired(app, epoch: epoch, job: job)
+        case let .expirationWarning(app, epoch, window):
+            expirationWarningFired(app, epoch: epoch, window: window)
+        case let .budgetDeadline(app, epoch, window):
+            budgetDeadlineFired(app, epoch: epoch, window: window)
+        case let .timer(app, epoch, token, continuation):
+            timerFired(app, epoch: epoch, token: token, continuation: continuation)
+        case let .notificationFire(app, id, generation):
+            notificationFired(app, id, generation: generation)
+        }
+    }
+
+    // MARK: Recording
+
+    @inline(__always)
+    mutating func record(_ app: AppID?, _ kind: TraceEvent.Kind) {
+        trace.append(TraceEvent(time: now, app: app, kind: kind))
+    }
+
+    mutating func setState(_ app: AppID, _ to: ProcessState, _ reason: StateReason) {
+        let i = Int(app.index)
+        let from = apps[i].state
+        guard from != to else { return }
+        apps[i].stats.timeInState[Int(from.rawValue)] += now - apps[i].stateSince
+        apps[i].state = to
+        apps[i].stateSince = now
+        record(app, .state(from: from, to: to, reason: reason))
+    }
+
+    // MARK: Device
+
+    mutating func apply(_ change: DeviceChange) {
+        switch change {
+        case let .battery(v): device.battery = v; record(nil, .device(property: "battery", value: "\(v)%"))
+        case let .charging(v): device.charging = v; record(nil, .device(property: "charging", value: "\(v)"))
+        case let .network(v): device.network = v; record(nil, .device(property: "network", value: v.rawValue))
+        case let .bandwidth(v): device.bandwidth = v; record(nil, .device(property: "bandwidth", value: "\(v)"))
+        case let .lowPowerMode(v): device.lowPowerMode = v; record(nil, .device(property: "lowPowerMode", value: "\(v)"))
+        case let .backgroundAppRefresh(v):
+            device.backgroundAppRefresh = v; record(nil, .device(property: "backgroundAppRefresh", value: "\(v)"))
+        case let .passcode(v): device.passcode = v; record(nil, .device(property: "passcode", value: "\(v)"))
+        case let .memory(v): device.memory = v; record(nil, .device(property: "memory", value: "\(v)"))
+        case let .multitasking(v): device.multitasking = v; record(nil, .device(property: "multitasking", value: "\(v)"))
+        case let .thermal(v): device.thermal = v; record(nil, .device(property: "thermal", value: v.rawValue))
+        case .reboot: reboot()
+        }
+    }
+
+    mutating func setLocked(_ locked: Bool) {
+        guard device.locked != locked else { return }
+        device.locked = locked
+        record(nil, .device(property: "locked", value: "\(locked)"))
+        if !locked && !device.unlockedSinceBoot {
+            device.unlockedSinceBoot = true
+            record(nil, .device(property: "firstUnlockSinceBoot", value: "true"))
+        }
+    }
+
+    /// Every app stops; force-quit marks are forgotten; with a passcode the
+    /// device stays locked until the first unlock (SPEC §1, §11).
+    mutating func reboot() {
+        record(nil, .device(property: "reboot", value: "true"))
+        for i in apps.indices {
+            let app = AppID(index: Int32(i))
+            if apps[i].state != .notRunning { terminate(app, .reboot, detail: "the device restarted") }
+            apps[i].forceQuit = false
+        }
+        frontApp = nil
+        frontAppWhenLocked = nil
+        if device.passcode {
+            device.unlockedSinceBoot = false
+            if !device.locked { device.locked = true; record(nil, .device(property: "locked", value: "true")) }
+        } else {
+            device.unlockedSinceBoot = true
+        }
+    }
+}
+
+extension Engine {
+    /// Records a console message for an app (what iOS would log).
+    public mutating func log(_ app: AppID?, _ message: String) {
+        record(app, .log(message))
+    }
+}
+
+extension Engine {
+    /// Events scheduled and not yet handled.
+    public var queuedEventCount: Int { queue.count }
+}

@@ -1,0 +1,308 @@
+/// SPEC §1: process states, the delegate callbacks in iOS's order, the user's
+/// actions, watchdogs and termination.
+extension Engine {
+
+    // MARK: The person
+
+    mutating func handleUser(_ action: UserAction) {
+        switch action {
+        case let .launch(app):
+            record(app, .user(.launch))
+            setLocked(false)
+            bringToFront(app, cause: .user)
+        case let .switchTo(app):
+            record(app, .user(.switchTo))
+            setLocked(false)
+            bringToFront(app, cause: .user)
+        case .home:
+            record(nil, .user(.home))
+            if let front = frontApp {
+                frontApp = nil
+                sendToBackground(front)
+            }
+        case .lock:
+            record(nil, .user(.lock))
+            if let front = frontApp {
+                frontAppWhenLocked = front
+                frontApp = nil
+                sendToBackground(front)
+            }
+            setLocked(true)
+        case .unlock:
+            record(nil, .user(.unlock))
+            setLocked(false)
+            if let previous = frontAppWhenLocked {
+                frontAppWhenLocked = nil
+                bringToFront(previous, cause: .user)
+            }
+        case let .forceQuit(app):
+            record(app, .user(.forceQuit))
+            forceQuit(app)
+        }
+    }
+
+    /// The app comes to the front: launched if not running, resumed if
+    /// suspended, then `willEnterForeground` / `didBecomeActive`.
+    mutating func bringToFront(_ app: AppID, cause: LaunchCause) {
+        let i = Int(app.index)
+        if let front = frontApp, front != app { sendToBackground(front) }
+        frontApp = app
+        if frontAppWhenLocked == app { frontAppWhenLocked = nil }
+        if cause == .user || cause == .notification { apps[i].forceQuit = false }
+        switch apps[i].state {
+        case .notRunning:
+            launch(app, cause: cause)
+        case .suspended:
+            resume(app)
+            apps[i].jobs.append(.enterForeground)
+            apps[i].jobs.append(.becomeActive)
+        case .background, .inactive, .active:
+            apps[i].jobs.append(.enterForeground)
+            apps[i].jobs.append(.becomeActive)
+        }
+        pump(app)
+    }
+
+    /// The home button for one app: it resigns active and enters the
+    /// background — or, where it may not run in the background, terminates.
+    mutating func sendToBackground(_ app: AppID) {
+        let i = Int(app.index)
+        guard apps[i].state.isRunning else { return }
+        apps[i].jobs.append(.resignActive)
+        if apps[i].manifest.exitsOnSuspend {
+            apps[i].jobs.append(.terminateGracefully(.exitsOnSuspend))
+        } else if !device.multitasking {
+            apps[i].jobs.append(.terminateGracefully(.multitaskingUnsupported))
+        } else {
+            apps[i].jobs.append(.enterBackground)
+        }
+        pump(app)
+    }
+
+    /// A swipe in the app switcher. A running app hears `willTerminate` if its
+    /// main thread is free; a suspended one is simply gone [S].
+    mutating func forceQuit(_ app: AppID) {
+        let i = Int(app.index)
+        apps[i].forceQuit = true
+        if frontApp == app { frontApp = nil }
+        if frontAppWhenLocked == app { frontAppWhenLocked = nil }
+        switch apps[i].state {
+        case .notRunning:
+            return
+        case .suspended:
+            terminate(app, .userForceQuit, detail: "swiped away in the app switcher while suspended")
+        case .inactive, .active, .background:
+            if apps[i].inFlight == nil {
+                apps[i].jobs.removeAll()
+                apps[i].jobs.append(.terminateGracefully(.userForceQuit))
+                pump(app)
+            } else {
+                terminate(app, .userForceQuit, detail: "swiped away in the app switcher while busy")
+            }
+        }
+    }
+
+    // MARK: Launch, resume, suspend
+
+    /// Starts a process. A user launch goes not running → inactive → active;
+    /// a system launch goes straight to the background [S].
+    public mutating func launch(_ app: AppID, cause: LaunchCause) {
+        let i = Int(app.index)
+        guard apps[i].state == .notRunning else { return }
+        apps[i].stats.launches[Int(cause.rawValue)] += 1
+        record(app, .launch(cause: cause))
+        outbox.append(.launch(app, cause))
+        if cause.launchesIntoForeground {
+            setState(app, .inactive, .launch)
+            apps[i].jobs.append(.finishLaunching(cause))
+            apps[i].jobs.append(.becomeActive)
+        } else {
+            setState(app, .background, .launchedIntoBackground)
+            openBackgroundWindow(app)
+            apps[i].jobs.append(.finishLaunching(cause))
+        }
+        pump(app)
+    }
+
+    mutating func resume(_ app: AppID) {
+        let i = Int(app.index)
+        guard apps[i].state == .suspended else { return }
+        setState(app, .background, .resumed)
+        outbox.append(.resume(app))
+        let held = apps[i].heldTimers
+        apps[i].heldTimers.removeAll()
+        for timer in held {
+            if timer.continuation {
+                outbox.append(.fire(app, token: timer.token, continuation: true))
+            } else {
+                apps[i].jobs.append(.timer(timer.token))
+            }
+        }
+    }
+
+    /// A background app with nothing keeping it running is suspended [S].
+    mutating func suspendIfIdle(_ app: AppID) {
+        let i = Int(app.index)
+        guard apps[i].state == .background,
+              apps[i].inFlight?.isCallback != true,
+              apps[i].jobs.isEmpty,
+              apps[i].tasks.isEmpty
+        else { return }
+        closeBackgroundWindow(app)
+        setState(app, .suspended, .noAssertions)
+        outbox.append(.suspend(app))
+    }
+
+    // MARK: The main thread
+
+    /// Runs queued jobs while the main thread is free and the app runs.
+    mutating func pump(_ app: AppID) {
+        let i = Int(app.index)
+        while apps[i].inFlight == nil, apps[i].state.isRunning, let job = apps[i].jobs.popFirst() {
+            run(job, for: app)
+        }
+        suspendIfIdle(app)
+    }
+
+    mutating func run(_ job: MainThreadJob, for app: AppID) {
+        let i = Int(app.index)
+        let state = apps[i].state
+        switch job {
+        case let .finishLaunching(cause):
+            deliver(.didFinishLaunching(cause), to: app, watchdog: profile.launchWatchdog)
+        case .becomeActive:
+            guard state == .inactive, frontApp == app else { return }
+            setState(app, .active, .becameActive)
+            deliver(.didBecomeActive, to: app, watchdog: profile.sceneUpdateWatchdog)
+        case .resignActive:
+            guard state == .active else { return }
+            setState(app, .inactive, .resignedActive)
+            deliver(.willResignActive, to: app, watchdog: profile.sceneUpdateWatchdog)
+        case .enterBackground:
+            guard state == .inactive, frontApp != app else { return }
+            setState(app, .background, .enteredBackground)
+            openBackgroundWindow(app)
+            deliver(.didEnterBackground, to: app, watchdog: profile.didEnterBackgroundWatchdog)
+        case .enterForeground:
+            guard state == .background else { return }
+            closeBackgroundWindow(app)
+            setState(app, .inactive, .enteringForeground)
+            deliver(.willEnterForeground, to: app, watchdog: profile.sceneUpdateWatchdog)
+        case let .terminateGracefully(reason):
+            deliver(.willTerminate, to: app, watchdog: profile.willTerminateWatchdog, thenTerminate: reason)
+        case let .expirationHandler(id):
+            guard apps[i].tasks.contains(where: { $0.id == id }) else { return }
+            deliver(.backgroundTaskExpired(id), to: app, watchdog: nil)
+        case let .timer(token):
+            apps[i].jobCounter &+= 1
+            apps[i].inFlight = InFlightJob(number: apps[i].jobCounter, isCallback: false,
+                                           callbackName: "timer", terminateAfterwards: nil)
+            outbox.append(.fire(app, token: token, continuation: false))
+        case let .notification(id):
+            deliver(.localNotification(id), to: app, watchdog: nil)
+        }
+    }
+
+    mutating func deliver(_ callback: Callback, to app: AppID, watchdog limit: Nanoseconds?,
+                          thenTerminate reason: TerminationReason? = nil) {
+        let i = Int(app.index)
+        apps[i].jobCounter &+= 1
+        let number = apps[i].jobCounter
+        apps[i].inFlight = InFlightJob(number: number, isCallback: true, callbackName: callback.name,
+                                       terminateAfterwards: reason)
+        record(app, .callback(callback))
+        outbox.append(.deliver(app, callback))
+        if let limit = limit {
+            queue.push(.watchdog(app, epoch: apps[i].epoch, job: number), at: now + limit)
+        }
+    }
+
+    /// The app's callback (or timer job) has returned: the main thread is free.
+    public mutating func returned(_ app: AppID) {
+        let i = Int(app.index)
+        guard let job = apps[i].inFlight else { return }
+        apps[i].inFlight = nil
+        if let reason = job.terminateAfterwards {
+            terminate(app, reason, detail: reason == .userForceQuit
+                      ? "swiped away in the app switcher" : "willTerminate returned")
+            return
+        }
+        pump(app)
+    }
+
+    mutating func watchdogFired(_ app: AppID, epoch: UInt32, job: UInt32) {
+        let i = Int(app.index)
+        guard apps[i].epoch == epoch, let inFlight = apps[i].inFlight, inFlight.number == job else { return }
+        apps[i].stats.watchdogHits += 1
+        let limit: Nanoseconds
+        switch inFlight.callbackName {
+        case "didFinishLaunching": limit = profile.launchWatchdog
+        case "didEnterBackground": limit = profile.didEnterBackgroundWatchdog
+        case "willTerminate": limit = profile.willTerminateWatchdog
+        default: limit = profile.sceneUpdateWatchdog
+        }
+        terminate(app, .watchdog,
+                  detail: "\(inFlight.callbackName) did not return within \(Time.describe(limit))")
+    }
+
+    // MARK: Timers (the app's asynchronous work in virtual time)
+
+    /// Schedules app work `delay` from now. A continuation resumes the job
+    /// running now (busy work inside a callback); any other timer queues on
+    /// the main thread. A suspended app's timers wait for it to run again;
+    /// a terminated app's are dropped (DESIGN.md, "App code in virtual time").
+    public mutating func scheduleTimer(for app: AppID, after delay: Nanoseconds, continuation: Bool) -> Int32 {
+        let token = nextTimerToken
+        nextTimerToken &+= 1
+        queue.push(.timer(app, epoch: apps[Int(app.index)].epoch, token: token, continuation: continuation),
+                   at: now + max(0, delay))
+        return token
+    }
+
+    mutating func timerFired(_ app: AppID, epoch: UInt32, token: Int32, continuation: Bool) {
+        let i = Int(app.index)
+        guard apps[i].epoch == epoch else { return }
+        switch apps[i].state {
+        case .notRunning:
+            return
+        case .suspended:
+            apps[i].heldTimers.append((token, continuation))
+        case .inactive, .active, .background:
+            if continuation {
+                outbox.append(.fire(app, token: token, continuation: true))
+            } else {
+                apps[i].jobs.append(.timer(token))
+                pump(app)
+            }
+        }
+    }
+
+    // MARK: Termination
+
+    /// Ends the process. Every termination carries its reason (SPEC, DESIGN).
+    public mutating func terminate(_ app: AppID, _ reason: TerminationReason, detail: String) {
+        let i = Int(app.index)
+        guard apps[i].state != .notRunning else { return }
+        apps[i].stats.terminations[Int(reason.rawValue)] += 1
+        record(app, .terminate(reason: reason, detail: detail))
+        setState(app, .notRunning, .terminated)
+        apps[i].epoch &+= 1
+        apps[i].inFlight = nil
+        apps[i].jobs.removeAll()
+        apps[i].heldTimers.removeAll()
+        apps[i].tasks.removeAll()
+        apps[i].window = nil
+        apps[i].windowNumber &+= 1
+        if frontApp == app { frontApp = nil }
+        outbox.append(.terminate(app))
+    }
+
+    /// The app called `exit()`.
+    public mutating func exit(_ app: AppID) {
+        terminate(app, .exit, detail: "the app called exit()")
+    }
+
+    /// What `applicationState` answers: the app sees only active, inactive or
+    /// background (a suspended app runs no code to ask).
+    public func applicationState(of app: AppID) -> ProcessState { apps[Int(app.index)].state }
+}

@@ -1,0 +1,67 @@
+/// `bgx check`: lints an app's Info.plist keys against what its code uses
+/// (SPEC §3, §5).
+public struct ManifestFinding: Sendable, Equatable, CustomStringConvertible {
+    public enum Severity: String, Sendable { case error, warning }
+    public var severity: Severity
+    public var message: String
+    public var description: String { "\(severity.rawValue): \(message)" }
+}
+
+/// What an app's code was seen to use.
+public struct ManifestUsage: Sendable, Equatable {
+    /// Modes required by what the code does, each with the use that needs it.
+    public var modesUsed: [(mode: BackgroundMode, use: String)] = []
+    /// BGTaskScheduler identifiers registered or submitted.
+    public var taskIdentifiers: [String] = []
+    public var known: Bool
+    public init(known: Bool = true) { self.known = known }
+
+    public static func == (a: ManifestUsage, b: ManifestUsage) -> Bool {
+        a.known == b.known && a.taskIdentifiers == b.taskIdentifiers
+            && a.modesUsed.map(\.mode) == b.modesUsed.map(\.mode) && a.modesUsed.map(\.use) == b.modesUsed.map(\.use)
+    }
+}
+
+public enum ManifestCheck {
+    /// Findings for one app. With `usage.known == false` (a bare Info.plist)
+    /// only what the manifest says of itself can be checked.
+    public static func check(_ manifest: AppManifest, usage: ManifestUsage) -> [ManifestFinding] {
+        var findings: [ManifestFinding] = []
+        let app = manifest.bundleIdentifier
+        let usesScheduler = manifest.backgroundModes.contains(.processing) || manifest.backgroundModes.contains(.fetch)
+        if manifest.backgroundModes.contains(.processing) && manifest.permittedTaskIdentifiers.isEmpty {
+            findings.append(.init(severity: .error, message:
+                "\(app): UIBackgroundModes has 'processing' but BGTaskSchedulerPermittedIdentifiers is missing; "
+                + "every BGTaskScheduler.submit will fail with notPermitted"))
+        }
+        if !manifest.permittedTaskIdentifiers.isEmpty && !usesScheduler {
+            findings.append(.init(severity: .error, message:
+                "\(app): BGTaskSchedulerPermittedIdentifiers is set but UIBackgroundModes has neither 'fetch' "
+                + "nor 'processing'; submitting these tasks fails with notPermitted"))
+        }
+        if manifest.exitsOnSuspend && !manifest.backgroundModes.isEmpty {
+            findings.append(.init(severity: .warning, message:
+                "\(app): UIApplicationExitsOnSuspend is set, so the background modes "
+                + manifest.backgroundModes.map(\.rawValue).sorted().joined(separator: ", ") + " are never used"))
+        }
+        guard usage.known else { return findings }
+        var reported = Set<BackgroundMode>()
+        for (mode, use) in usage.modesUsed where !manifest.backgroundModes.contains(mode) && !reported.contains(mode) {
+            reported.insert(mode)
+            findings.append(.init(severity: .error, message:
+                "\(app): \(use) needs UIBackgroundModes '\(mode.rawValue)', which is not declared"))
+        }
+        for identifier in Set(usage.taskIdentifiers).sorted() where !manifest.permittedTaskIdentifiers.contains(identifier) {
+            findings.append(.init(severity: .error, message:
+                "\(app): task identifier '\(identifier)' is not in BGTaskSchedulerPermittedIdentifiers; "
+                + "register returns false and submit throws notPermitted"))
+        }
+        let used = Set(usage.modesUsed.map(\.mode))
+        for mode in manifest.backgroundModes.sorted(by: { $0.rawValue < $1.rawValue }) where !used.contains(mode) {
+            findings.append(.init(severity: .warning, message:
+                "\(app): UIBackgroundModes declares '\(mode.rawValue)' but nothing in the app uses it "
+                + "(App Review rejects unused modes)"))
+        }
+        return findings
+    }
+}

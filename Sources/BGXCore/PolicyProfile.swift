@@ -1,0 +1,83 @@
+/// Every number the system decides by. A profile is data, not a code path:
+/// the same engine runs all of them (SPEC, preamble). Source tags are SPEC's:
+/// [D] Apple documentation, [A] Apple staff, [O] observed, [S] seed documents.
+public struct PolicyProfile: Sendable, Equatable {
+    public var name: String
+
+    // MARK: SPEC §2 — finite-length background tasks
+    /// Background time granted after entering the background while a task is
+    /// open. modern ~30 s [A], ios12 180 s [O], ios6 600 s [O].
+    public var backgroundTaskBudget: Nanoseconds
+    /// The expiration handlers run this long before the budget ends [D] ("shortly before").
+    public var expirationLeadTime: Nanoseconds
+    /// A task created this long before the app enters the background earns
+    /// iOS's "at risk of termination" warning [O] (iOS 13+ console message).
+    public var staleBackgroundTaskWarningAge: Nanoseconds?
+
+    // MARK: SPEC §1 — watchdogs (code 0x8badf00d)
+    /// Launch (scene-create) allowance: ~20 s [D example 19.97 s].
+    public var launchWatchdog: Nanoseconds
+    /// `didEnterBackground` must return within ~5 s [D].
+    public var didEnterBackgroundWatchdog: Nanoseconds
+    /// `willTerminate` must return within ~5 s [D][S].
+    public var willTerminateWatchdog: Nanoseconds
+    /// Resume / scene-update (willEnterForeground, didBecomeActive,
+    /// willResignActive): 10 s [O] (crash logs: "scene-update watchdog
+    /// transgression … allowance of 10.00 seconds").
+    public var sceneUpdateWatchdog: Nanoseconds
+
+    // MARK: SPEC §9 — local notifications
+    /// How many scheduled notifications an app may hold; the soonest-firing
+    /// are kept. modern 64 [D], ios6 128 [S].
+    public var localNotificationLimit: Int
+    /// Shortest repeat interval for a repeating notification: 60 s [O].
+    public var minimumRepeatInterval: Nanoseconds
+
+    public init(
+        name: String,
+        backgroundTaskBudget: Nanoseconds,
+        expirationLeadTime: Nanoseconds = Time.seconds(5),
+        staleBackgroundTaskWarningAge: Nanoseconds? = Time.seconds(30),
+        launchWatchdog: Nanoseconds = Time.seconds(20),
+        didEnterBackgroundWatchdog: Nanoseconds = Time.seconds(5),
+        willTerminateWatchdog: Nanoseconds = Time.seconds(5),
+        sceneUpdateWatchdog: Nanoseconds = Time.seconds(10),
+        localNotificationLimit: Int = 64,
+        minimumRepeatInterval: Nanoseconds = Time.seconds(60)
+    ) {
+        self.name = name
+        self.backgroundTaskBudget = backgroundTaskBudget
+        self.expirationLeadTime = expirationLeadTime
+        self.staleBackgroundTaskWarningAge = staleBackgroundTaskWarningAge
+        self.launchWatchdog = launchWatchdog
+        self.didEnterBackgroundWatchdog = didEnterBackgroundWatchdog
+        self.willTerminateWatchdog = willTerminateWatchdog
+        self.sceneUpdateWatchdog = sceneUpdateWatchdog
+        self.localNotificationLimit = localNotificationLimit
+        self.minimumRepeatInterval = minimumRepeatInterval
+    }
+
+    /// iOS 13 and later — the default.
+    public static let modern = PolicyProfile(
+        name: "modern",
+        backgroundTaskBudget: Time.seconds(30))          // [A] ~30 s
+
+    /// iOS 7–12.
+    public static let ios12 = PolicyProfile(
+        name: "ios12",
+        backgroundTaskBudget: Time.seconds(180),         // [O] 180 s
+        staleBackgroundTaskWarningAge: nil)              // the warning is iOS 13+
+
+    /// iOS 4–6.
+    public static let ios6 = PolicyProfile(
+        name: "ios6",
+        backgroundTaskBudget: Time.seconds(600),         // [O] 600 s
+        staleBackgroundTaskWarningAge: nil,
+        localNotificationLimit: 128)                     // [S] 128 active
+
+    public static let all: [PolicyProfile] = [.modern, .ios12, .ios6]
+
+    public static func named(_ name: String) -> PolicyProfile? {
+        all.first { $0.name == name }
+    }
+}

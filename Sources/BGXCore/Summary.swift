@@ -1,0 +1,69 @@
+/// The per-app summary (issue 8 of the foundation; SPEC §12's three concerns
+/// in their simplest form): time in each state, launches by cause,
+/// terminations by reason, background seconds.
+public struct AppSummary: Sendable, Equatable {
+    public var bundleIdentifier: String
+    public var secondsInState: [ProcessState: Double]
+    public var launches: [LaunchCause: Int]
+    public var terminations: [TerminationReason: Int]
+    public var backgroundSeconds: Double { secondsInState[.background] ?? 0 }
+    public var backgroundTasksBegun: Int
+    public var backgroundTasksExpired: Int
+    public var watchdogHits: Int
+
+    public init(bundleIdentifier: String, stats: AppStats) {
+        self.bundleIdentifier = bundleIdentifier
+        var seconds: [ProcessState: Double] = [:]
+        for state in ProcessState.allCases { seconds[state] = Time.toSeconds(stats.timeInState[Int(state.rawValue)]) }
+        secondsInState = seconds
+        var launches: [LaunchCause: Int] = [:]
+        for cause in LaunchCause.allCases where stats.launches[Int(cause.rawValue)] > 0 {
+            launches[cause] = stats.launches[Int(cause.rawValue)]
+        }
+        self.launches = launches
+        var terms: [TerminationReason: Int] = [:]
+        for reason in TerminationReason.allCases where stats.terminations[Int(reason.rawValue)] > 0 {
+            terms[reason] = stats.terminations[Int(reason.rawValue)]
+        }
+        terminations = terms
+        backgroundTasksBegun = stats.backgroundTasksBegun
+        backgroundTasksExpired = stats.backgroundTasksExpired
+        watchdogHits = stats.watchdogHits
+    }
+
+    /// A few aligned lines for people.
+    public var text: String {
+        func secs(_ s: Double) -> String { Time.describe(Time.seconds(s)) }
+        var out = "\(bundleIdentifier)\n"
+        out += "  time:         " + ProcessState.allCases
+            .map { "\($0) \(secs(secondsInState[$0] ?? 0))" }.joined(separator: ", ") + "\n"
+        out += "  background:   \(secs(backgroundSeconds)) running in the background\n"
+        let l = LaunchCause.allCases.compactMap { c in launches[c].map { "\(c) \($0)" } }
+        out += "  launches:     " + (l.isEmpty ? "none" : l.joined(separator: ", ")) + "\n"
+        let t = TerminationReason.allCases.compactMap { r in terminations[r].map { "\(r) \($0)" } }
+        out += "  terminations: " + (t.isEmpty ? "none" : t.joined(separator: ", ")) + "\n"
+        out += "  bg tasks:     \(backgroundTasksBegun) begun, \(backgroundTasksExpired) expired\n"
+        return out
+    }
+
+    public var json: String {
+        func obj<K>(_ pairs: [(K, String)]) -> String where K: CustomStringConvertible {
+            "{" + pairs.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}"
+        }
+        var name = ""
+        TraceRenderer.appendJSONString(bundleIdentifier, to: &name)
+        let states = obj(ProcessState.allCases.map { ($0, Time.format(Time.seconds(secondsInState[$0] ?? 0))) })
+        let l = obj(LaunchCause.allCases.compactMap { c in launches[c].map { (c, "\($0)") } })
+        let t = obj(TerminationReason.allCases.compactMap { r in terminations[r].map { (r, "\($0)") } })
+        return "{\"app\": \(name), \"secondsInState\": \(states), "
+            + "\"backgroundSeconds\": \(Time.format(Time.seconds(backgroundSeconds))), "
+            + "\"launches\": \(l), \"terminations\": \(t), "
+            + "\"backgroundTasks\": {\"begun\": \(backgroundTasksBegun), \"expired\": \(backgroundTasksExpired)}}"
+    }
+}
+
+extension Engine {
+    public func summary(of app: AppID) -> AppSummary {
+        AppSummary(bundleIdentifier: bundleIdentifier(app), stats: stats(of: app))
+    }
+}

@@ -1,0 +1,50 @@
+/// Virtual time. The engine never reads a clock: time is an input, counted in
+/// integer nanoseconds since the run began, so arithmetic is exact and traces
+/// are byte-identical from run to run.
+public typealias Nanoseconds = Int64
+
+public enum Time {
+    public static let nanosecondsPerSecond: Nanoseconds = 1_000_000_000
+
+    @inlinable public static func seconds(_ s: Double) -> Nanoseconds {
+        Nanoseconds((s * 1e9).rounded())
+    }
+    @inlinable public static func seconds(_ s: Int) -> Nanoseconds { Nanoseconds(s) * nanosecondsPerSecond }
+    @inlinable public static func minutes(_ m: Int) -> Nanoseconds { seconds(m * 60) }
+    @inlinable public static func hours(_ h: Int) -> Nanoseconds { seconds(h * 3600) }
+    @inlinable public static func days(_ d: Int) -> Nanoseconds { seconds(d * 86_400) }
+
+    @inlinable public static func toSeconds(_ ns: Nanoseconds) -> Double { Double(ns) / 1e9 }
+
+    /// Exact decimal seconds with trailing zeros trimmed: `312.5`, `0`, `1.000000001`.
+    public static func format(_ ns: Nanoseconds) -> String {
+        let negative = ns < 0
+        let magnitude = ns.magnitude
+        let whole = magnitude / 1_000_000_000
+        var frac = magnitude % 1_000_000_000
+        var text = negative ? "-\(whole)" : "\(whole)"
+        if frac != 0 {
+            var digits = 9
+            while frac % 10 == 0 { frac /= 10; digits -= 1 }
+            let f = String(frac)
+            text += "." + String(repeating: "0", count: digits - f.count) + f
+        }
+        return text
+    }
+
+    /// A short human form for messages: `30s`, `2m`, `1h30m`, `500ms`, `1m2.5s`.
+    public static func describe(_ ns: Nanoseconds) -> String {
+        if ns < 0 { return "-" + describe(-ns) }
+        if ns == 0 { return "0s" }
+        if ns < nanosecondsPerSecond, ns % 1_000_000 == 0 { return "\(ns / 1_000_000)ms" }
+        var s = ns / nanosecondsPerSecond
+        let fraction = ns % nanosecondsPerSecond
+        var parts = ""
+        for (unit, size) in [("d", Int64(86_400)), ("h", 3600), ("m", 60)] where s >= size {
+            parts += "\(s / size)\(unit)"
+            s %= size
+        }
+        if s > 0 || fraction > 0 { parts += format(s * nanosecondsPerSecond + fraction) + "s" }
+        return parts
+    }
+}

@@ -1,0 +1,62 @@
+/// Renders trace events as DESIGN.md's JSON Lines, byte for byte the same on
+/// every run: fields in a fixed order, times as exact decimals.
+public struct TraceRenderer: Sendable {
+    public var appNames: [String]
+    public var notificationNames: [String]
+
+    public init(appNames: [String], notificationNames: [String]) {
+        self.appNames = appNames
+        self.notificationNames = notificationNames
+    }
+
+    public func fields(of event: TraceEvent) -> [(String, TraceField)] {
+        event.fields(names: { appNames[Int($0.index)] }, notifications: { notificationNames[Int($0.index)] })
+    }
+
+    public func jsonLine(_ event: TraceEvent) -> String {
+        var line = "{\"t\": " + Time.format(event.time)
+        if let app = event.app {
+            line += ", \"app\": "
+            TraceRenderer.appendJSONString(appNames[Int(app.index)], to: &line)
+        }
+        line += ", \"kind\": \"" + event.kindName + "\""
+        for (name, value) in fields(of: event) {
+            line += ", \"" + name + "\": "
+            switch value {
+            case let .string(s): TraceRenderer.appendJSONString(s, to: &line)
+            case let .bool(b): line += b ? "true" : "false"
+            case let .number(n):
+                if n == n.rounded(), abs(n) < 1e15 { line += String(Int64(n)) } else { line += "\(n)" }
+            }
+        }
+        line += "}"
+        return line
+    }
+
+    public static func appendJSONString(_ s: String, to out: inout String) {
+        out += "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 {
+                    let hex = String(scalar.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        out += "\""
+    }
+}
+
+extension Engine {
+    public var traceRenderer: TraceRenderer {
+        TraceRenderer(appNames: apps.map(\.manifest.bundleIdentifier), notificationNames: notifications.names)
+    }
+}

@@ -1,0 +1,159 @@
+/// The words the system and its trace speak (DESIGN.md, "Trace").
+
+/// SPEC §1: the five process states.
+public enum ProcessState: UInt8, Sendable, CaseIterable, CustomStringConvertible {
+    case notRunning, inactive, active, background, suspended
+
+    public var description: String {
+        switch self {
+        case .notRunning: "notRunning"
+        case .inactive: "inactive"
+        case .active: "active"
+        case .background: "background"
+        case .suspended: "suspended"
+        }
+    }
+    /// Code runs in these states; a suspended app runs none [S].
+    @inlinable public var isRunning: Bool { self == .inactive || self == .active || self == .background }
+    @inlinable public var isForeground: Bool { self == .inactive || self == .active }
+}
+
+/// Why an app was launched; it reaches the app in its launch options.
+public enum LaunchCause: UInt8, Sendable, CaseIterable, CustomStringConvertible {
+    case user, notification, bgTask, fetch, silentPush, voipPush, transfer,
+         location, region, bluetooth, accessory, audio, newsstand, boot
+
+    public var description: String {
+        switch self {
+        case .user: "user"
+        case .notification: "notification"
+        case .bgTask: "bgTask"
+        case .fetch: "fetch"
+        case .silentPush: "silentPush"
+        case .voipPush: "voipPush"
+        case .transfer: "transfer"
+        case .location: "location"
+        case .region: "region"
+        case .bluetooth: "bluetooth"
+        case .accessory: "accessory"
+        case .audio: "audio"
+        case .newsstand: "newsstand"
+        case .boot: "boot"
+        }
+    }
+    /// A user launch brings the app to the front; every other cause launches it
+    /// straight into the background (SPEC §1), except a tapped notification.
+    public var launchesIntoForeground: Bool { self == .user || self == .notification }
+}
+
+/// Why the system ended a process (DESIGN.md `terminate {reason}`).
+public enum TerminationReason: UInt8, Sendable, CaseIterable, CustomStringConvertible {
+    case userForceQuit, memoryPressure, watchdog, backgroundTaskTimeout, taskNotCompleted,
+         cpuLimit, voipCallNotReported, gpuInBackground, lockHeldWhileSuspended,
+         exitsOnSuspend, registrationAfterLaunch, completionHandlerTimeout, exit,
+         /// Home pressed on a device without multitasking (SPEC §1).
+         multitaskingUnsupported,
+         /// The device restarted.
+         reboot
+
+    public var description: String {
+        switch self {
+        case .userForceQuit: "userForceQuit"
+        case .memoryPressure: "memoryPressure"
+        case .watchdog: "watchdog"
+        case .backgroundTaskTimeout: "backgroundTaskTimeout"
+        case .taskNotCompleted: "taskNotCompleted"
+        case .cpuLimit: "cpuLimit"
+        case .voipCallNotReported: "voipCallNotReported"
+        case .gpuInBackground: "gpuInBackground"
+        case .lockHeldWhileSuspended: "lockHeldWhileSuspended"
+        case .exitsOnSuspend: "exitsOnSuspend"
+        case .registrationAfterLaunch: "registrationAfterLaunch"
+        case .completionHandlerTimeout: "completionHandlerTimeout"
+        case .exit: "exit"
+        case .multitaskingUnsupported: "multitaskingUnsupported"
+        case .reboot: "reboot"
+        }
+    }
+
+    /// The exception code a crash report would carry, where iOS has one.
+    public var code: String? {
+        switch self {
+        case .watchdog: "0x8badf00d"                 // [D]
+        case .backgroundTaskTimeout: "0x2182bad2"    // SPEC §2
+        case .completionHandlerTimeout: "0x2182bad4" // SPEC §6
+        case .voipCallNotReported: "0xbaadca11"      // SPEC §4
+        case .lockHeldWhileSuspended: "0xdead10cc"   // SPEC §10
+        default: nil
+        }
+    }
+}
+
+/// The delegate callbacks the system delivers (SPEC §1, §2).
+public enum Callback: Sendable, Equatable, CustomStringConvertible {
+    case didFinishLaunching(LaunchCause)
+    case didBecomeActive
+    case willResignActive
+    case didEnterBackground
+    case willEnterForeground
+    case willTerminate
+    /// A `beginBackgroundTask` expiration handler (SPEC §2).
+    case backgroundTaskExpired(Int)
+    /// A local notification delivered to the app in front (SPEC §9).
+    case localNotification(NotificationID)
+
+    public var name: String {
+        switch self {
+        case .didFinishLaunching: "didFinishLaunching"
+        case .didBecomeActive: "didBecomeActive"
+        case .willResignActive: "willResignActive"
+        case .didEnterBackground: "didEnterBackground"
+        case .willEnterForeground: "willEnterForeground"
+        case .willTerminate: "willTerminate"
+        case .backgroundTaskExpired: "backgroundTaskExpired"
+        case .localNotification: "localNotification"
+        }
+    }
+    public var description: String { name }
+}
+
+/// A local notification's identifier, interned by the engine so that trace
+/// events stay small value types.
+public struct NotificationID: Hashable, Sendable {
+    public let index: Int32
+}
+
+/// SPEC §3: `UIBackgroundModes` values.
+public enum BackgroundMode: String, Sendable, CaseIterable, Hashable {
+    case audio, location, voip
+    case newsstandContent = "newsstand-content"
+    case externalAccessory = "external-accessory"
+    case bluetoothCentral = "bluetooth-central"
+    case bluetoothPeripheral = "bluetooth-peripheral"
+    case fetch
+    case remoteNotification = "remote-notification"
+    case processing
+}
+
+/// The Info.plist keys the system reads (SPEC §3).
+public struct AppManifest: Sendable, Equatable {
+    public var bundleIdentifier: String
+    /// `UIBackgroundModes`.
+    public var backgroundModes: Set<BackgroundMode>
+    /// `BGTaskSchedulerPermittedIdentifiers`.
+    public var permittedTaskIdentifiers: [String]
+    /// `UIApplicationExitsOnSuspend`.
+    public var exitsOnSuspend: Bool
+    /// Resident memory footprint in bytes (used by the memory model, SPEC §10).
+    public var memory: Int64
+
+    public init(bundleIdentifier: String, backgroundModes: Set<BackgroundMode> = [],
+                permittedTaskIdentifiers: [String] = [], exitsOnSuspend: Bool = false,
+                memory: Int64 = 100 * 1024 * 1024) {
+        self.bundleIdentifier = bundleIdentifier
+        self.backgroundModes = backgroundModes
+        self.permittedTaskIdentifiers = permittedTaskIdentifiers
+        self.exitsOnSuspend = exitsOnSuspend
+        self.memory = memory
+    }
+}

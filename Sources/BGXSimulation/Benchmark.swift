@@ -1,0 +1,152 @@
+import BGXCore
+import HeapModule
+
+/// `bgx bench`: the engine's throughput on a heavy synthetic workload,
+/// beside a bare heap push/pop loop over the same number of events, in the
+/// same run — a ratio, never a timed test.
+public enum Benchmark {
+    public struct Result: Sendable {
+        public var events: Int
+        public var traceEvents: Int
+        public var apps: Int
+        public var engineSeconds: Double
+        public var bareHeapSeconds: Double
+        public var engineEventsPerSecond: Double { Double(events) / engineSeconds }
+        public var bareHeapEventsPerSecond: Double { Double(events) / bareHeapSeconds }
+        public var ratio: Double { engineEventsPerSecond / bareHeapEventsPerSecond }
+
+        public var json: String {
+            func n(_ d: Double) -> String { String(Int64(d.rounded())) }
+            return "{\"events\": \(events), \"traceEvents\": \(traceEvents), \"apps\": \(apps), "
+                + "\"engineEventsPerSecond\": \(n(engineEventsPerSecond)), "
+                + "\"bareHeapEventsPerSecond\": \(n(bareHeapEventsPerSecond)), "
+                + "\"ratio\": \(Double(Int(ratio * 1000)) / 1000)}"
+        }
+        public var text: String {
+            func m(_ d: Double) -> String { String(Double(Int(d / 10_000)) / 100) + "M" }
+            return """
+            workload: \(apps) apps cycling through launch, home, lock and background tasks
+            events:        \(events) (\(traceEvents) trace events recorded)
+            engine:        \(m(engineEventsPerSecond)) events/s
+            bare heap:     \(m(bareHeapEventsPerSecond)) events/s (push/pop of the same events)
+            engine / heap: \(Int((ratio * 100).rounded())) %
+            """
+        }
+    }
+
+    /// Runs the engine workload, then the bare loop; `clock` measures both.
+    public static func run(events target: Int = 2_000_000, apps appCount: Int = 300,
+                           measure: (() -> Void) -> Double) -> Result {
+        var engine = Engine(profile: .modern, device: DeviceState(), seed: 1)
+        for i in 0..<appCount {
+            _ = engine.install(AppManifest(bundleIdentifier: "com.bench.app\(i)"))
+        }
+        var host = SyntheticHost(apps: appCount)
+        var traceEvents = 0
+        var queueSizeSum = 0
+        var samples = 0
+        let engineSeconds = measure {
+            var directives: [Directive] = []
+            directives.reserveCapacity(64)
+            while engine.eventsHandled < target {
+                host.scheduleUsers(&engine)
+                engine.step()
+                while engine.hasDirectives {
+                    engine.takeDirectives(into: &directives)
+                    for d in directives { host.carryOut(d, &engine) }
+                }
+                if engine.trace.count >= 65_536 {
+                    traceEvents += engine.trace.count
+                    engine.trace.removeAll(keepingCapacity: true)
+                    queueSizeSum += engine.queuedEventCount
+                    samples += 1
+                }
+            }
+            traceEvents += engine.trace.count
+        }
+        let events = engine.eventsHandled
+        let pending = max(16, samples == 0 ? engine.queuedEventCount : queueSizeSum / samples)
+        var checksum: Int64 = 0
+        let bareSeconds = measure {
+            var heap = Heap<ScheduledEvent>()
+            var random = SeededRandom(seed: 1)
+            var sequence: UInt64 = 0
+            for _ in 0..<pending {
+                heap.insert(ScheduledEvent(time: Int64(random.next() % 1_000_000_000), sequence: sequence,
+                                           event: .user(.home)))
+                sequence &+= 1
+            }
+            for _ in 0..<events {
+                let e = heap.popMin()!
+                checksum &+= e.time
+                heap.insert(ScheduledEvent(time: e.time + Int64(random.next() % 1_000_000_000), sequence: sequence,
+                                           event: e.event))
+                sequence &+= 1
+            }
+        }
+        precondition(checksum != 0)
+        return Result(events: events, traceEvents: traceEvents, apps: appCount,
+                      engineSeconds: engineSeconds, bareHeapSeconds: bareSeconds)
+    }
+}
+
+/// Apps as plain state, not closures: every third app forgets to end its
+/// background task (and is killed); the rest end it after 1–40 s, in their
+/// expiration handler when that comes first.
+struct SyntheticHost {
+    var random = SeededRandom(seed: 42)
+    var openTask: [Int]
+    var nextUserAction: Nanoseconds = 0
+    let appCount: Int
+
+    init(apps: Int) {
+        appCount = apps
+        openTask = Array(repeating: 0, count: apps)
+    }
+
+    mutating func scheduleUsers(_ engine: inout Engine) {
+        guard nextUserAction <= engine.now + Time.seconds(60) else { return }
+        for _ in 0..<256 {
+            let roll = random.next() % 100
+            let action: UserAction
+            switch roll {
+            case 0..<80: action = .launch(AppID(index: Int32(random.next() % UInt64(appCount))))
+            case 80..<92: action = .home
+            case 92..<96: action = .lock
+            case 96..<99: action = .unlock
+            default: action = .forceQuit(AppID(index: Int32(random.next() % UInt64(appCount))))
+            }
+            engine.schedule(.user(action), at: nextUserAction)
+            nextUserAction += Time.seconds(Int(1 + random.next() % 12))
+        }
+    }
+
+    mutating func carryOut(_ directive: Directive, _ engine: inout Engine) {
+        switch directive {
+        case let .deliver(app, callback):
+            let i = Int(app.index)
+            switch callback {
+            case .didEnterBackground:
+                let id = engine.beginBackgroundTask(for: app, name: "work")
+                openTask[i] = id
+                if i % 3 != 0 && id != 0 {
+                    _ = engine.scheduleTimer(for: app, after: Time.seconds(Int(1 + random.next() % 40)),
+                                             continuation: false)
+                }
+            case let .backgroundTaskExpired(id):
+                if i % 3 != 0 { engine.endBackgroundTask(for: app, id); openTask[i] = 0 }
+            default:
+                break
+            }
+            engine.returned(app)
+        case let .fire(app, _, _):
+            let i = Int(app.index)
+            if openTask[i] != 0 { engine.endBackgroundTask(for: app, openTask[i]); openTask[i] = 0 }
+            engine.returned(app)
+        case let .terminate(app):
+            openTask[Int(app.index)] = 0
+        case .launch, .suspend, .resume:
+            break
+        }
+    }
+}

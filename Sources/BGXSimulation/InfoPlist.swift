@@ -1,0 +1,68 @@
+import BGXCore
+import Foundation
+
+/// Reads the Info.plist keys bgx cares about (SPEC §3), and what a scenario
+/// app's handlers use, for `bgx check`.
+public enum InfoPlist {
+    public static func read(_ path: String) throws -> AppManifest {
+        let at = SourceLocation(file: path, line: 1, column: 1)
+        guard let data = FileManager.default.contents(atPath: path) else { throw ScenarioError(at, "cannot read the file") }
+        let object: Any
+        do {
+            object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+        } catch {
+            throw ScenarioError(at, "not a property list: \(error.localizedDescription)")
+        }
+        guard let dict = object as? [String: Any] else { throw ScenarioError(at, "the property list is not a dictionary") }
+        let bundle = dict["CFBundleIdentifier"] as? String ?? (path as NSString).lastPathComponent
+        var manifest = AppManifest(bundleIdentifier: bundle)
+        if let raw = dict["UIBackgroundModes"] {
+            guard let modes = raw as? [String] else { throw ScenarioError(at, "UIBackgroundModes must be an array of strings") }
+            for name in modes {
+                guard let mode = BackgroundMode(rawValue: name) else {
+                    var message = "unknown background mode '\(name)' in UIBackgroundModes"
+                    if let guess = nearest(name, in: BackgroundMode.allCases.map(\.rawValue)) {
+                        message += "; did you mean '\(guess)'?"
+                    }
+                    throw ScenarioError(at, message)
+                }
+                manifest.backgroundModes.insert(mode)
+            }
+        }
+        if let raw = dict["BGTaskSchedulerPermittedIdentifiers"] {
+            guard let ids = raw as? [String] else {
+                throw ScenarioError(at, "BGTaskSchedulerPermittedIdentifiers must be an array of strings")
+            }
+            manifest.permittedTaskIdentifiers = ids
+        }
+        if let raw = dict["UIApplicationExitsOnSuspend"] {
+            guard let flag = raw as? Bool else { throw ScenarioError(at, "UIApplicationExitsOnSuspend must be a boolean") }
+            manifest.exitsOnSuspend = flag
+        }
+        return manifest
+    }
+
+    /// The modes and task identifiers a scenario app's handlers use.
+    public static func usage(of app: ScenarioApp.Spec) -> ManifestUsage {
+        var usage = ManifestUsage()
+        let ordered = app.handlers.sorted { $0.key.description < $1.key.description }
+        for (handler, actions) in ordered {
+            if case let .unsupported(name) = handler {
+                let words = name.split(separator: " ").map(String.init)
+                if let first = words.first, let mode = ScenarioParser.futureHandlers[first]?.mode {
+                    usage.modesUsed.append((mode, "the '\(name)' handler"))
+                }
+                if words.count == 2, words[0] == "task" || words[0] == "expire" {
+                    usage.taskIdentifiers.append(words[1])
+                }
+            }
+            for a in actions {
+                if case let .unsupported(name, mode, identifier) = a.action {
+                    if let mode { usage.modesUsed.append((mode, "'\(name)' (line \(a.location.line))")) }
+                    if let identifier { usage.taskIdentifiers.append(identifier) }
+                }
+            }
+        }
+        return usage
+    }
+}

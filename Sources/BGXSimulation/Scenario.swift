@@ -1,0 +1,69 @@
+import BGXCore
+import Foundation
+
+/// A place in a scenario file, for `error: FILE:LINE:COLUMN: message`.
+public struct SourceLocation: Sendable, Equatable, CustomStringConvertible {
+    public var file: String
+    public var line: Int
+    public var column: Int
+    public var description: String { "\(file):\(line):\(column)" }
+}
+
+/// Bad input, reported the way compilers do (exit code 2).
+public struct ScenarioError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var location: SourceLocation
+    public var message: String
+    public init(_ location: SourceLocation, _ message: String) {
+        self.location = location
+        self.message = message
+    }
+    public var description: String { "error: \(location): \(message)" }
+}
+
+/// A scenario file (DESIGN.md "Scenario files"), parsed and checked.
+public struct Scenario: Sendable {
+    public var file: String
+    public var profile: PolicyProfile = .modern
+    public var seed: UInt64 = 0
+    /// Wall clock at t = 0 (UTC).
+    public var start: Date = Date(timeIntervalSince1970: 1_767_571_200)
+    public var duration: Nanoseconds = Time.days(1)
+    public var device = DeviceState()
+    public var apps: [ScenarioApp.Spec] = []
+    public var usage: [Usage] = []
+    public var timeline: [TimelineEntry] = []
+    public var expectations: [Expectation] = []
+
+    public struct Usage: Sendable {
+        public var app: String
+        /// Seconds after midnight, and how long the person stays.
+        public var sessions: [(timeOfDay: Nanoseconds, length: Nanoseconds)]
+        public var location: SourceLocation
+    }
+
+    public struct TimelineEntry: Sendable {
+        public var at: Nanoseconds
+        public var event: Event
+        public var location: SourceLocation
+        public enum Event: Sendable {
+            case user(UserCommand)
+            case device([DeviceChange])
+        }
+    }
+
+    public enum UserCommand: Sendable, Equatable {
+        case launch(String), home, lock, unlock, switchTo(String), forceQuit(String)
+    }
+}
+
+/// An `expect:` entry: trace events of a kind, optionally of one app, with
+/// given field values, in a window of time; at least one, or exactly `count`.
+public struct Expectation: Sendable {
+    public var kind: String
+    public var app: String?
+    public var fields: [(name: String, value: String)]
+    public var between: (Nanoseconds, Nanoseconds)?
+    public var count: Int?
+    public var location: SourceLocation
+    public var text: String
+}

@@ -1,0 +1,136 @@
+import BGXCore
+import Foundation
+
+/// An app written as a scenario's handler lists (DESIGN.md "Scenario
+/// files"), run by a small interpreter. `work` keeps the main thread busy
+/// (the callback has not returned); `wait` is asynchronous work (the callback
+/// returns, and the rest continues later — frozen while suspended, lost if
+/// the app is terminated).
+public final class ScenarioApp: HostedApp {
+    public struct Spec: Sendable {
+        public var manifest: AppManifest
+        public var handlers: [Handler: [LocatedAction]]
+        public var location: SourceLocation
+    }
+
+    public enum Handler: Hashable, Sendable, CustomStringConvertible {
+        case didFinishLaunching, didBecomeActive, willResignActive, didEnterBackground,
+             willEnterForeground, willTerminate, localNotification
+        case backgroundTaskExpired(String)
+        /// A handler this version does not simulate yet (kept for `bgx check`).
+        case unsupported(String)
+
+        public var description: String {
+            switch self {
+            case .didFinishLaunching: "didFinishLaunching"
+            case .didBecomeActive: "didBecomeActive"
+            case .willResignActive: "willResignActive"
+            case .didEnterBackground: "didEnterBackground"
+            case .willEnterForeground: "willEnterForeground"
+            case .willTerminate: "willTerminate"
+            case .localNotification: "localNotification"
+            case let .backgroundTaskExpired(name): "backgroundTaskExpired \(name)"
+            case let .unsupported(name): name
+            }
+        }
+    }
+
+    public struct Notify: Sendable, Equatable {
+        public enum When: Sendable, Equatable { case after(Nanoseconds), at(Nanoseconds) }
+        public var id: String
+        public var when: When
+        public var repeatInterval: Nanoseconds?
+        public var body: String
+    }
+
+    public enum Action: Sendable, Equatable {
+        case work(Nanoseconds)
+        case wait(Nanoseconds)
+        case beginBackgroundTask(String)
+        case endBackgroundTask(String)
+        case notify(Notify)
+        case cancelNotification(String)
+        case exit
+        /// Parsed for `bgx check` but not simulated yet: what it is, the
+        /// background mode it needs and the task identifier it names, if any.
+        case unsupported(name: String, mode: BackgroundMode?, taskIdentifier: String?)
+    }
+
+    public struct LocatedAction: Sendable {
+        public var action: Action
+        public var location: SourceLocation
+    }
+
+    let spec: Spec
+    /// The identifier each named background task got last (`.invalid` if refused).
+    var taskIDs: [String: Int] = [:]
+
+    public init(spec: Spec) { self.spec = spec }
+
+    public func handle(_ callback: Callback, process: AppRuntime) -> Bool {
+        let handler: Handler
+        switch callback {
+        case .didFinishLaunching: handler = .didFinishLaunching
+        case .didBecomeActive: handler = .didBecomeActive
+        case .willResignActive: handler = .willResignActive
+        case .didEnterBackground: handler = .didEnterBackground
+        case .willEnterForeground: handler = .willEnterForeground
+        case .willTerminate: handler = .willTerminate
+        case .localNotification: handler = .localNotification
+        case let .backgroundTaskExpired(id):
+            guard let name = taskIDs.first(where: { $0.value == id })?.key else { return true }
+            handler = .backgroundTaskExpired(name)
+        }
+        guard let actions = spec.handlers[handler] else { return true }
+        return run(actions, from: 0, process: process)
+    }
+
+    /// Runs actions until the list ends (true: the job is done) or a `work`
+    /// holds the main thread (false: a continuation finishes it).
+    func run(_ actions: [LocatedAction], from start: Int, process: AppRuntime) -> Bool {
+        var pc = start
+        while pc < actions.count {
+            let next = pc + 1
+            switch actions[pc].action {
+            case let .work(duration):
+                process.continueJob(after: duration) { [unowned self] in self.run(actions, from: next, process: process) }
+                return false
+            case let .wait(duration):
+                process.enqueue(after: duration) { [unowned self] in self.run(actions, from: next, process: process) }
+                return true
+            case let .beginBackgroundTask(name):
+                taskIDs[name] = process.beginBackgroundTask(name: name, expirationHandler: nil)
+            case let .endBackgroundTask(name):
+                process.endBackgroundTask(taskIDs[name] ?? Engine.invalidBackgroundTask)
+            case let .notify(n):
+                schedule(n, process: process)
+            case let .cancelNotification(id):
+                process.removePendingNotifications(identifiers: [id])
+            case .exit:
+                process.exit()
+                return true
+            case let .unsupported(name, _, _):
+                preconditionFailure("scenario validation lets no unsupported action (\(name)) reach the interpreter")
+            }
+            if process.isTerminated { return true }
+            pc = next
+        }
+        return true
+    }
+
+    func schedule(_ n: Notify, process: AppRuntime) {
+        let fireIn: Nanoseconds
+        switch n.when {
+        case let .after(d): fireIn = d
+        case let .at(t): fireIn = t - process.device.now
+        }
+        do {
+            try process.device.withEngine {
+                try $0.scheduleNotification(for: process.app, id: n.id, fireIn: fireIn,
+                                            repeatInterval: n.repeatInterval, body: n.body)
+            }
+        } catch {
+            process.device.withEngine { $0.log(process.app, "Error scheduling notification \(n.id): \(error)") }
+        }
+    }
+}

@@ -1,0 +1,574 @@
+import BGXCore
+import Foundation
+import Yams
+
+/// Reads a scenario file (DESIGN.md "Scenario files") into a `Scenario`.
+/// Every value is read as the raw text YAML gave it — `22:30` stays a time,
+/// not YAML 1.1's base-60 number, and `on:` stays a key, not `true`.
+/// Every mistake is a `ScenarioError` pointing at the offending node.
+public struct ScenarioParser {
+    let file: String
+
+    public init(file: String) { self.file = file }
+
+    public static func parse(contentsOf path: String) throws -> Scenario {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ScenarioError(SourceLocation(file: path, line: 1, column: 1), "cannot read the file")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw ScenarioError(SourceLocation(file: path, line: 1, column: 1), "the file is not UTF-8 text")
+        }
+        return try ScenarioParser(file: path).parse(text)
+    }
+
+    // MARK: Vocabulary
+
+    static let topKeys = ["profile", "seed", "start", "duration", "device", "apps", "usage", "timeline", "expect"]
+    static let deviceKeys = ["battery", "charging", "network", "bandwidth", "lowPowerMode", "backgroundAppRefresh",
+                             "passcode", "memory", "multitasking", "thermal"]
+    static let appKeys = ["bundle", "backgroundModes", "permittedTaskIdentifiers", "exitsOnSuspend", "memory", "on"]
+    static let lifecycleHandlers: [String: ScenarioApp.Handler] = [
+        "didFinishLaunching": .didFinishLaunching, "didBecomeActive": .didBecomeActive,
+        "willResignActive": .willResignActive, "didEnterBackground": .didEnterBackground,
+        "willEnterForeground": .willEnterForeground, "willTerminate": .willTerminate,
+        "localNotification": .localNotification,
+    ]
+    /// Handlers of later issues: recognised, not yet simulated.
+    static let futureHandlers: [String: (feature: String, mode: BackgroundMode?, takesArgument: Bool)] = [
+        "task": ("BGTaskScheduler launch handlers (SPEC §5)", nil, true),
+        "expire": ("BGTaskScheduler expiration handlers (SPEC §5)", nil, true),
+        "performFetch": ("background fetch (SPEC §6)", .fetch, false),
+        "silentPush": ("silent pushes (SPEC §7)", .remoteNotification, false),
+        "voipPush": ("VoIP pushes (SPEC §4)", .voip, false),
+        "backgroundTransfer": ("background transfers (SPEC §8)", nil, true),
+        "location": ("location wake-ups (SPEC §4)", nil, false),
+        "accessory": ("external accessory wake-ups (SPEC §4)", .externalAccessory, false),
+        "bluetooth": ("Bluetooth wake-ups (SPEC §4)", .bluetoothCentral, false),
+        "memoryWarning": ("memory warnings (SPEC §10)", nil, false),
+    ]
+    static let actionNames = ["work", "wait", "beginBackgroundTask", "endBackgroundTask", "notify",
+                              "cancelNotification", "exit"]
+    static let futureActions: [String: String] = [
+        "register": "BGTaskScheduler (SPEC §5)", "submit": "BGTaskScheduler (SPEC §5)",
+        "cancel": "BGTaskScheduler (SPEC §5)", "complete": "BGTaskScheduler and background fetch (SPEC §5–6)",
+        "setMinimumBackgroundFetchInterval": "background fetch (SPEC §6)",
+        "download": "background transfers (SPEC §8)", "playAudio": "background audio (SPEC §4)",
+        "stopAudio": "background audio (SPEC §4)", "startLocation": "location (SPEC §4)",
+        "reportCall": "VoIP call reporting (SPEC §4)", "useGPU": "the GPU rule (SPEC §10)",
+        "holdLock": "the shared-lock rule (SPEC §10)", "releaseLock": "the shared-lock rule (SPEC §10)",
+        "allocate": "memory enforcement (SPEC §10)",
+    ]
+    static let timelineKeys = ["at", "user", "device", "push", "location", "accessory", "bluetooth", "network", "debug"]
+    static let futureTimeline: [String: String] = [
+        "push": "pushes (SPEC §7)", "location": "location events (SPEC §4)",
+        "accessory": "accessory events (SPEC §4)", "bluetooth": "Bluetooth events (SPEC §4)",
+        "network": "network transfer speed changes (SPEC §8)", "debug": "BGTaskScheduler debug controls (SPEC §5)",
+    ]
+    static let userCommands = ["launch", "home", "lock", "unlock", "switchTo", "forceQuit", "tapNotification"]
+    /// Trace kinds an `expect:` may name, with the fields each carries.
+    static let traceKinds: [String: [String]] = [
+        "state": ["from", "to", "reason"], "launch": ["cause"], "callback": ["name", "launchOptions", "id"],
+        "user": ["action"], "bgtask.begin": ["id", "name"], "bgtask.end": ["id"], "bgtask.expire": ["id"],
+        "bgtask.invalid": ["name", "reason"], "terminate": ["reason", "code", "detail"], "log": ["message"],
+        "device": ["property", "value"], "notification.schedule": ["id", "fireIn"],
+        "notification.deliver": ["id", "to"], "notification.drop": ["id", "reason"],
+    ]
+    static let futureTraceKinds: [String: String] = [
+        "task.submit": "BGTaskScheduler (SPEC §5)", "task.reject": "BGTaskScheduler (SPEC §5)",
+        "task.start": "BGTaskScheduler (SPEC §5)", "task.expire": "BGTaskScheduler (SPEC §5)",
+        "task.complete": "BGTaskScheduler (SPEC §5)", "fetch.start": "background fetch (SPEC §6)",
+        "fetch.complete": "background fetch (SPEC §6)", "push.deliver": "pushes (SPEC §7)",
+        "push.drop": "pushes (SPEC §7)", "transfer.complete": "background transfers (SPEC §8)",
+        "transfer.cancel": "background transfers (SPEC §8)", "memory.warning": "memory enforcement (SPEC §10)",
+    ]
+
+    // MARK: Entry
+
+    /// Parses a scenario. Features of later issues are kept as `unsupported`
+    /// entries in `unsupported`; `bgx run` refuses them, `bgx check` reads past.
+    public func parse(_ text: String) throws -> Scenario {
+        let root: Node
+        do {
+            guard let node = try Yams.compose(yaml: text) else {
+                throw ScenarioError(loc(line: 1, column: 1), "the scenario is empty")
+            }
+            root = node
+        } catch let error as YamlError {
+            throw yamlError(error)
+        }
+        var scenario = Scenario(file: file)
+        var startOffset: Nanoseconds = 0
+        let top = try mapping(root, "the scenario", known: Self.topKeys)
+        if let n = top["profile"] {
+            let name = try scalar(n, "profile")
+            guard let p = PolicyProfile.named(name) else {
+                throw unknown(n, "profile", name, PolicyProfile.all.map(\.name))
+            }
+            scenario.profile = p
+        }
+        if let n = top["seed"] {
+            guard let s = UInt64(try scalar(n, "seed")) else { throw err(n, "seed must be a non-negative integer") }
+            scenario.seed = s
+        }
+        if let n = top["start"] {
+            let s = try scalar(n, "start")
+            guard let date = Self.parseStart(s) else {
+                throw err(n, "start must be a date and time like 2026-01-05T00:00:00, got '\(s)'")
+            }
+            scenario.start = date
+        }
+        startOffset = Time.seconds(Int(scenario.start.timeIntervalSince1970.rounded()) % 86_400)
+        if let n = top["duration"] {
+            let d = try duration(n, "duration")
+            guard d > 0 else { throw err(n, "duration must be longer than 0") }
+            scenario.duration = d
+        }
+        if let n = top["device"] {
+            scenario.device = try deviceSettings(n, into: scenario.device, allowReboot: false).0
+        }
+        let context = MomentContext(startOffset: startOffset, duration: scenario.duration)
+        guard let appsNode = top["apps"] else { throw err(root, "the scenario has no 'apps:' list") }
+        for appNode in try sequence(appsNode, "apps") {
+            let spec = try app(appNode, context)
+            if scenario.apps.contains(where: { $0.manifest.bundleIdentifier == spec.manifest.bundleIdentifier }) {
+                throw err(appNode, "app '\(spec.manifest.bundleIdentifier)' is listed twice")
+            }
+            scenario.apps.append(spec)
+        }
+        let bundles = scenario.apps.map(\.manifest.bundleIdentifier)
+        if let n = top["usage"] {
+            for entry in try sequence(n, "usage") { scenario.usage.append(try usage(entry, bundles: bundles)) }
+        }
+        if let n = top["timeline"] {
+            for entry in try sequence(n, "timeline") {
+                scenario.timeline.append(try timelineEntry(entry, bundles: bundles, context))
+            }
+        }
+        if let n = top["expect"] {
+            for entry in try sequence(n, "expect") {
+                scenario.expectations.append(try expectation(entry, bundles: bundles, context))
+            }
+        }
+        return scenario
+    }
+
+    struct MomentContext { var startOffset: Nanoseconds; var duration: Nanoseconds }
+
+    static func parseStart(_ s: String) -> Date? {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        for format in ["yyyy-MM-dd'T'HH:mm:ss", "yyyy-MM-dd'T'HH:mm", "yyyy-MM-dd HH:mm:ss", "yyyy-MM-dd"] {
+            formatter.dateFormat = format
+            if let d = formatter.date(from: s) { return d }
+        }
+        return nil
+    }
+
+    // MARK: Sections
+
+    func deviceSettings(_ node: Node, into device: DeviceState, allowReboot: Bool) throws -> (DeviceState, [DeviceChange]) {
+        var d = device
+        var changes: [DeviceChange] = []
+        let keys = Self.deviceKeys + (allowReboot ? ["reboot"] : [])
+        let m = try mapping(node, "device", known: keys)
+        for (key, value) in m.ordered {
+            let text = try scalar(value, key)
+            switch key {
+            case "battery":
+                guard let v = Units.percent(text) else { throw err(value, "battery must be a percentage 0–100%, got '\(text)'") }
+                d.battery = v; changes.append(.battery(v))
+            case "charging": d.charging = try bool(value, key); changes.append(.charging(d.charging))
+            case "network":
+                guard let v = DeviceState.Network(rawValue: text) else {
+                    throw unknown(value, "network", text, DeviceState.Network.allCases.map(\.rawValue))
+                }
+                d.network = v; changes.append(.network(v))
+            case "bandwidth":
+                guard let v = Units.bandwidth(text), v > 0 else {
+                    throw err(value, "bandwidth must be a rate like 2MB/s, got '\(text)'")
+                }
+                d.bandwidth = v; changes.append(.bandwidth(v))
+            case "lowPowerMode": d.lowPowerMode = try bool(value, key); changes.append(.lowPowerMode(d.lowPowerMode))
+            case "backgroundAppRefresh":
+                d.backgroundAppRefresh = try bool(value, key); changes.append(.backgroundAppRefresh(d.backgroundAppRefresh))
+            case "passcode": d.passcode = try bool(value, key); changes.append(.passcode(d.passcode))
+            case "memory":
+                guard let v = Units.size(text), v >= 256 * 1024 * 1024, v <= 64 * 1024 * 1024 * 1024 else {
+                    throw err(value, "device memory must be a size between 256MB and 64GB, got '\(text)'")
+                }
+                d.memory = v; changes.append(.memory(v))
+            case "multitasking": d.multitasking = try bool(value, key); changes.append(.multitasking(d.multitasking))
+            case "thermal":
+                guard let v = DeviceState.Thermal(rawValue: text) else {
+                    throw unknown(value, "thermal state", text, DeviceState.Thermal.allCases.map(\.rawValue))
+                }
+                d.thermal = v; changes.append(.thermal(v))
+            case "reboot":
+                guard try bool(value, key) else { throw err(value, "reboot can only be true") }
+                changes.append(.reboot)
+            default: break
+            }
+        }
+        return (d, changes)
+    }
+
+    func app(_ node: Node, _ context: MomentContext) throws -> ScenarioApp.Spec {
+        let m = try mapping(node, "an app", known: Self.appKeys)
+        guard let bundleNode = m["bundle"] else { throw err(node, "an app needs a 'bundle:' identifier") }
+        let bundle = try scalar(bundleNode, "bundle")
+        guard !bundle.isEmpty, !bundle.contains(where: { $0.isWhitespace }) else {
+            throw err(bundleNode, "a bundle identifier cannot be empty or contain spaces")
+        }
+        var manifest = AppManifest(bundleIdentifier: bundle)
+        if let n = m["backgroundModes"] {
+            for modeNode in try sequence(n, "backgroundModes") {
+                let name = try scalar(modeNode, "a background mode")
+                guard let mode = BackgroundMode(rawValue: name) else {
+                    throw unknown(modeNode, "background mode", name, BackgroundMode.allCases.map(\.rawValue))
+                }
+                manifest.backgroundModes.insert(mode)
+            }
+        }
+        if let n = m["permittedTaskIdentifiers"] {
+            manifest.permittedTaskIdentifiers = try sequence(n, "permittedTaskIdentifiers").map {
+                try scalar($0, "a task identifier")
+            }
+        }
+        if let n = m["exitsOnSuspend"] { manifest.exitsOnSuspend = try bool(n, "exitsOnSuspend") }
+        if let n = m["memory"] {
+            let text = try scalar(n, "memory")
+            guard let v = Units.size(text), v > 0, v <= 64 * 1024 * 1024 * 1024 else {
+                throw err(n, "app memory must be a size like 150MB, got '\(text)'")
+            }
+            manifest.memory = v
+        }
+        var handlers: [ScenarioApp.Handler: [ScenarioApp.LocatedAction]] = [:]
+        if let on = m["on"] {
+            let hm = try mapping(on, "handlers", known: nil)
+            for (name, listNode) in hm.ordered {
+                let handler = try handlerName(name, node: hm.keyNodes[name]!)
+                guard handlers[handler] == nil else { throw err(hm.keyNodes[name]!, "handler '\(name)' is listed twice") }
+                handlers[handler] = try actions(listNode, context)
+            }
+        }
+        return ScenarioApp.Spec(manifest: manifest, handlers: handlers, location: location(node))
+    }
+
+    func handlerName(_ name: String, node: Node) throws -> ScenarioApp.Handler {
+        if let h = Self.lifecycleHandlers[name] { return h }
+        let words = name.split(separator: " ", maxSplits: 1).map(String.init)
+        if words.first == "backgroundTaskExpired" {
+            guard words.count == 2 else { throw err(node, "'backgroundTaskExpired' needs a task name: 'backgroundTaskExpired NAME'") }
+            return .backgroundTaskExpired(words[1])
+        }
+        if let first = words.first, let future = Self.futureHandlers[first] {
+            if future.takesArgument && words.count != 2 { throw err(node, "'\(first)' needs an argument: '\(first) NAME'") }
+            if !future.takesArgument && words.count != 1 { throw err(node, "'\(first)' takes no argument") }
+            return .unsupported(name)
+        }
+        let known = Array(Self.lifecycleHandlers.keys) + ["backgroundTaskExpired"] + Array(Self.futureHandlers.keys)
+        throw unknown(node, "handler", words.first ?? name, known.sorted())
+    }
+
+    func actions(_ node: Node, _ context: MomentContext) throws -> [ScenarioApp.LocatedAction] {
+        try sequence(node, "a handler's actions").map { try action($0, context) }
+    }
+
+    func action(_ node: Node, _ context: MomentContext) throws -> ScenarioApp.LocatedAction {
+        let name: String
+        let argument: Node?
+        let nameNode: Node
+        switch node {
+        case .scalar:
+            name = try scalar(node, "an action"); argument = nil; nameNode = node
+        case let .mapping(m):
+            guard m.count == 1, let (k, v) = m.first else {
+                throw err(node, "an action is one 'name: argument' pair; start another '-' item for the next one")
+            }
+            name = try scalar(k, "an action name"); argument = v; nameNode = k
+        default:
+            throw err(node, "an action is a name or a 'name: argument' pair")
+        }
+        // `- stopAudio` and `- stopAudio: true` mean the same.
+        func arg(_ what: String) throws -> Node {
+            guard let a = argument else { throw err(nameNode, "'\(name)' needs \(what)") }
+            return a
+        }
+        func noArgument() throws {
+            if let a = argument, (try? scalar(a, name)) != "true" { throw err(a, "'\(name)' takes no argument") }
+        }
+        let action: ScenarioApp.Action
+        switch name {
+        case "work": action = .work(try duration(try arg("a duration"), "work"))
+        case "wait": action = .wait(try duration(try arg("a duration"), "wait"))
+        case "beginBackgroundTask": action = .beginBackgroundTask(try scalar(try arg("a task name"), name))
+        case "endBackgroundTask": action = .endBackgroundTask(try scalar(try arg("a task name"), name))
+        case "cancelNotification": action = .cancelNotification(try scalar(try arg("a notification id"), name))
+        case "notify": action = .notify(try notify(try arg("{id, after | at, repeat, body}"), context))
+        case "exit": try noArgument(); action = .exit
+        default:
+            guard Self.futureActions[name] != nil else {
+                throw unknown(nameNode, "action", name, Self.actionNames + Array(Self.futureActions.keys).sorted())
+            }
+            action = try futureAction(name, argument)
+        }
+        return ScenarioApp.LocatedAction(action: action, location: location(nameNode))
+    }
+
+    /// Later issues' actions, read enough for `bgx check` to know the modes
+    /// and identifiers they need.
+    func futureAction(_ name: String, _ argument: Node?) throws -> ScenarioApp.Action {
+        var mode: BackgroundMode?
+        var identifier: String?
+        switch name {
+        case "register", "cancel":
+            if let a = argument { identifier = try scalar(a, name) }
+        case "submit":
+            guard let a = argument else { throw err(nil, "'submit' needs {identifier, type}") }
+            let m = try mapping(a, "submit", known: ["identifier", "type", "earliestBegin",
+                                                      "requiresNetworkConnectivity", "requiresExternalPower"])
+            guard let idNode = m["identifier"] else { throw err(a, "'submit' needs an identifier") }
+            identifier = try scalar(idNode, "identifier")
+            let type = try m["type"].map { try scalar($0, "type") } ?? "appRefresh"
+            switch type {
+            case "appRefresh": mode = .fetch
+            case "processing": mode = .processing
+            default: throw unknown(m["type"]!, "task type", type, ["appRefresh", "processing"])
+            }
+        case "setMinimumBackgroundFetchInterval": mode = .fetch
+        case "playAudio": mode = .audio
+        case "reportCall": mode = .voip
+        case "startLocation":
+            if let a = argument, try scalar(a, name) == "standard" { mode = .location }
+        default: break
+        }
+        return .unsupported(name: name, mode: mode, taskIdentifier: identifier)
+    }
+
+    func notify(_ node: Node, _ context: MomentContext) throws -> ScenarioApp.Notify {
+        let m = try mapping(node, "notify", known: ["id", "after", "at", "repeat", "body", "sound", "badge", "timeZone"])
+        for future in ["sound", "badge", "timeZone"] where m[future] != nil {
+            throw err(m.keyNodes[future]!, "not yet supported: notification \(future) (local notifications, SPEC §9)")
+        }
+        guard let idNode = m["id"] else { throw err(node, "'notify' needs an id") }
+        let id = try scalar(idNode, "id")
+        let when: ScenarioApp.Notify.When
+        switch (m["after"], m["at"]) {
+        case let (a?, nil): when = .after(try duration(a, "after"))
+        case let (nil, t?): when = .at(try moment(t, "at", context))
+        case (.some, .some): throw err(node, "'notify' takes either 'after' or 'at', not both")
+        case (nil, nil): throw err(node, "'notify' needs 'after: DURATION' or 'at: TIME'")
+        }
+        var interval: Nanoseconds?
+        if let r = m["repeat"] {
+            let text = try scalar(r, "repeat")
+            if text == "true" {
+                switch when {
+                case let .after(d): interval = d
+                case .at: interval = Time.days(1)
+                }
+            } else if text != "false" {
+                interval = try duration(r, "repeat")
+            }
+        }
+        let body = try m["body"].map { try scalar($0, "body") } ?? ""
+        return ScenarioApp.Notify(id: id, when: when, repeatInterval: interval, body: body)
+    }
+
+    func usage(_ node: Node, bundles: [String]) throws -> Scenario.Usage {
+        let m = try mapping(node, "a usage entry", known: ["app", "daily"])
+        guard let appNode = m["app"] else { throw err(node, "a usage entry needs 'app:'") }
+        let app = try bundle(appNode, bundles)
+        guard let dailyNode = m["daily"] else { throw err(node, "a usage entry needs 'daily:' sessions like \"08:00 5m\"") }
+        var sessions: [(Nanoseconds, Nanoseconds)] = []
+        for s in try sequence(dailyNode, "daily") {
+            let text = try scalar(s, "a session")
+            let parts = text.split(separator: " ")
+            guard parts.count == 2, let tod = Units.timeOfDay(String(parts[0])), let length = Units.duration(String(parts[1])),
+                  length > 0 else {
+                throw err(s, "a daily session is \"HH:MM DURATION\" like \"08:00 5m\", got '\(text)'")
+            }
+            sessions.append((tod, length))
+        }
+        return Scenario.Usage(app: app, sessions: sessions, location: location(node))
+    }
+
+    func timelineEntry(_ node: Node, bundles: [String], _ context: MomentContext) throws -> Scenario.TimelineEntry {
+        let m = try mapping(node, "a timeline entry", known: Self.timelineKeys)
+        guard let atNode = m["at"] else { throw err(node, "a timeline entry needs 'at:'") }
+        let at = try moment(atNode, "at", context)
+        let others = m.ordered.filter { $0.0 != "at" }
+        guard others.count == 1, let (key, value) = others.first else {
+            throw err(node, "a timeline entry has 'at:' and exactly one of user:, device:, push:, location:, "
+                      + "accessory:, bluetooth:, network:, debug:")
+        }
+        if let feature = Self.futureTimeline[key] {
+            throw err(m.keyNodes[key]!, "not yet supported: \(feature)")
+        }
+        let event: Scenario.TimelineEntry.Event
+        if key == "user" {
+            event = .user(try userCommand(value, bundles: bundles))
+        } else {
+            event = .device(try deviceSettings(value, into: DeviceState(), allowReboot: true).1)
+        }
+        return Scenario.TimelineEntry(at: at, event: event, location: location(node))
+    }
+
+    func userCommand(_ node: Node, bundles: [String]) throws -> Scenario.UserCommand {
+        let text = try scalar(node, "user")
+        let words = text.split(separator: " ").map(String.init)
+        guard let verb = words.first else { throw err(node, "an empty user action") }
+        func target() throws -> String {
+            guard words.count == 2 else { throw err(node, "'\(verb)' needs an app: '\(verb) BUNDLE'") }
+            guard bundles.contains(words[1]) else { throw unknown(node, "app", words[1], bundles) }
+            return words[1]
+        }
+        func alone() throws {
+            guard words.count == 1 else { throw err(node, "'\(verb)' takes no argument") }
+        }
+        switch verb {
+        case "launch": return .launch(try target())
+        case "switchTo": return .switchTo(try target())
+        case "forceQuit": return .forceQuit(try target())
+        case "home": try alone(); return .home
+        case "lock": try alone(); return .lock
+        case "unlock": try alone(); return .unlock
+        case "tapNotification": throw err(node, "not yet supported: tapNotification (local notifications, SPEC §9)")
+        default: throw unknown(node, "user action", verb, Self.userCommands)
+        }
+    }
+
+    func expectation(_ node: Node, bundles: [String], _ context: MomentContext) throws -> Expectation {
+        let m = try mapping(node, "an expectation", known: nil)
+        guard let kindNode = m["kind"] else { throw err(node, "an expectation needs 'kind:'") }
+        let kind = try scalar(kindNode, "kind")
+        if let feature = Self.futureTraceKinds[kind] {
+            throw err(kindNode, "not yet supported: expectations on \(kind) (\(feature))")
+        }
+        guard let fieldNames = Self.traceKinds[kind] else {
+            throw unknown(kindNode, "trace kind", kind, Array(Self.traceKinds.keys).sorted())
+        }
+        var e = Expectation(kind: kind, app: nil, fields: [], between: nil, count: nil,
+                            location: location(node), text: "")
+        var described = ["kind: \(kind)"]
+        for (key, value) in m.ordered where key != "kind" {
+            switch key {
+            case "app":
+                e.app = try bundle(value, bundles)
+                described.append("app: \(e.app!)")
+            case "between":
+                let bounds = try sequence(value, "between")
+                guard bounds.count == 2 else { throw err(value, "'between' is [FROM, TO]") }
+                let from = try moment(bounds[0], "between", context), to = try moment(bounds[1], "between", context)
+                guard from <= to else { throw err(value, "'between' must run forward in time") }
+                e.between = (from, to)
+                described.append("between: [\(try scalar(bounds[0], "")), \(try scalar(bounds[1], ""))]")
+            case "count":
+                guard let c = Int(try scalar(value, "count")), c >= 0 else { throw err(value, "count must be a whole number ≥ 0") }
+                e.count = c
+                described.append("count: \(c)")
+            default:
+                guard fieldNames.contains(key) else {
+                    throw unknown(m.keyNodes[key]!, "field of \(kind) events", key,
+                                  ["app", "between", "count"] + fieldNames)
+                }
+                let v = try scalar(value, key)
+                e.fields.append((key, v))
+                described.append("\(key): \(v)")
+            }
+        }
+        e.text = "{" + described.joined(separator: ", ") + "}"
+        return e
+    }
+
+    // MARK: Node helpers
+
+    struct Mapping {
+        var ordered: [(String, Node)] = []
+        var keyNodes: [String: Node] = [:]
+        subscript(key: String) -> Node? { ordered.first { $0.0 == key }?.1 }
+    }
+
+    func mapping(_ node: Node, _ what: String, known: [String]?) throws -> Mapping {
+        guard case let .mapping(m) = node else { throw err(node, "\(what) must be a mapping of 'key: value' pairs") }
+        var result = Mapping()
+        for (k, v) in m {
+            let key = try scalar(k, "a key")
+            if result.keyNodes[key] != nil { throw err(k, "'\(key)' is given twice") }
+            if let known, !known.contains(key) { throw unknown(k, "key in \(what)", key, known) }
+            result.ordered.append((key, v))
+            result.keyNodes[key] = k
+        }
+        return result
+    }
+
+    func sequence(_ node: Node, _ what: String) throws -> [Node] {
+        guard case let .sequence(s) = node else { throw err(node, "\(what) must be a list") }
+        return Array(s)
+    }
+
+    func scalar(_ node: Node, _ what: String) throws -> String {
+        guard case let .scalar(s) = node else { throw err(node, "\(what) must be a single value") }
+        return s.string
+    }
+
+    func bool(_ node: Node, _ what: String) throws -> Bool {
+        switch try scalar(node, what) {
+        case "true": return true
+        case "false": return false
+        case let other: throw err(node, "\(what) must be true or false, got '\(other)'")
+        }
+    }
+
+    func duration(_ node: Node, _ what: String) throws -> Nanoseconds {
+        let text = try scalar(node, what)
+        guard let d = Units.duration(text) else {
+            throw err(node, "\(what): '\(text)' is not a duration (write 500ms, 30s, 15m, 2h, 7d or 1h30m)")
+        }
+        return d
+    }
+
+    func moment(_ node: Node, _ what: String, _ context: MomentContext) throws -> Nanoseconds {
+        let text = try scalar(node, what)
+        guard let t = Units.moment(text, startOffset: context.startOffset) else {
+            throw err(node, "\(what): '\(text)' is not a time (write HH:MM, Nd HH:MM, or a duration like 90s)")
+        }
+        guard t >= 0 else { throw err(node, "\(what): \(text) is before the scenario starts") }
+        return t
+    }
+
+    func bundle(_ node: Node, _ bundles: [String]) throws -> String {
+        let name = try scalar(node, "app")
+        guard bundles.contains(name) else { throw unknown(node, "app", name, bundles) }
+        return name
+    }
+
+    func location(_ node: Node?) -> SourceLocation {
+        let mark = node?.mark
+        return loc(line: mark?.line ?? 1, column: mark?.column ?? 1)
+    }
+    func loc(line: Int, column: Int) -> SourceLocation { SourceLocation(file: file, line: line, column: column) }
+
+    func err(_ node: Node?, _ message: String) -> ScenarioError { ScenarioError(location(node), message) }
+
+    func unknown(_ node: Node, _ what: String, _ word: String, _ known: [String]) -> ScenarioError {
+        var message = "unknown \(what) '\(word)'"
+        if let guess = nearest(word, in: known) { message += "; did you mean '\(guess)'?" }
+        else { message += " (known: \(known.joined(separator: ", ")))" }
+        return err(node, message)
+    }
+
+    func yamlError(_ error: YamlError) -> ScenarioError {
+        switch error {
+        case let .scanner(context, problem, mark, _), let .parser(context, problem, mark, _):
+            let what = context.map { "\(problem) \($0.text)" } ?? problem
+            return ScenarioError(loc(line: mark.line, column: mark.column), "malformed YAML: \(what)")
+        case let .composer(context, problem, mark, _):
+            let what = context.map { "\(problem) \($0.text)" } ?? problem
+            return ScenarioError(loc(line: mark.line, column: mark.column), "malformed YAML: \(what)")
+        default:
+            return ScenarioError(loc(line: 1, column: 1), "malformed YAML: \(error)")
+        }
+    }
+}

@@ -1,0 +1,125 @@
+import BGXCore
+import Foundation
+
+/// Runs a scenario on a simulated device: installs its apps, expands the
+/// person's habits into user actions, plays the timeline, checks `expect:`.
+public final class ScenarioRun {
+    public let scenario: Scenario
+    public let device: SimulatedDevice
+    public private(set) var results: [ExpectationResult] = []
+
+    /// Features of later issues the scenario uses, as errors: `bgx run`
+    /// refuses to pretend it simulated them.
+    public static func unsupportedFeatures(_ scenario: Scenario) -> [ScenarioError] {
+        var errors: [ScenarioError] = []
+        for app in scenario.apps {
+            for (handler, actions) in app.handlers.sorted(by: { $0.key.description < $1.key.description }) {
+                if case let .unsupported(name) = handler {
+                    let word = name.split(separator: " ").first.map(String.init) ?? name
+                    let feature = ScenarioParser.futureHandlers[word]?.feature ?? name
+                    errors.append(ScenarioError(actions.first?.location ?? app.location,
+                                                "not yet supported: the '\(name)' handler (\(feature))"))
+                }
+                for a in actions {
+                    if case let .unsupported(name, _, _) = a.action {
+                        errors.append(ScenarioError(a.location, "not yet supported: the '\(name)' action ("
+                                                    + (ScenarioParser.futureActions[name] ?? "a later issue") + ")"))
+                    }
+                }
+            }
+        }
+        return errors.sorted { ($0.location.line, $0.location.column) < ($1.location.line, $1.location.column) }
+    }
+
+    /// Prepares the run (no time passes yet). Throws the first unsupported feature.
+    public init(_ scenario: Scenario, seed: UInt64? = nil, keepsTrace: Bool = true) throws {
+        if let first = Self.unsupportedFeatures(scenario).first { throw first }
+        self.scenario = scenario
+        device = SimulatedDevice(profile: scenario.profile, device: scenario.device,
+                                 seed: seed ?? scenario.seed, startDate: scenario.start)
+        device.keepsTrace = keepsTrace
+        for spec in scenario.apps {
+            device.install(spec.manifest, program: { ScenarioApp(spec: spec) })
+        }
+        for entry in scenario.timeline {
+            switch entry.event {
+            case let .user(command): device.schedule(.user(userAction(command)), at: entry.at)
+            case let .device(changes): for c in changes { device.schedule(.device(c), at: entry.at) }
+            }
+        }
+        let startOffset = Time.seconds(Int(scenario.start.timeIntervalSince1970.rounded()) % 86_400)
+        let days = Int((scenario.duration + startOffset) / Time.days(1)) + 1
+        for usage in scenario.usage {
+            let app = device.app(usage.app)!
+            for day in 0..<days {
+                for session in usage.sessions {
+                    let at = Time.days(day) + session.timeOfDay - startOffset
+                    guard at >= 0, at <= scenario.duration else { continue }
+                    device.schedule(.user(.launch(app)), at: at)
+                    device.schedule(.user(.home), at: at + session.length)
+                }
+            }
+        }
+    }
+
+    func userAction(_ command: Scenario.UserCommand) -> UserAction {
+        switch command {
+        case let .launch(b): .launch(device.app(b)!)
+        case let .switchTo(b): .switchTo(device.app(b)!)
+        case let .forceQuit(b): .forceQuit(device.app(b)!)
+        case .home: .home
+        case .lock: .lock
+        case .unlock: .unlock
+        }
+    }
+
+    /// Runs to the scenario's end and checks its expectations.
+    public func run() {
+        device.run(until: scenario.duration)
+        results = scenario.expectations.map(check)
+    }
+
+    public var passed: Bool { results.allSatisfy(\.passed) }
+
+    func check(_ e: Expectation) -> ExpectationResult {
+        let renderer = device.renderer
+        let appID = e.app.flatMap { device.app($0) }
+        var matches: [Nanoseconds] = []
+        for event in device.trace where event.kindName == e.kind {
+            if let appID, event.app != appID { continue }
+            if let (from, to) = e.between, event.time < from || event.time > to { continue }
+            if !e.fields.isEmpty {
+                let fields = renderer.fields(of: event)
+                let ok = e.fields.allSatisfy { wanted in
+                    fields.contains { $0.0 == wanted.name && Self.matches($0.1, wanted.value) }
+                }
+                if !ok { continue }
+            }
+            matches.append(event.time)
+        }
+        let passed = e.count.map { matches.count == $0 } ?? !matches.isEmpty
+        var message = "\(e.text): "
+        if let count = e.count {
+            message += "expected \(count), found \(matches.count)"
+        } else {
+            message += matches.isEmpty ? "expected at least one, found none" : "found \(matches.count)"
+        }
+        if let first = matches.first { message += " (first at t=\(Time.format(first))s)" }
+        return ExpectationResult(expectation: e, passed: passed, matches: matches.count, message: message)
+    }
+
+    static func matches(_ field: TraceField, _ wanted: String) -> Bool {
+        switch field {
+        case let .string(s): return s == wanted
+        case let .bool(b): return (b ? "true" : "false") == wanted
+        case let .number(n): return Double(wanted) == n
+        }
+    }
+}
+
+public struct ExpectationResult: Sendable {
+    public var expectation: Expectation
+    public var passed: Bool
+    public var matches: Int
+    public var message: String
+}

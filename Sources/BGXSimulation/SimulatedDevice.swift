@@ -1,0 +1,285 @@
+import BGXApp
+import BGXCore
+import Foundation
+
+/// An app as the device runs it: something that handles callbacks and
+/// timers on its main thread. `handle` returns true when the job's
+/// synchronous part is done; false when the program has scheduled a
+/// continuation and will finish the job later.
+public protocol HostedApp: AnyObject {
+    func handle(_ callback: Callback, process: AppRuntime) -> Bool
+}
+
+/// The simulated device: the engine plus a host that runs app code in
+/// process, in virtual time, deterministically — the way `EmbeddedEventLoop`
+/// runs what is due before moving time on.
+public final class SimulatedDevice {
+    public private(set) var engine: Engine
+    /// Wall-clock time at t = 0 (for time of day and `Runtime.now`).
+    public let startDate: Date
+    var factories: [() -> HostedApp] = []
+    var processes: [AppRuntime?] = []
+    private var directives: [Directive] = []
+    /// Trace events taken from the engine so far.
+    public private(set) var trace: [TraceEvent] = []
+    /// Called with each batch of new events (e.g. to stream a trace file).
+    public var traceSink: (([TraceEvent]) -> Void)?
+    /// Keep every event in `trace` (turn off for long runs that stream).
+    public var keepsTrace = true
+
+    public init(profile: PolicyProfile = .modern, device: DeviceState = DeviceState(), seed: UInt64 = 0,
+                startDate: Date = Date(timeIntervalSince1970: 1_767_571_200)) {  // 2026-01-05 00:00 UTC
+        self.engine = Engine(profile: profile, device: device, seed: seed)
+        self.startDate = startDate
+    }
+
+    // MARK: Installing apps
+
+    /// Installs an app whose code is a `HostedApp`; `make` creates a fresh
+    /// instance for every launch (a new process has no memory of the last).
+    @discardableResult
+    public func install(_ manifest: AppManifest, program make: @escaping () -> HostedApp) -> AppID {
+        let id = engine.install(manifest)
+        factories.append(make)
+        processes.append(nil)
+        return id
+    }
+
+    /// Installs an app written against `BGXApp`, as on iOS.
+    @discardableResult
+    public func install(_ manifest: AppManifest, delegate make: @escaping () -> ApplicationDelegate) -> AppID {
+        install(manifest, program: { DelegateApp(make()) })
+    }
+
+    public func app(_ bundle: String) -> AppID? { engine.app(named: bundle) }
+    public func state(of app: AppID) -> ProcessState { engine.state(of: app) }
+    /// The running process of an app, if any.
+    public func process(of app: AppID) -> AppRuntime? { processes[Int(app.index)] }
+
+    // MARK: Acting and letting time pass
+
+    /// Virtual time now, in nanoseconds since the start.
+    public var now: Nanoseconds { engine.now }
+    public var nowSeconds: Double { Time.toSeconds(engine.now) }
+
+    /// The person does something, now.
+    public func perform(_ action: UserAction) {
+        engine.schedule(.user(action), at: engine.now)
+        run(until: engine.now)
+    }
+
+    /// The device changes, now.
+    public func change(_ change: DeviceChange) {
+        engine.schedule(.device(change), at: engine.now)
+        run(until: engine.now)
+    }
+
+    public func schedule(_ event: EngineEvent, at time: Nanoseconds) { engine.schedule(event, at: time) }
+
+    public func advance(by duration: Nanoseconds) { run(until: engine.now + duration) }
+    public func advance(seconds: Double) { advance(by: Time.seconds(seconds)) }
+
+    /// Runs every event due up to and including `time`, then sets the clock there.
+    public func run(until time: Nanoseconds) {
+        drain()
+        while let next = engine.nextEventTime, next <= time {
+            engine.step()
+            drain()
+        }
+        engine.advanceClock(to: time)
+        flushTrace()
+    }
+
+    /// Carries out the engine's directives until it has none left; app code
+    /// may produce more as it runs.
+    func drain() {
+        while engine.hasDirectives {
+            engine.takeDirectives(into: &directives)
+            let batch = directives
+            for directive in batch { carryOut(directive) }
+        }
+        if engine.trace.count >= 4096 { flushTrace() }
+    }
+
+    func flushTrace() {
+        guard !engine.trace.isEmpty else { return }
+        traceSink?(engine.trace)
+        if keepsTrace { trace.append(contentsOf: engine.trace) }
+        engine.trace.removeAll(keepingCapacity: true)
+    }
+
+    private func carryOut(_ directive: Directive) {
+        switch directive {
+        case let .launch(app, cause):
+            let i = Int(app.index)
+            processes[i] = AppRuntime(device: self, app: app, cause: cause, program: factories[i]())
+        case let .deliver(app, callback):
+            guard let process = processes[Int(app.index)] else { return }
+            process.runJob { process.program.handle(callback, process: process) }
+        case let .fire(app, token, _):
+            guard let process = processes[Int(app.index)] else { return }
+            process.fireTimer(token)
+        case .suspend, .resume:
+            break  // in process, a suspended app simply gets no events
+        case let .terminate(app):
+            processes[Int(app.index)]?.isTerminated = true
+            processes[Int(app.index)] = nil
+        }
+    }
+
+    /// Engine access for app processes (they call in synchronously).
+    func withEngine<R, E: Error>(_ body: (inout Engine) throws(E) -> R) throws(E) -> R { try body(&engine) }
+
+    // MARK: Reading the trace
+
+    public var renderer: TraceRenderer { engine.traceRenderer }
+    public var traceLines: [String] {
+        flushTrace()
+        let r = renderer
+        return trace.map(r.jsonLine)
+    }
+    public func summary(of app: AppID) -> AppSummary { engine.summary(of: app) }
+
+    /// The trace events of one app (or device-wide ones for nil).
+    public func events(of app: AppID?) -> [TraceEvent] {
+        flushTrace()
+        return trace.filter { $0.app == app }
+    }
+}
+
+/// One running process on the simulated device: it implements the app's
+/// connection to the system and owns the app's pending timers.
+public final class AppRuntime: SystemConnection {
+    unowned let device: SimulatedDevice
+    public let app: AppID
+    public let launchCause: LaunchCause?
+    public let program: HostedApp
+    public private(set) lazy var application: Application = Application(
+        bundleIdentifier: device.engine.bundleIdentifier(app), connection: self,
+        delegate: (program as? DelegateApp)?.delegate)
+    var timers: [Int32: () -> Bool] = [:]
+    var expirationHandlers: [Int: () -> Void] = [:]
+    var pendingBusy: Nanoseconds = 0
+    var isTerminated = false
+
+    init(device: SimulatedDevice, app: AppID, cause: LaunchCause, program: HostedApp) {
+        self.device = device
+        self.app = app
+        self.launchCause = cause
+        self.program = program
+    }
+
+    /// Runs one main-thread job in this process's context. Busy work
+    /// recorded during it delays the job's return by that much.
+    func runJob(_ body: () -> Bool) {
+        pendingBusy = 0
+        let done = ProcessContext.$current.withValue(application) { body() }
+        guard !isTerminated else { return }
+        if done {
+            if pendingBusy > 0 {
+                let busy = pendingBusy
+                pendingBusy = 0
+                continueJob(after: busy) { true }
+            } else {
+                device.withEngine { $0.returned(app) }
+            }
+        }
+    }
+
+    /// Schedules the rest of the current job `delay` later (busy work).
+    public func continueJob(after delay: Nanoseconds, _ rest: @escaping () -> Bool) {
+        let token = device.withEngine { $0.scheduleTimer(for: app, after: delay, continuation: true) }
+        timers[token] = rest
+    }
+
+    /// Queues new main-thread work `delay` later.
+    public func enqueue(after delay: Nanoseconds, _ job: @escaping () -> Bool) {
+        let token = device.withEngine { $0.scheduleTimer(for: app, after: delay, continuation: false) }
+        timers[token] = job
+    }
+
+    /// The job running now is done (for programs that returned false).
+    public func jobFinished() {
+        guard !isTerminated else { return }
+        device.withEngine { $0.returned(app) }
+    }
+
+    func fireTimer(_ token: Int32) {
+        guard let body = timers.removeValue(forKey: token) else { return }
+        runJob(body)
+    }
+
+    func runExpirationHandler(_ id: Int) -> Bool {
+        expirationHandlers.removeValue(forKey: id)?()
+        return true
+    }
+
+    // MARK: SystemConnection
+
+    public var now: Date { device.startDate.addingTimeInterval(device.nowSeconds) }
+    public var processState: ProcessState { device.engine.state(of: app) }
+    public var backgroundTimeRemaining: Double { device.engine.backgroundTimeRemaining(for: app) }
+
+    public func beginBackgroundTask(name: String?, expirationHandler: (() -> Void)?) -> Int {
+        let id = device.withEngine { $0.beginBackgroundTask(for: app, name: name) }
+        if id != Engine.invalidBackgroundTask, let handler = expirationHandler { expirationHandlers[id] = handler }
+        return id
+    }
+    public func endBackgroundTask(_ id: Int) {
+        expirationHandlers.removeValue(forKey: id)
+        device.withEngine { $0.endBackgroundTask(for: app, id) }
+    }
+    public func asyncAfter(seconds delay: Double, _ body: @escaping () -> Void) {
+        enqueue(after: Time.seconds(delay)) { body(); return true }
+    }
+    public func work(seconds: Double) { pendingBusy += Time.seconds(max(0, seconds)) }
+    public func exit() { device.withEngine { $0.exit(app) } }
+
+    public func addNotification(_ request: NotificationRequest) throws {
+        let fireIn: Nanoseconds
+        var interval: Nanoseconds?
+        switch request.trigger {
+        case let .timeInterval(seconds, repeats):
+            fireIn = Time.seconds(seconds)
+            if repeats { interval = fireIn }
+        case let .date(date, repeats):
+            fireIn = Time.seconds(date.timeIntervalSince(now))
+            if repeats { interval = Time.days(1) }
+        }
+        try device.withEngine {
+            try $0.scheduleNotification(for: app, id: request.identifier, fireIn: fireIn,
+                                        repeatInterval: interval, body: request.body)
+        }
+    }
+    public func removePendingNotifications(identifiers: [String]) {
+        device.withEngine { engine in identifiers.forEach { engine.cancelNotification(for: app, id: $0) } }
+    }
+    public func removeAllPendingNotifications() { device.withEngine { $0.cancelAllNotifications(for: app) } }
+    public func pendingNotificationIdentifiers() -> [String] {
+        device.engine.pendingNotifications(for: app).map(\.id)
+    }
+}
+
+/// Runs an `ApplicationDelegate` as iOS would.
+final class DelegateApp: HostedApp {
+    let delegate: ApplicationDelegate
+    init(_ delegate: ApplicationDelegate) { self.delegate = delegate }
+
+    func handle(_ callback: Callback, process: AppRuntime) -> Bool {
+        let application = process.application
+        switch callback {
+        case let .didFinishLaunching(cause):
+            _ = delegate.application(application, didFinishLaunchingWithOptions:
+                                        cause == .user ? nil : LaunchOptions(cause: cause))
+        case .didBecomeActive: delegate.applicationDidBecomeActive(application)
+        case .willResignActive: delegate.applicationWillResignActive(application)
+        case .didEnterBackground: delegate.applicationDidEnterBackground(application)
+        case .willEnterForeground: delegate.applicationWillEnterForeground(application)
+        case .willTerminate: delegate.applicationWillTerminate(application)
+        case let .backgroundTaskExpired(id): return process.runExpirationHandler(id)
+        case let .localNotification(id):
+            delegate.application(application, didReceiveLocalNotification: process.device.engine.notificationName(id))
+        }
+        return true
+    }
+}

@@ -1,0 +1,117 @@
+import BGXCore
+import Foundation
+
+/// The small languages of scenario values: durations, sizes, percentages,
+/// times of day. Each returns nil on bad input; the parser reports where.
+public enum Units {
+    /// `500ms` `30s` `15m` `2h` `7d` `1h30m` `1.5s`.
+    public static func duration(_ text: String) -> Nanoseconds? {
+        let s = text.trimmingCharacters(in: .whitespaces)
+        guard !s.isEmpty else { return nil }
+        var total: Double = 0
+        var rest = Substring(s)
+        while !rest.isEmpty {
+            let number = rest.prefix { $0.isNumber || $0 == "." }
+            guard !number.isEmpty, let value = Double(number) else { return nil }
+            rest = rest.dropFirst(number.count)
+            let unit = rest.prefix { $0.isLetter }
+            rest = rest.dropFirst(unit.count)
+            let scale: Double
+            switch unit {
+            case "ms": scale = 1e-3
+            case "s": scale = 1
+            case "m", "min": scale = 60
+            case "h": scale = 3600
+            case "d": scale = 86_400
+            default: return nil
+            }
+            total += value * scale
+        }
+        guard total.isFinite, total < 1e9 else { return nil }
+        return Time.seconds(total)
+    }
+
+    /// `150MB` `2GB` `512KB` `100B` (binary units).
+    public static func size(_ text: String) -> Int64? {
+        let s = text.trimmingCharacters(in: .whitespaces)
+        let number = s.prefix { $0.isNumber || $0 == "." }
+        guard !number.isEmpty, let value = Double(number), value >= 0 else { return nil }
+        let scale: Double
+        switch s.dropFirst(number.count).trimmingCharacters(in: .whitespaces).uppercased() {
+        case "B", "": scale = 1
+        case "KB": scale = 1024
+        case "MB": scale = 1024 * 1024
+        case "GB": scale = 1024 * 1024 * 1024
+        case "TB": scale = 1024 * 1024 * 1024 * 1024
+        default: return nil
+        }
+        let bytes = value * scale
+        guard bytes.isFinite, bytes < 9e18 else { return nil }
+        return Int64(bytes.rounded())
+    }
+
+    /// `2MB/s`.
+    public static func bandwidth(_ text: String) -> Int64? {
+        guard text.hasSuffix("/s") else { return nil }
+        return size(String(text.dropLast(2)))
+    }
+
+    /// `80%` or `80`.
+    public static func percent(_ text: String) -> Int? {
+        let s = text.hasSuffix("%") ? String(text.dropLast()) : text
+        guard let v = Int(s.trimmingCharacters(in: .whitespaces)), (0...100).contains(v) else { return nil }
+        return v
+    }
+
+    /// `HH:MM` or `HH:MM:SS` as time after midnight.
+    public static func timeOfDay(_ text: String) -> Nanoseconds? {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2 || parts.count == 3,
+              let h = Int(parts[0]), let m = Int(parts[1]), (0..<24).contains(h), (0..<60).contains(m),
+              parts[1].count == 2 else { return nil }
+        var s = 0
+        if parts.count == 3 {
+            guard let sec = Int(parts[2]), (0..<60).contains(sec) else { return nil }
+            s = sec
+        }
+        return Time.seconds(h * 3600 + m * 60 + s)
+    }
+
+    /// A moment of the run: `HH:MM` on day 0, `Nd HH:MM`, or a duration from
+    /// the start (`90s`, `2h`). `startOffset` is the start's time after midnight.
+    public static func moment(_ text: String, startOffset: Nanoseconds) -> Nanoseconds? {
+        let s = text.trimmingCharacters(in: .whitespaces)
+        if !s.contains(":") { return duration(s) }
+        let pieces = s.split(separator: " ")
+        var day = 0
+        var clock = Substring(s)
+        if pieces.count == 2 {
+            guard pieces[0].hasSuffix("d"), let d = Int(pieces[0].dropLast()), d >= 0 else { return nil }
+            day = d
+            clock = pieces[1]
+        } else if pieces.count != 1 {
+            return nil
+        }
+        guard let tod = timeOfDay(String(clock)) else { return nil }
+        return Time.days(day) + tod - startOffset
+    }
+}
+
+/// The nearest known word, for "did you mean …?".
+func nearest(_ word: String, in candidates: [String]) -> String? {
+    func distance(_ a: [Character], _ b: [Character]) -> Int {
+        var previous = Array(0...b.count)
+        for (i, ca) in a.enumerated() {
+            var current = [i + 1] + Array(repeating: 0, count: b.count)
+            for (j, cb) in b.enumerated() {
+                current[j + 1] = Swift.min(previous[j + 1] + 1, current[j] + 1, previous[j] + (ca == cb ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+    let w = Array(word.lowercased())
+    let best = candidates.map { ($0, distance(w, Array($0.lowercased()))) }.min { $0.1 < $1.1 }
+    guard let (candidate, d) = best, d <= max(2, word.count / 3) else { return nil }
+    return candidate
+}

@@ -1,0 +1,191 @@
+import ArgumentParser
+import BGXCore
+import BGXSimulation
+import Foundation
+
+@main
+struct BGX: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bgx",
+        abstract: "The iOS background-execution system, simulated in virtual time.",
+        subcommands: [Run.self, Demo.self, Check.self, Bench.self])
+}
+
+/// Bad input: `error: FILE:LINE:COLUMN: message` on stderr, exit code 2.
+struct InputError: Error {}
+
+func fail(_ message: String) -> ExitCode {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+    return ExitCode(2)
+}
+
+func loadScenario(_ path: String) throws -> Scenario {
+    do {
+        return try ScenarioParser.parse(contentsOf: path)
+    } catch let error as ScenarioError {
+        throw fail(error.description)
+    }
+}
+
+/// Runs a scenario and prints what `bgx run` prints. Returns false when an
+/// expectation failed.
+func runScenario(_ scenario: Scenario, seed: UInt64?, tracePath: String?, json: Bool, report: String?,
+                 narrate: Bool = false) throws -> Bool {
+    if report != nil {
+        throw fail("error: not yet supported: --report (the timeline report is the 'See it' issue)")
+    }
+    let run: ScenarioRun
+    do {
+        run = try ScenarioRun(scenario, seed: seed)
+    } catch let error as ScenarioError {
+        throw fail(error.description)
+    }
+    var traceHandle: FileHandle?
+    var traceToStdout = false
+    if let path = tracePath {
+        if path == "-" {
+            traceToStdout = true
+        } else {
+            guard FileManager.default.createFile(atPath: path, contents: nil),
+                  let handle = FileHandle(forWritingAtPath: path) else {
+                throw fail("error: \(path):1:1: cannot write the trace file")
+            }
+            traceHandle = handle
+        }
+    }
+    // Stream the trace as it is made: a long run never holds it twice.
+    if traceHandle != nil || traceToStdout {
+        let device = run.device
+        device.traceSink = { events in
+            let r = device.renderer
+            var chunk = ""
+            for e in events { chunk += r.jsonLine(e); chunk += "\n" }
+            if let h = traceHandle { h.write(Data(chunk.utf8)) } else { print(chunk, terminator: "") }
+        }
+    }
+    run.run()
+    try? traceHandle?.close()
+    let device = run.device
+    let apps = device.engine.appIDs
+    if json {
+        let summaries = apps.map { device.summary(of: $0).json }.joined(separator: ", ")
+        let expectations = run.results.map { r -> String in
+            var m = ""
+            TraceRendererJSON.string(r.message, into: &m)
+            return "{\"passed\": \(r.passed), \"line\": \(r.expectation.location.line), \"message\": \(m)}"
+        }.joined(separator: ", ")
+        print("{\"apps\": [\(summaries)], \"expectations\": [\(expectations)], \"passed\": \(run.passed)}")
+    } else if !traceToStdout {
+        if narrate {
+            let text = TraceText(device: device)
+            print("What happened (user actions, background tasks, suspensions, terminations):")
+            for event in device.trace where BGX.isStory(event) { print("  " + text.line(event)) }
+            print("")
+        }
+        print("Summary (\(scenario.profile.name) profile, \(Time.describe(scenario.duration)), seed \(seed ?? scenario.seed)):")
+        for app in apps { print(device.summary(of: app).text, terminator: "") }
+        if !run.results.isEmpty {
+            print("\nExpectations:")
+            for r in run.results {
+                print("  \(r.passed ? "ok  " : "FAIL") \(scenario.file):\(r.expectation.location.line): \(r.message)")
+            }
+        }
+    }
+    return run.passed
+}
+
+enum TraceRendererJSON {
+    static func string(_ s: String, into out: inout String) { TraceRenderer.appendJSONString(s, to: &out) }
+}
+
+extension BGX {
+    static func isStory(_ event: TraceEvent) -> Bool {
+        switch event.kind {
+        case .user, .bgtaskBegin, .bgtaskEnd, .bgtaskExpire, .bgtaskInvalid, .terminate, .log, .launch: return true
+        case let .state(_, to, _): return to == .suspended || to == .background
+        default: return false
+        }
+    }
+}
+
+struct Run: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Run a scenario file and print a per-app summary.")
+    @Argument(help: "The scenario file (YAML).") var scenario: String
+    @Option(help: "Write the trace as JSON Lines to FILE, or '-' for standard output.") var trace: String?
+    @Option(help: "Write the timeline report (not yet supported).") var report: String?
+    @Option(help: "Override the scenario's seed.") var seed: UInt64?
+    @Flag(help: "Print the summary as JSON.") var json = false
+
+    func run() throws {
+        let s = try loadScenario(scenario)
+        if !(try runScenario(s, seed: seed, tracePath: trace, json: json, report: report)) { throw ExitCode(1) }
+    }
+}
+
+struct Demo: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the built-in scenario: messaging apps and their background tasks through a day.")
+    @Option(help: "Write the trace as JSON Lines to FILE, or '-' for standard output.") var trace: String?
+    @Flag(help: "Print the built-in scenario file and exit.") var printScenario = false
+
+    func run() throws {
+        if printScenario { print(BGXSimulation.Demo.scenario); return }
+        let scenario: Scenario
+        do {
+            scenario = try ScenarioParser(file: BGXSimulation.Demo.file).parse(BGXSimulation.Demo.scenario)
+        } catch let error as ScenarioError {
+            throw fail(error.description)
+        }
+        print("bgx demo: the built-in scenario (bgx demo --print-scenario shows it)\n")
+        if !(try runScenario(scenario, seed: nil, tracePath: trace, json: false, report: nil, narrate: true)) {
+            throw ExitCode(1)
+        }
+        print("\nThe HTML timeline report (bgx-demo.html) is not yet supported.")
+    }
+}
+
+struct Check: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Lint app manifests: an Info.plist, or every app of a scenario file.")
+    @Argument(help: "An Info.plist (XML) or a scenario file (YAML).") var file: String
+
+    func run() throws {
+        var findings: [ManifestFinding] = []
+        var notes: [String] = []
+        if file.hasSuffix(".plist") {
+            let manifest: AppManifest
+            do { manifest = try InfoPlist.read(file) } catch let error as ScenarioError { throw fail(error.description) }
+            findings = ManifestCheck.check(manifest, usage: ManifestUsage(known: false))
+        } else {
+            let scenario = try loadScenario(file)
+            for app in scenario.apps {
+                findings += ManifestCheck.check(app.manifest, usage: InfoPlist.usage(of: app))
+            }
+            notes = ScenarioRun.unsupportedFeatures(scenario).map { "note: \($0.location): \($0.message)" }
+        }
+        for f in findings { print(f.description) }
+        for n in notes { print(n) }
+        let errors = findings.filter { $0.severity == .error }.count
+        print(findings.isEmpty ? "\(file): no problems found"
+              : "\(file): \(errors) error(s), \(findings.count - errors) warning(s)")
+        if errors > 0 { throw ExitCode(1) }
+    }
+}
+
+struct Bench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Measure the engine's throughput against a bare heap loop, in one run.")
+    @Flag(help: "Print the result as JSON.") var json = false
+    @Option(help: "How many engine events to run.") var events = 2_000_000
+    @Option(help: "How many synthetic apps.") var apps = 300
+
+    func run() throws {
+        guard events > 0, apps > 0 else { throw fail("error: --events and --apps must be positive") }
+        let clock = ContinuousClock()
+        let result = Benchmark.run(events: events, apps: apps) { body in
+            let d = clock.measure(body)
+            return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+        }
+        print(json ? result.json : result.text)
+    }
+}
