@@ -22,7 +22,8 @@ struct InFlightJob: Sendable {
     /// Callbacks are watched by watchdogs and keep the app from suspending;
     /// a timer's work is simply frozen by suspension.
     var isCallback: Bool
-    var callbackName: String
+    /// The callback running (nil for a timer's work).
+    var callback: Callback?
     var terminateAfterwards: TerminationReason?
 }
 
@@ -30,6 +31,7 @@ struct InFlightJob: Sendable {
 struct BackgroundTaskRecord: Sendable {
     var id: Int
     var name: String
+    var nameText: TextID
     var began: Nanoseconds
     var expirationHandlerCalled = false
 }

@@ -23,14 +23,14 @@ extension Engine {
             refusal = nil
         }
         if let refusal {
-            record(app, .bgtaskInvalid(name: label, reason: refusal))
+            record(app, .bgtaskInvalid(name: text(label), reason: text(refusal)))
             return Engine.invalidBackgroundTask
         }
         let id = apps[i].nextTaskID
         apps[i].nextTaskID += 1
-        apps[i].tasks.append(BackgroundTaskRecord(id: id, name: label, began: now))
+        apps[i].tasks.append(BackgroundTaskRecord(id: id, name: label, nameText: text(label), began: now))
         apps[i].stats.backgroundTasksBegun += 1
-        record(app, .bgtaskBegin(id: id, name: label))
+        record(app, .bgtaskBegin(id: id, name: apps[i].tasks[apps[i].tasks.count - 1].nameText))
         if apps[i].state == .background { scheduleBudgetTimers(app) }
         return id
     }
@@ -39,13 +39,15 @@ extension Engine {
         let i = Int(app.index)
         guard let index = apps[i].tasks.firstIndex(where: { $0.id == id }) else {
             // iOS logs this and carries on [O].
-            record(app, .log("Can't end BackgroundTask: no background task exists with identifier \(id), "
+            log(app, ("Can't end BackgroundTask: no background task exists with identifier \(id), "
                              + "or it may have already been ended. "
                              + "Break in UIApplicationEndBackgroundTaskError() to debug."))
             return
         }
         apps[i].tasks.remove(at: index)
         record(app, .bgtaskEnd(id: id))
+        // Code running now finishes its turn first; suspension follows when
+        // the main thread is free.
         if apps[i].inFlight == nil { suspendIfIdle(app) }
     }
 
@@ -68,7 +70,7 @@ extension Engine {
         for t in apps[i].tasks.indices { apps[i].tasks[t].expirationHandlerCalled = false }
         if let age = profile.staleBackgroundTaskWarningAge {
             for task in apps[i].tasks where now - task.began >= age {
-                record(app, .log("Background Task \(task.id) (\"\(task.name)\"), was created over "
+                log(app, ("Background Task \(task.id) (\"\(task.name)\"), was created over "
                                  + "\(Time.describe(age)) ago. In applications running in the background, "
                                  + "this creates a risk of termination. Remember to call "
                                  + "UIApplication.endBackgroundTask(_:) for your task in a timely manner "
@@ -90,14 +92,16 @@ extension Engine {
         guard let window = apps[i].window, !window.timersScheduled else { return }
         apps[i].window!.timersScheduled = true
         let epoch = apps[i].epoch, number = apps[i].windowNumber
+        // The deadline is queued when the warning fires: most windows end
+        // (their tasks ended) before either.
         queue.push(.expirationWarning(app, epoch: epoch, window: number),
                    at: max(now, window.deadline - profile.expirationLeadTime))
-        queue.push(.budgetDeadline(app, epoch: epoch, window: number), at: window.deadline)
     }
 
     mutating func expirationWarningFired(_ app: AppID, epoch: UInt32, window: UInt32) {
         let i = Int(app.index)
-        guard apps[i].epoch == epoch, apps[i].windowNumber == window else { return }
+        guard apps[i].epoch == epoch, apps[i].windowNumber == window, let budget = apps[i].window else { return }
+        queue.push(.budgetDeadline(app, epoch: epoch, window: window), at: max(now, budget.deadline))
         for t in apps[i].tasks.indices where !apps[i].tasks[t].expirationHandlerCalled {
             apps[i].tasks[t].expirationHandlerCalled = true
             apps[i].stats.backgroundTasksExpired += 1

@@ -15,7 +15,9 @@ public struct Engine: Sendable {
     /// The app that was in front when the device was locked (unlock returns to it).
     var frontAppWhenLocked: AppID?
     var nextTimerToken: Int32 = 1
+    var unarmedWatchdogs: [PendingWatchdog] = []
     var notifications = NotificationCenterState()
+    var texts = TextTable()
 
     /// Directives not yet taken by the host, in order.
     var outbox: [Directive] = []
@@ -63,12 +65,19 @@ public struct Engine: Sendable {
     public mutating func schedule(_ event: EngineEvent, at time: Nanoseconds) {
         queue.push(event, at: max(time, now))
     }
-    public var nextEventTime: Nanoseconds? { queue.nextTime }
+    public var nextEventTime: Nanoseconds? {
+        var next = queue.nextTime
+        for w in unarmedWatchdogs where isRunning(w) && (next.map { w.at < $0 } ?? true) {
+            next = w.at
+        }
+        return next
+    }
 
     /// Handles the next event, moving `now` to its time. Returns false when
     /// nothing is scheduled.
     @discardableResult
     public mutating func step() -> Bool {
+        if !unarmedWatchdogs.isEmpty { armWatchdogs() }
         guard let next = queue.pop() else { return false }
         now = next.time
         eventsHandled &+= 1
@@ -130,35 +139,39 @@ public struct Engine: Sendable {
 
     mutating func apply(_ change: DeviceChange) {
         switch change {
-        case let .battery(v): device.battery = v; record(nil, .device(property: "battery", value: "\(v)%"))
-        case let .charging(v): device.charging = v; record(nil, .device(property: "charging", value: "\(v)"))
-        case let .network(v): device.network = v; record(nil, .device(property: "network", value: v.rawValue))
-        case let .bandwidth(v): device.bandwidth = v; record(nil, .device(property: "bandwidth", value: "\(v)"))
-        case let .lowPowerMode(v): device.lowPowerMode = v; record(nil, .device(property: "lowPowerMode", value: "\(v)"))
+        case let .battery(v): device.battery = v; recordDevice("battery", "\(v)%")
+        case let .charging(v): device.charging = v; recordDevice("charging", "\(v)")
+        case let .network(v): device.network = v; recordDevice("network", v.rawValue)
+        case let .bandwidth(v): device.bandwidth = v; recordDevice("bandwidth", "\(v)")
+        case let .lowPowerMode(v): device.lowPowerMode = v; recordDevice("lowPowerMode", "\(v)")
         case let .backgroundAppRefresh(v):
-            device.backgroundAppRefresh = v; record(nil, .device(property: "backgroundAppRefresh", value: "\(v)"))
-        case let .passcode(v): device.passcode = v; record(nil, .device(property: "passcode", value: "\(v)"))
-        case let .memory(v): device.memory = v; record(nil, .device(property: "memory", value: "\(v)"))
-        case let .multitasking(v): device.multitasking = v; record(nil, .device(property: "multitasking", value: "\(v)"))
-        case let .thermal(v): device.thermal = v; record(nil, .device(property: "thermal", value: v.rawValue))
+            device.backgroundAppRefresh = v; recordDevice("backgroundAppRefresh", "\(v)")
+        case let .passcode(v): device.passcode = v; recordDevice("passcode", "\(v)")
+        case let .memory(v): device.memory = v; recordDevice("memory", "\(v)")
+        case let .multitasking(v): device.multitasking = v; recordDevice("multitasking", "\(v)")
+        case let .thermal(v): device.thermal = v; recordDevice("thermal", v.rawValue)
         case .reboot: reboot()
         }
+    }
+
+    mutating func recordDevice(_ property: String, _ value: String) {
+        record(nil, .device(property: text(property), value: text(value)))
     }
 
     mutating func setLocked(_ locked: Bool) {
         guard device.locked != locked else { return }
         device.locked = locked
-        record(nil, .device(property: "locked", value: "\(locked)"))
+        recordDevice("locked", "\(locked)")
         if !locked && !device.unlockedSinceBoot {
             device.unlockedSinceBoot = true
-            record(nil, .device(property: "firstUnlockSinceBoot", value: "true"))
+            recordDevice("firstUnlockSinceBoot", "true")
         }
     }
 
     /// Every app stops; force-quit marks are forgotten; with a passcode the
     /// device stays locked until the first unlock (SPEC §1, §11).
     mutating func reboot() {
-        record(nil, .device(property: "reboot", value: "true"))
+        recordDevice("reboot", "true")
         for i in apps.indices {
             let app = AppID(index: Int32(i))
             if apps[i].state != .notRunning { terminate(app, .reboot, detail: "the device restarted") }
@@ -168,7 +181,7 @@ public struct Engine: Sendable {
         frontAppWhenLocked = nil
         if device.passcode {
             device.unlockedSinceBoot = false
-            if !device.locked { device.locked = true; record(nil, .device(property: "locked", value: "true")) }
+            if !device.locked { device.locked = true; recordDevice("locked", "true") }
         } else {
             device.unlockedSinceBoot = true
         }
@@ -178,11 +191,37 @@ public struct Engine: Sendable {
 extension Engine {
     /// Records a console message for an app (what iOS would log).
     public mutating func log(_ app: AppID?, _ message: String) {
-        record(app, .log(message))
+        record(app, .log(text(message)))
     }
 }
 
 extension Engine {
     /// Events scheduled and not yet handled.
     public var queuedEventCount: Int { queue.count }
+}
+
+/// A watchdog not yet in the queue (see `deliver`).
+struct PendingWatchdog: Sendable {
+    var app: AppID
+    var epoch: UInt32
+    var job: UInt32
+    var at: Nanoseconds
+}
+
+/// Interned trace text (see `TextID`).
+struct TextTable: Sendable {
+    var strings: [String] = []
+    var index: [String: Int32] = [:]
+}
+
+extension Engine {
+    /// Interns a piece of trace text.
+    mutating func text(_ s: String) -> TextID {
+        if let i = texts.index[s] { return TextID(index: i) }
+        texts.strings.append(s)
+        let i = Int32(texts.strings.count - 1)
+        texts.index[s] = i
+        return TextID(index: i)
+    }
+    public func text(_ id: TextID) -> String { texts.strings[Int(id.index)] }
 }

@@ -9,10 +9,12 @@ extension Engine {
         case let .launch(app):
             record(app, .user(.launch))
             setLocked(false)
+            frontAppWhenLocked = nil  // unlocked by launching another app: nothing to return to
             bringToFront(app, cause: .user)
         case let .switchTo(app):
             record(app, .user(.switchTo))
             setLocked(false)
+            frontAppWhenLocked = nil
             bringToFront(app, cause: .user)
         case .home:
             record(nil, .user(.home))
@@ -22,8 +24,10 @@ extension Engine {
             }
         case .lock:
             record(nil, .user(.lock))
+            // Unlock returns to the app in front at this lock, if any — never
+            // to one remembered from an earlier lock.
+            if !device.locked { frontAppWhenLocked = frontApp }
             if let front = frontApp {
-                frontAppWhenLocked = front
                 frontApp = nil
                 sendToBackground(front)
             }
@@ -143,11 +147,9 @@ extension Engine {
     /// A background app with nothing keeping it running is suspended [S].
     mutating func suspendIfIdle(_ app: AppID) {
         let i = Int(app.index)
-        guard apps[i].state == .background,
-              apps[i].inFlight?.isCallback != true,
-              apps[i].jobs.isEmpty,
-              apps[i].tasks.isEmpty
-        else { return }
+        guard apps[i].state == .background else { return }
+        let busyWithCallback = apps[i].inFlight.map { $0.isCallback } ?? false
+        guard !busyWithCallback, apps[i].jobs.isEmpty, apps[i].tasks.isEmpty else { return }
         closeBackgroundWindow(app)
         setState(app, .suspended, .noAssertions)
         outbox.append(.suspend(app))
@@ -184,7 +186,7 @@ extension Engine {
             openBackgroundWindow(app)
             deliver(.didEnterBackground, to: app, watchdog: profile.didEnterBackgroundWatchdog)
         case .enterForeground:
-            guard state == .background else { return }
+            guard state == .background, frontApp == app else { return }
             closeBackgroundWindow(app)
             setState(app, .inactive, .enteringForeground)
             deliver(.willEnterForeground, to: app, watchdog: profile.sceneUpdateWatchdog)
@@ -196,7 +198,7 @@ extension Engine {
         case let .timer(token):
             apps[i].jobCounter &+= 1
             apps[i].inFlight = InFlightJob(number: apps[i].jobCounter, isCallback: false,
-                                           callbackName: "timer", terminateAfterwards: nil)
+                                           callback: nil, terminateAfterwards: nil)
             outbox.append(.fire(app, token: token, continuation: false))
         case let .notification(id):
             deliver(.localNotification(id), to: app, watchdog: nil)
@@ -208,12 +210,14 @@ extension Engine {
         let i = Int(app.index)
         apps[i].jobCounter &+= 1
         let number = apps[i].jobCounter
-        apps[i].inFlight = InFlightJob(number: number, isCallback: true, callbackName: callback.name,
+        apps[i].inFlight = InFlightJob(number: number, isCallback: true, callback: callback,
                                        terminateAfterwards: reason)
         record(app, .callback(callback))
         outbox.append(.deliver(app, callback))
         if let limit = limit {
-            queue.push(.watchdog(app, epoch: apps[i].epoch, job: number), at: now + limit)
+            // Most callbacks return before time moves on; the watchdog only
+            // enters the queue if this one is still running then.
+            unarmedWatchdogs.append(PendingWatchdog(app: app, epoch: apps[i].epoch, job: number, at: now + limit))
         }
     }
 
@@ -230,19 +234,35 @@ extension Engine {
         pump(app)
     }
 
+    /// Puts the watchdogs of callbacks still running into the queue.
+    mutating func armWatchdogs() {
+        for w in unarmedWatchdogs where isRunning(w) {
+            queue.push(.watchdog(w.app, epoch: w.epoch, job: w.job), at: w.at)
+        }
+        unarmedWatchdogs.removeAll(keepingCapacity: true)
+    }
+
+    /// Whether the callback a watchdog watches is still running.
+    func isRunning(_ w: PendingWatchdog) -> Bool {
+        let p = Int(w.app.index)
+        guard apps[p].epoch == w.epoch else { return false }
+        let job = apps[p].inFlight.map { $0.number }
+        return job == w.job
+    }
+
     mutating func watchdogFired(_ app: AppID, epoch: UInt32, job: UInt32) {
         let i = Int(app.index)
         guard apps[i].epoch == epoch, let inFlight = apps[i].inFlight, inFlight.number == job else { return }
         apps[i].stats.watchdogHits += 1
+        let name = inFlight.callback?.name ?? "main thread work"
         let limit: Nanoseconds
-        switch inFlight.callbackName {
-        case "didFinishLaunching": limit = profile.launchWatchdog
-        case "didEnterBackground": limit = profile.didEnterBackgroundWatchdog
-        case "willTerminate": limit = profile.willTerminateWatchdog
+        switch inFlight.callback {
+        case .didFinishLaunching: limit = profile.launchWatchdog
+        case .didEnterBackground: limit = profile.didEnterBackgroundWatchdog
+        case .willTerminate: limit = profile.willTerminateWatchdog
         default: limit = profile.sceneUpdateWatchdog
         }
-        terminate(app, .watchdog,
-                  detail: "\(inFlight.callbackName) did not return within \(Time.describe(limit))")
+        terminate(app, .watchdog, detail: "\(name) did not return within \(Time.describe(limit))")
     }
 
     // MARK: Timers (the app's asynchronous work in virtual time)
@@ -284,7 +304,7 @@ extension Engine {
         let i = Int(app.index)
         guard apps[i].state != .notRunning else { return }
         apps[i].stats.terminations[Int(reason.rawValue)] += 1
-        record(app, .terminate(reason: reason, detail: detail))
+        record(app, .terminate(reason: reason, detail: text(detail)))
         setState(app, .notRunning, .terminated)
         apps[i].epoch &+= 1
         apps[i].inFlight = nil

@@ -69,9 +69,9 @@ extension Engine {
         }
         let dropped = bySoonest.dropFirst(profile.localNotificationLimit)
         for entry in dropped {
-            record(app, .notificationDrop(id: entry.element.id,
-                                          reason: "only the \(profile.localNotificationLimit) soonest-firing "
-                                            + "notifications of an app are kept"))
+            let reason = text("only the \(profile.localNotificationLimit) soonest-firing "
+                              + "notifications of an app are kept")
+            record(app, .notificationDrop(id: entry.element.id, reason: reason))
         }
         let droppedOffsets = Set(dropped.map(\.offset))
         notifications.pending = notifications.pending.enumerated()

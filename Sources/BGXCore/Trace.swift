@@ -1,3 +1,25 @@
+/// A piece of text interned by the engine, so trace events stay plain
+/// values: no reference counting on the hot path.
+public struct TextID: Hashable, Sendable {
+    public let index: Int32
+    @inlinable public init(index: Int32) { self.index = index }
+}
+
+/// Resolves the interned names a trace event refers to.
+public struct TraceNames: Sendable {
+    public var apps: [String]
+    public var notifications: [String]
+    public var texts: [String]
+    public init(apps: [String], notifications: [String], texts: [String]) {
+        self.apps = apps
+        self.notifications = notifications
+        self.texts = texts
+    }
+    @inlinable public func app(_ id: AppID) -> String { apps[Int(id.index)] }
+    @inlinable public func notification(_ id: NotificationID) -> String { notifications[Int(id.index)] }
+    @inlinable public func text(_ id: TextID) -> String { texts[Int(id.index)] }
+}
+
 /// One line of the trace (DESIGN.md "Trace (JSON Lines)"). Events are small
 /// value types; names are resolved only when a line is rendered.
 public struct TraceEvent: Sendable, Equatable {
@@ -16,18 +38,18 @@ public struct TraceEvent: Sendable, Equatable {
         case launch(cause: LaunchCause)
         case callback(Callback)
         case user(UserActionName)
-        case bgtaskBegin(id: Int, name: String)
+        case bgtaskBegin(id: Int, name: TextID)
         case bgtaskEnd(id: Int)
         case bgtaskExpire(id: Int)
         /// `beginBackgroundTask` answered `.invalid`.
-        case bgtaskInvalid(name: String, reason: String)
-        case terminate(reason: TerminationReason, detail: String)
+        case bgtaskInvalid(name: TextID, reason: TextID)
+        case terminate(reason: TerminationReason, detail: TextID)
         /// What iOS writes to the console on API misuse or risk (SPEC §2).
-        case log(String)
-        case device(property: String, value: String)
+        case log(TextID)
+        case device(property: TextID, value: TextID)
         case notificationSchedule(id: NotificationID, fireIn: Nanoseconds)
         case notificationDeliver(id: NotificationID, toApp: Bool)
-        case notificationDrop(id: NotificationID, reason: String)
+        case notificationDrop(id: NotificationID, reason: TextID)
     }
 
     public var kindName: String {
@@ -83,7 +105,8 @@ public enum TraceField: Sendable, Equatable {
 
 extension TraceEvent {
     /// The event's fields beyond `t`, `app` and `kind`, in output order.
-    public func fields(names: (AppID) -> String, notifications: (NotificationID) -> String) -> [(String, TraceField)] {
+    public func fields(_ names: TraceNames) -> [(String, TraceField)] {
+        let notifications = names.notification, text = names.text
         switch kind {
         case let .state(from, to, reason):
             return [("from", .string(from.description)), ("to", .string(to.description)),
@@ -102,26 +125,26 @@ extension TraceEvent {
         case let .user(action):
             return [("action", .string(action.rawValue))]
         case let .bgtaskBegin(id, name):
-            return [("id", .number(Double(id))), ("name", .string(name))]
+            return [("id", .number(Double(id))), ("name", .string(text(name)))]
         case let .bgtaskEnd(id), let .bgtaskExpire(id):
             return [("id", .number(Double(id)))]
         case let .bgtaskInvalid(name, reason):
-            return [("name", .string(name)), ("reason", .string(reason))]
+            return [("name", .string(text(name))), ("reason", .string(text(reason)))]
         case let .terminate(reason, detail):
             var f: [(String, TraceField)] = [("reason", .string(reason.description))]
             if let code = reason.code { f.append(("code", .string(code))) }
-            f.append(("detail", .string(detail)))
+            f.append(("detail", .string(text(detail))))
             return f
         case let .log(message):
-            return [("message", .string(message))]
+            return [("message", .string(text(message)))]
         case let .device(property, value):
-            return [("property", .string(property)), ("value", .string(value))]
+            return [("property", .string(text(property))), ("value", .string(text(value)))]
         case let .notificationSchedule(id, fireIn):
             return [("id", .string(notifications(id))), ("fireIn", .number(Time.toSeconds(fireIn)))]
         case let .notificationDeliver(id, toApp):
             return [("id", .string(notifications(id))), ("to", .string(toApp ? "app" : "user"))]
         case let .notificationDrop(id, reason):
-            return [("id", .string(notifications(id))), ("reason", .string(reason))]
+            return [("id", .string(notifications(id))), ("reason", .string(text(reason)))]
         }
     }
 }

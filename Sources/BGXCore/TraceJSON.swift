@@ -1,23 +1,18 @@
 /// Renders trace events as DESIGN.md's JSON Lines, byte for byte the same on
 /// every run: fields in a fixed order, times as exact decimals.
 public struct TraceRenderer: Sendable {
-    public var appNames: [String]
-    public var notificationNames: [String]
+    public var names: TraceNames
+    public var appNames: [String] { names.apps }
 
-    public init(appNames: [String], notificationNames: [String]) {
-        self.appNames = appNames
-        self.notificationNames = notificationNames
-    }
+    public init(names: TraceNames) { self.names = names }
 
-    public func fields(of event: TraceEvent) -> [(String, TraceField)] {
-        event.fields(names: { appNames[Int($0.index)] }, notifications: { notificationNames[Int($0.index)] })
-    }
+    public func fields(of event: TraceEvent) -> [(String, TraceField)] { event.fields(names) }
 
     public func jsonLine(_ event: TraceEvent) -> String {
         var line = "{\"t\": " + Time.format(event.time)
         if let app = event.app {
             line += ", \"app\": "
-            TraceRenderer.appendJSONString(appNames[Int(app.index)], to: &line)
+            TraceRenderer.appendJSONString(names.app(app), to: &line)
         }
         line += ", \"kind\": \"" + event.kindName + "\""
         for (name, value) in fields(of: event) {
@@ -56,7 +51,8 @@ public struct TraceRenderer: Sendable {
 }
 
 extension Engine {
-    public var traceRenderer: TraceRenderer {
-        TraceRenderer(appNames: apps.map(\.manifest.bundleIdentifier), notificationNames: notifications.names)
+    public var traceNames: TraceNames {
+        TraceNames(apps: apps.map(\.manifest.bundleIdentifier), notifications: notifications.names, texts: texts.strings)
     }
+    public var traceRenderer: TraceRenderer { TraceRenderer(names: traceNames) }
 }

@@ -7,6 +7,11 @@ public struct SourceLocation: Sendable, Equatable, CustomStringConvertible {
     public var line: Int
     public var column: Int
     public var description: String { "\(file):\(line):\(column)" }
+    public init(file: String, line: Int, column: Int) {
+        self.file = file
+        self.line = line
+        self.column = column
+    }
 }
 
 /// Bad input, reported the way compilers do (exit code 2).

@@ -59,6 +59,7 @@ struct BackgroundTaskTests {
         let app = device.install(manifest("com.example.backup")) { ThreeUploadsApp(journal) }
         device.perform(.launch(app))
         device.perform(.home)
+        device.advance(seconds: 60)
         device.perform(.launch(app))
         device.perform(.home)
         device.advance(seconds: 60)
@@ -68,12 +69,12 @@ struct BackgroundTaskTests {
         #expect(Set(ids).count == 6, "identifiers must not repeat, even across background sessions: \(ids)")
         #expect(!ids.contains("0"))
         #expect(device.story(of: app, only: ["bgtask.begin", "bgtask.end"]).suffix(6) == [
-            "0 bgtask.begin 4 photos",
-            "0 bgtask.begin 5 videos",
-            "0 bgtask.begin 6 contacts",
-            "2 bgtask.end 4",
-            "4 bgtask.end 5",
-            "6 bgtask.end 6",
+            "60 bgtask.begin 4 photos",
+            "60 bgtask.begin 5 videos",
+            "60 bgtask.begin 6 contacts",
+            "62 bgtask.end 4",
+            "64 bgtask.end 5",
+            "66 bgtask.end 6",
         ])
         #expect(device.engine.openBackgroundTasks(of: app).isEmpty)
     }
@@ -124,7 +125,11 @@ struct BackgroundTaskTests {
             var engine = Engine()
             let app = engine.install(manifest("com.example.ghost"))
             #expect(engine.beginBackgroundTask(for: app, name: "ghost") == Engine.invalidBackgroundTask)
-            #expect(engine.trace.last?.kind == .bgtaskInvalid(name: "ghost", reason: "the app is not running"))
+            guard case let .bgtaskInvalid(name, reason)? = engine.trace.last?.kind else {
+                Issue.record("expected bgtask.invalid, got \(String(describing: engine.trace.last))")
+                return
+            }
+            #expect(engine.text(name) == "ghost" && engine.text(reason) == "the app is not running")
         }
         // (Multitasking off is covered in the §1 suite.)
     }
@@ -148,6 +153,7 @@ struct BackgroundTaskTests {
             "85 bgtask.expire 1",
             "90 terminate backgroundTaskTimeout",
         ])
+        #expect(journal.entries == ["began 1", "expired, 5.0 s left"])
     }
 
     @Test("SPEC §2: the expiration handler runs 5 s before the 30 s budget ends; ending the task there suspends the app")
