@@ -1,5 +1,3 @@
-import DequeModule
-
 /// Work queued for an app's main thread. Each runs only when the thread is
 /// free, in order, the way UIKit's run loop serialises lifecycle events.
 /// Each lifecycle job names the state it leaves; if the app is no longer in
@@ -44,10 +42,15 @@ struct BackgroundWindow: Sendable {
 }
 
 /// Per-app accounting for the summary (DESIGN.md issue 8, SPEC §12).
+/// Counters live in fixed-size SIMD vectors: inline storage, so updating
+/// them on the hot path touches no heap and checks no uniqueness.
 public struct AppStats: Sendable, Equatable {
-    public var timeInState = [Nanoseconds](repeating: 0, count: ProcessState.allCases.count)
-    public var launches = [Int](repeating: 0, count: LaunchCause.allCases.count)
-    public var terminations = [Int](repeating: 0, count: TerminationReason.allCases.count)
+    /// Indexed by `ProcessState.rawValue`.
+    public var timeInState = SIMD8<Int64>()
+    /// Indexed by `LaunchCause.rawValue`.
+    public var launches = SIMD16<Int32>()
+    /// Indexed by `TerminationReason.rawValue`.
+    public var terminations = SIMD16<Int32>()
     public var backgroundTasksBegun = 0
     public var backgroundTasksExpired = 0
     public var watchdogHits = 0
@@ -65,10 +68,12 @@ struct AppProcess: Sendable {
 
     var inFlight: InFlightJob?
     var jobCounter: UInt32 = 0
-    var jobs = Deque<MainThreadJob>()
+    var jobs = JobQueue()
     var heldTimers: [(token: Int32, continuation: Bool)] = []
 
     var tasks: [BackgroundTaskRecord] = []
+    /// The last task name and its interned text: apps reuse a few names.
+    var lastTaskName: (name: String, text: TextID)?
     var nextTaskID = 1
     var window: BackgroundWindow?
     var windowNumber: UInt32 = 0
@@ -76,4 +81,22 @@ struct AppProcess: Sendable {
     var stats = AppStats()
 
     init(manifest: AppManifest) { self.manifest = manifest }
+}
+
+/// A FIFO of main-thread jobs: an array read from a moving head, emptied in
+/// place once drained — no allocation once it has grown to its working size.
+struct JobQueue: Sendable {
+    private var items: [MainThreadJob] = []
+    private var head = 0
+
+    @inline(__always) var isEmpty: Bool { head == items.count }
+    @inline(__always) mutating func append(_ job: MainThreadJob) { items.append(job) }
+    @inline(__always) mutating func popFirst() -> MainThreadJob? {
+        guard head < items.count else { return nil }
+        let job = items[head]
+        head += 1
+        if head == items.count { items.removeAll(keepingCapacity: true); head = 0 }
+        return job
+    }
+    mutating func removeAll() { items.removeAll(keepingCapacity: true); head = 0 }
 }

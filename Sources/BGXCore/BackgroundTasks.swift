@@ -28,9 +28,16 @@ extension Engine {
         }
         let id = apps[i].nextTaskID
         apps[i].nextTaskID += 1
-        apps[i].tasks.append(BackgroundTaskRecord(id: id, name: label, nameText: text(label), began: now))
+        let nameText: TextID
+        if let last = apps[i].lastTaskName, last.name == label {
+            nameText = last.text
+        } else {
+            nameText = text(label)
+            apps[i].lastTaskName = (label, nameText)
+        }
+        apps[i].tasks.append(BackgroundTaskRecord(id: id, name: label, nameText: nameText, began: now))
         apps[i].stats.backgroundTasksBegun += 1
-        record(app, .bgtaskBegin(id: id, name: apps[i].tasks[apps[i].tasks.count - 1].nameText))
+        record(app, .bgtaskBegin(id: id, name: nameText))
         if apps[i].state == .background { scheduleBudgetTimers(app) }
         return id
     }
@@ -115,7 +122,9 @@ extension Engine {
     mutating func budgetDeadlineFired(_ app: AppID, epoch: UInt32, window: UInt32) {
         let i = Int(app.index)
         guard apps[i].epoch == epoch, apps[i].windowNumber == window, !apps[i].tasks.isEmpty else { return }
-        let open = apps[i].tasks.map { "\($0.id) (\"\($0.name)\")" }.joined(separator: ", ")
+        // Names, not identifiers: the same few texts recur, so the interned
+        // table stays small however long the run.
+        let open = apps[i].tasks.map { "\"\($0.name)\"" }.joined(separator: ", ")
         terminate(app, .backgroundTaskTimeout,
                   detail: "background task \(open) still open when the \(Time.describe(profile.backgroundTaskBudget)) "
                     + "background budget ran out")

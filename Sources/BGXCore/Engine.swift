@@ -20,7 +20,7 @@ public struct Engine: Sendable {
     var texts = TextTable()
 
     /// Directives not yet taken by the host, in order.
-    var outbox: [Directive] = []
+    @usableFromInline var outbox: [Directive] = []
     /// Trace events not yet taken by the host, in order.
     public var trace: [TraceEvent] = []
     /// Events handled so far (for benchmarks and diagnostics).
@@ -93,11 +93,11 @@ public struct Engine: Sendable {
 
     /// Moves the directives produced so far into `buffer` (which is emptied
     /// first), keeping both arrays' storage for reuse.
-    public mutating func takeDirectives(into buffer: inout [Directive]) {
+    @inlinable public mutating func takeDirectives(into buffer: inout [Directive]) {
         buffer.removeAll(keepingCapacity: true)
         swap(&buffer, &outbox)
     }
-    public var hasDirectives: Bool { !outbox.isEmpty }
+    @inlinable public var hasDirectives: Bool { !outbox.isEmpty }
 
     mutating func handle(_ event: EngineEvent) {
         switch event {

@@ -18,12 +18,12 @@ public struct AppSummary: Sendable, Equatable {
         secondsInState = seconds
         var launches: [LaunchCause: Int] = [:]
         for cause in LaunchCause.allCases where stats.launches[Int(cause.rawValue)] > 0 {
-            launches[cause] = stats.launches[Int(cause.rawValue)]
+            launches[cause] = Int(stats.launches[Int(cause.rawValue)])
         }
         self.launches = launches
         var terms: [TerminationReason: Int] = [:]
         for reason in TerminationReason.allCases where stats.terminations[Int(reason.rawValue)] > 0 {
-            terms[reason] = stats.terminations[Int(reason.rawValue)]
+            terms[reason] = Int(stats.terminations[Int(reason.rawValue)])
         }
         terminations = terms
         backgroundTasksBegun = stats.backgroundTasksBegun

@@ -90,7 +90,7 @@ public enum Benchmark {
     }
 }
 
-/// Apps as plain state, not closures: every third app forgets to end its
+/// Apps as plain state, not closures: every tenth app forgets to end its
 /// background task (and is killed); the rest end it after 1–40 s, in their
 /// expiration handler when that comes first.
 struct SyntheticHost {
@@ -129,12 +129,12 @@ struct SyntheticHost {
             case .didEnterBackground:
                 let id = engine.beginBackgroundTask(for: app, name: "work")
                 openTask[i] = id
-                if i % 3 != 0 && id != 0 {
+                if i % 10 != 0 && id != 0 {
                     _ = engine.scheduleTimer(for: app, after: Time.seconds(Int(1 + random.next() % 40)),
                                              continuation: false)
                 }
             case let .backgroundTaskExpired(id):
-                if i % 3 != 0 { engine.endBackgroundTask(for: app, id); openTask[i] = 0 }
+                if i % 10 != 0 { engine.endBackgroundTask(for: app, id); openTask[i] = 0 }
             default:
                 break
             }

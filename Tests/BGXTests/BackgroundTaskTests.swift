@@ -209,7 +209,7 @@ struct BackgroundTaskTests {
         ])
         let kill = device.terminations(of: app).first
         #expect(kill?.code == "0x2182bad2")
-        #expect(kill?.detail == "background task 1 (\"sync\") still open when the 30s background budget ran out")
+        #expect(kill?.detail == "background task \"sync\" still open when the 30s background budget ran out")
         #expect(journal.entries == ["expiring"])
     }
 
