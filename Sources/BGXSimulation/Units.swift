@@ -86,7 +86,7 @@ public enum Units {
         var day = 0
         var clock = Substring(s)
         if pieces.count == 2 {
-            guard pieces[0].hasSuffix("d"), let d = Int(pieces[0].dropLast()), d >= 0 else { return nil }
+            guard pieces[0].hasSuffix("d"), let d = Int(pieces[0].dropLast()), (0...36_500).contains(d) else { return nil }
             day = d
             clock = pieces[1]
         } else if pieces.count != 1 {

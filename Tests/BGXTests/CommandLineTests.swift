@@ -1,0 +1,145 @@
+import Foundation
+import Testing
+
+/// The command line's contracts (DESIGN.md "Command line"), run against the
+/// built `bgx` executable.
+@Suite("bgx command line")
+struct CommandLineTests {
+    /// `bgx` sits beside the test bundle in SwiftPM's build folder.
+    static let executable: URL? = {
+        var dir = Bundle.main.bundleURL
+        for _ in 0..<3 {
+            let candidate = dir.appendingPathComponent("bgx")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            dir = dir.deletingLastPathComponent()
+        }
+        return nil
+    }()
+
+    struct Output { var status: Int32; var stdout: String; var stderr: String }
+
+    func bgx(_ arguments: [String]) throws -> Output {
+        let exe = try #require(Self.executable, "the bgx executable was not built beside the tests")
+        let process = Process()
+        process.executableURL = exe
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Output(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                      stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    func temporaryFile(_ text: String, _ name: String = "scenario.yaml") throws -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bgx-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let path = dir.appendingPathComponent(name).path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test("bgx run prints a summary and exits 0 when every expectation holds")
+    func runPasses() throws {
+        let path = repositoryRoot.appendingPathComponent("Scenarios/spec2-expiry-handled.yaml").path
+        let r = try bgx(["run", path])
+        #expect(r.status == 0)
+        #expect(r.stdout.contains("com.example.uploader"))
+        #expect(r.stdout.contains("bg tasks:     1 begun, 1 expired"))
+    }
+
+    @Test("bgx run exits 1 when an expectation fails")
+    func runFails() throws {
+        let path = try temporaryFile("""
+        apps: [{bundle: com.example.a}]
+        expect: [{kind: launch, app: com.example.a}]
+        """)
+        let r = try bgx(["run", path])
+        #expect(r.status == 1)
+        #expect(r.stdout.contains("FAIL"))
+    }
+
+    @Test("bad input: error: FILE:LINE:COLUMN: message on stderr, exit 2")
+    func badInput() throws {
+        let path = try temporaryFile("apps:\n  - bundle: a\n    backgroundMode: [audio]\n")
+        let r = try bgx(["run", path])
+        #expect(r.status == 2)
+        #expect(r.stderr == "error: \(path):3:5: unknown key in an app 'backgroundMode'; did you mean 'backgroundModes'?\n")
+        let missing = try bgx(["run", "/nonexistent/scenario.yaml"])
+        #expect(missing.status == 2)
+        #expect(missing.stderr.hasPrefix("error: /nonexistent/scenario.yaml:1:1: "))
+    }
+
+    @Test("--trace - writes JSON Lines in DESIGN.md's format, byte-identical run to run")
+    func traceToStdout() throws {
+        let path = repositoryRoot.appendingPathComponent("Scenarios/spec1-launch-and-suspend.yaml").path
+        let first = try bgx(["run", path, "--trace", "-"])
+        #expect(first.status == 0)
+        let lines = first.stdout.split(separator: "\n")
+        #expect(lines.contains { $0 == #"{"t": 1200, "app": "com.example.notes", "kind": "state", "from": "background", "to": "suspended", "reason": "no assertions"}"# })
+        for line in lines {
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            #expect(object?["t"] is NSNumber && object?["kind"] is String, "\(line)")
+        }
+        #expect(try bgx(["run", path, "--trace", "-"]).stdout == first.stdout)
+    }
+
+    @Test("--json prints the summary as JSON")
+    func json() throws {
+        let path = repositoryRoot.appendingPathComponent("Scenarios/spec2-task-never-ended.yaml").path
+        let r = try bgx(["run", path, "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let apps = try #require(object["apps"] as? [[String: Any]])
+        #expect((apps.first?["terminations"] as? [String: Int])?["backgroundTaskTimeout"] == 1)
+        #expect(object["passed"] as? Bool == true)
+    }
+
+    @Test("features not built yet are refused, not pretended")
+    func notYetSupported() throws {
+        let path = repositoryRoot.appendingPathComponent("Scenarios/spec1-launch-and-suspend.yaml").path
+        let r = try bgx(["run", path, "--report", "out.html"])
+        #expect(r.status == 2)
+        #expect(r.stderr.contains("not yet supported: --report"))
+    }
+
+    @Test("bgx check reports missing modes and identifiers; exit 1 on errors")
+    func check() throws {
+        let path = try temporaryFile("""
+        apps:
+          - bundle: com.example.feed
+            backgroundModes: [audio]
+            on:
+              didEnterBackground:
+                - submit: {identifier: com.example.feed.refresh, type: appRefresh}
+        """)
+        let r = try bgx(["check", path])
+        #expect(r.status == 1)
+        #expect(r.stdout.contains("error: com.example.feed: 'submit' (line 6) needs UIBackgroundModes 'fetch'"))
+        #expect(r.stdout.contains("not in BGTaskSchedulerPermittedIdentifiers"))
+        #expect(r.stdout.contains("warning: com.example.feed: UIBackgroundModes declares 'audio' but nothing"))
+        let clean = try bgx(["check", repositoryRoot.appendingPathComponent("Scenarios/spec2-end-twice.yaml").path])
+        #expect(clean.status == 0)
+        #expect(clean.stdout.contains("no problems found"))
+    }
+
+    @Test("bgx demo runs the built-in scenario and its expectations hold")
+    func demo() throws {
+        let r = try bgx(["demo"])
+        #expect(r.status == 0)
+        #expect(r.stdout.contains("backgroundTaskTimeout"))
+        #expect(!r.stdout.contains("FAIL"))
+    }
+
+    @Test("bgx bench --json reports engine and bare-heap throughput from one run")
+    func bench() throws {
+        let r = try bgx(["bench", "--json", "--events", "20000", "--apps", "50"])
+        #expect(r.status == 0)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        #expect((object["events"] as? Int ?? 0) >= 20000)
+        #expect((object["engineEventsPerSecond"] as? Double ?? 0) > 0)
+        #expect((object["bareHeapEventsPerSecond"] as? Double ?? 0) > 0)
+    }
+}
