@@ -45,8 +45,7 @@ struct BackgroundWindow: Sendable {
 /// Counters live in fixed-size SIMD vectors: inline storage, so updating
 /// them on the hot path touches no heap and checks no uniqueness.
 public struct AppStats: Sendable, Equatable {
-    /// Indexed by `ProcessState.rawValue`.
-    public var timeInState = SIMD8<Int64>()
+    public var timeInState = StateTimes()
     /// Indexed by `LaunchCause.rawValue`.
     public var launches = SIMD16<Int32>()
     /// Indexed by `TerminationReason.rawValue`.
@@ -99,4 +98,35 @@ struct JobQueue: Sendable {
         return job
     }
     mutating func removeAll() { items.removeAll(keepingCapacity: true); head = 0 }
+}
+
+/// Nanoseconds spent in each process state. Plain fields behind a switch:
+/// a SIMD vector indexed at run time is spilled to memory on every update.
+public struct StateTimes: Sendable, Equatable {
+    public var notRunning: Nanoseconds = 0
+    public var inactive: Nanoseconds = 0
+    public var active: Nanoseconds = 0
+    public var background: Nanoseconds = 0
+    public var suspended: Nanoseconds = 0
+
+    public subscript(state: ProcessState) -> Nanoseconds {
+        get {
+            switch state {
+            case .notRunning: notRunning
+            case .inactive: inactive
+            case .active: active
+            case .background: background
+            case .suspended: suspended
+            }
+        }
+        set {
+            switch state {
+            case .notRunning: notRunning = newValue
+            case .inactive: inactive = newValue
+            case .active: active = newValue
+            case .background: background = newValue
+            case .suspended: suspended = newValue
+            }
+        }
+    }
 }

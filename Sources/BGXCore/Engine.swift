@@ -55,7 +55,7 @@ public struct Engine: Sendable {
     public func stats(of app: AppID) -> AppStats {
         let p = apps[Int(app.index)]
         var s = p.stats
-        s.timeInState[Int(p.state.rawValue)] += now - p.stateSince
+        s.timeInState[p.state] += now - p.stateSince
         return s
     }
 
@@ -129,7 +129,7 @@ public struct Engine: Sendable {
         let i = Int(app.index)
         let from = apps[i].state
         guard from != to else { return }
-        apps[i].stats.timeInState[Int(from.rawValue)] += now - apps[i].stateSince
+        apps[i].stats.timeInState[from] += now - apps[i].stateSince
         apps[i].state = to
         apps[i].stateSince = now
         record(app, .state(from: from, to: to, reason: reason))

@@ -14,7 +14,7 @@ public struct AppSummary: Sendable, Equatable {
     public init(bundleIdentifier: String, stats: AppStats) {
         self.bundleIdentifier = bundleIdentifier
         var seconds: [ProcessState: Double] = [:]
-        for state in ProcessState.allCases { seconds[state] = Time.toSeconds(stats.timeInState[Int(state.rawValue)]) }
+        for state in ProcessState.allCases { seconds[state] = Time.toSeconds(stats.timeInState[state]) }
         secondsInState = seconds
         var launches: [LaunchCause: Int] = [:]
         for cause in LaunchCause.allCases where stats.launches[Int(cause.rawValue)] > 0 {

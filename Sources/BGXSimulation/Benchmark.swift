@@ -6,8 +6,12 @@ import HeapModule
 /// same run — a ratio, never a timed test.
 public enum Benchmark {
     public struct Result: Sendable {
+        /// Events the engine took from its queue (user actions, timers, watchdogs, budgets…).
         public var events: Int
+        /// Trace events those produced: what happened, one line each.
         public var traceEvents: Int
+        /// Callbacks and timers delivered to app code.
+        public var deliveries: Int
         public var apps: Int
         public var engineSeconds: Double
         public var bareHeapSeconds: Double
@@ -20,14 +24,16 @@ public enum Benchmark {
             return "{\"events\": \(events), \"traceEvents\": \(traceEvents), \"apps\": \(apps), "
                 + "\"engineEventsPerSecond\": \(n(engineEventsPerSecond)), "
                 + "\"bareHeapEventsPerSecond\": \(n(bareHeapEventsPerSecond)), "
-                + "\"ratio\": \(Double(Int(ratio * 1000)) / 1000)}"
+                + "\"ratio\": \(Double(Int(ratio * 1000)) / 1000), "
+                + "\"traceEventsPerSecond\": \(n(Double(traceEvents) / engineSeconds)), "
+                + "\"deliveriesPerSecond\": \(n(Double(deliveries) / engineSeconds))}"
         }
         public var text: String {
             func m(_ d: Double) -> String { String(Double(Int(d / 10_000)) / 100) + "M" }
             return """
             workload: \(apps) apps cycling through launch, home, lock and background tasks
-            events:        \(events) (\(traceEvents) trace events recorded)
-            engine:        \(m(engineEventsPerSecond)) events/s
+            events:        \(events) queued events, \(traceEvents) trace events, \(deliveries) callbacks/timers delivered
+            engine:        \(m(engineEventsPerSecond)) events/s (\(m(Double(traceEvents) / engineSeconds)) trace events/s, \(m(Double(deliveries) / engineSeconds)) deliveries/s)
             bare heap:     \(m(bareHeapEventsPerSecond)) events/s (push/pop of the same events)
             engine / heap: \(Int((ratio * 100).rounded())) %
             """
@@ -43,6 +49,7 @@ public enum Benchmark {
         }
         var host = SyntheticHost(apps: appCount)
         var traceEvents = 0
+        var deliveries = 0
         var queueSizeSum = 0
         var samples = 0
         let engineSeconds = measure {
@@ -53,7 +60,13 @@ public enum Benchmark {
                 engine.step()
                 while engine.hasDirectives {
                     engine.takeDirectives(into: &directives)
-                    for d in directives { host.carryOut(d, &engine) }
+                    for d in directives {
+                        switch d {
+                        case .deliver, .fire: deliveries &+= 1
+                        default: break
+                        }
+                        host.carryOut(d, &engine)
+                    }
                 }
                 if engine.trace.count >= 65_536 {
                     traceEvents += engine.trace.count
@@ -85,7 +98,7 @@ public enum Benchmark {
             }
         }
         precondition(checksum != 0)
-        return Result(events: events, traceEvents: traceEvents, apps: appCount,
+        return Result(events: events, traceEvents: traceEvents, deliveries: deliveries, apps: appCount,
                       engineSeconds: engineSeconds, bareHeapSeconds: bareSeconds)
     }
 }

@@ -31,9 +31,6 @@ func loadScenario(_ path: String) throws -> Scenario {
 /// expectation failed.
 func runScenario(_ scenario: Scenario, seed: UInt64?, tracePath: String?, json: Bool, report: String?,
                  narrate: Bool = false) throws -> Bool {
-    if report != nil {
-        throw fail("error: not yet supported: --report (the timeline report is the 'See it' issue)")
-    }
     let run: ScenarioRun
     do {
         run = try ScenarioRun(scenario, seed: seed)
@@ -65,6 +62,13 @@ func runScenario(_ scenario: Scenario, seed: UInt64?, tracePath: String?, json: 
     }
     run.run()
     try? traceHandle?.close()
+    if let path = report {
+        do {
+            try TimelineReport(run: run, seed: seed).html.write(toFile: path, atomically: true, encoding: .utf8)
+        } catch {
+            throw fail("error: \(path):1:1: cannot write the report file")
+        }
+    }
     let device = run.device
     let apps = device.engine.appIDs
     if json {
@@ -112,7 +116,7 @@ struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Run a scenario file and print a per-app summary.")
     @Argument(help: "The scenario file (YAML).") var scenario: String
     @Option(help: "Write the trace as JSON Lines to FILE, or '-' for standard output.") var trace: String?
-    @Option(help: "Write the timeline report (not yet supported).") var report: String?
+    @Option(help: "Write the timeline report (HTML) to FILE.") var report: String?
     @Option(help: "Override the scenario's seed.") var seed: UInt64?
     @Flag(help: "Print the summary as JSON.") var json = false
 
@@ -127,6 +131,7 @@ struct Demo: ParsableCommand {
         abstract: "Run the built-in scenario: messaging apps and their background tasks through a day.")
     @Option(help: "Write the trace as JSON Lines to FILE, or '-' for standard output.") var trace: String?
     @Flag(help: "Print the built-in scenario file and exit.") var printScenario = false
+    static let reportFile = "bgx-demo.html"
 
     func run() throws {
         if printScenario { print(BGXSimulation.Demo.scenario); return }
@@ -137,10 +142,10 @@ struct Demo: ParsableCommand {
             throw fail(error.description)
         }
         print("bgx demo: the built-in scenario (bgx demo --print-scenario shows it)\n")
-        if !(try runScenario(scenario, seed: nil, tracePath: trace, json: false, report: nil, narrate: true)) {
-            throw ExitCode(1)
-        }
-        print("\nThe HTML timeline report (bgx-demo.html) is not yet supported.")
+        let passed = try runScenario(scenario, seed: nil, tracePath: trace, json: false, report: Self.reportFile,
+                                     narrate: true)
+        print("\nThe timeline report: \(Self.reportFile) (open it in a browser).")
+        if !passed { throw ExitCode(1) }
     }
 }
 

@@ -1,0 +1,122 @@
+import BGXCore
+import Foundation
+
+/// The timeline report (issue 6, after WWDC19 707's picture of a day): one
+/// self-contained HTML file — inline SVG and CSS, no script, no network — with
+/// a row per app showing its states as bands and its events as markers, rows
+/// for the device's charging, lock, network and Low Power Mode, and the
+/// summary and SPEC §12's three concerns as tables.
+///
+/// A pure function of the run: the same trace gives the same bytes.
+public struct TimelineReport {
+    public var title: String
+    /// One line under the title: profile, seed, …
+    public var details: String
+    public var events: [TraceEvent]
+    public var names: TraceNames
+    /// Wall clock at t = 0.
+    public var start: Date
+    public var duration: Nanoseconds
+    /// The engine's per-app summaries (matched to apps by bundle identifier).
+    public var summaries: [AppSummary]
+    /// The device at t = 0; `device` events change it from there.
+    public var initialDevice: DeviceState
+
+    public init(title: String, details: String = "", events: [TraceEvent], names: TraceNames, start: Date,
+                duration: Nanoseconds, summaries: [AppSummary], initialDevice: DeviceState = DeviceState()) {
+        self.title = title
+        self.details = details
+        self.events = events
+        self.names = names
+        self.start = start
+        self.duration = duration
+        self.summaries = summaries
+        self.initialDevice = initialDevice
+    }
+
+    /// The report of a scenario that has run (its device must keep its trace).
+    public init(run: ScenarioRun, seed: UInt64? = nil) {
+        let device = run.device, scenario = run.scenario
+        self.init(title: scenario.file,
+                  details: "\(scenario.profile.name) profile · seed \(seed ?? scenario.seed) · "
+                      + "\(ReportFormat.duration(scenario.duration)) from \(ReportClock(start: scenario.start).date(ofDay: 0)) "
+                      + "\(ReportClock(start: scenario.start).clock(0, seconds: false, day: false)) UTC",
+                  events: device.trace, names: device.renderer.names, start: scenario.start,
+                  duration: scenario.duration, summaries: device.engine.appIDs.map { device.summary(of: $0) },
+                  initialDevice: scenario.device)
+    }
+
+    public var html: String {
+        let clock = ReportClock(start: start)
+        let timeline = ReportTimeline(events: events, names: names, duration: duration, initialDevice: initialDevice,
+                                      clock: clock)
+        let svg = ReportSVG(timeline: timeline, clock: clock, duration: duration)
+        let tables = ReportTables(names: names, facts: ReportFacts.count(events: events, names: names),
+                                  summaries: summaries)
+        typealias F = ReportFormat
+        var out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+        out += "<title>bgx report: \(F.escape(title))</title>\n<style>\(Self.css)</style>\n</head>\n<body>\n"
+        out += ReportSVG.defs
+        out += "<header><h1>bgx timeline: \(F.escape(title))</h1>\n"
+        if !details.isEmpty { out += "<p class=\"details\">\(F.escape(details))</p>\n" }
+        out += "<p class=\"note\">Times are the scenario's wall clock (UTC). Hover over a band or a marker "
+            + "for what happened and when.</p></header>\n"
+        out += Self.legend
+        out += "<main>\n" + svg.draw()
+        out += tables.html
+        out += "</main>\n</body>\n</html>\n"
+        return out
+    }
+
+    // MARK: Legend and style
+
+    static var legend: String {
+        func swatch(_ style: String, height: Double = 12) -> String {
+            "<svg width=\"22\" height=\"14\" aria-hidden=\"true\"><rect class=\"\(style)\" x=\"1\" "
+                + "y=\"\(ReportFormat.coordinate(7 - height / 2))\" width=\"20\" height=\"\(ReportFormat.coordinate(height))\"/></svg>"
+        }
+        func item(_ picture: String, _ text: String) -> String { "<li>\(picture)\(ReportFormat.escape(text))</li>" }
+        var out = "<ul class=\"legend\">"
+        out += item(swatch("foreground"), "in front (active)")
+        out += item(swatch("background"), "running in the background")
+        out += item(swatch("suspended", height: 5), "suspended")
+        out += item("<svg width=\"22\" height=\"14\" aria-hidden=\"true\"><rect class=\"lane0\" x=\"1\" y=\"1\" "
+                    + "width=\"20\" height=\"12\" stroke=\"#ccc\"/></svg>", "not running")
+        out += item(swatch("chargezone"), "charging")
+        out += item(swatch("locked"), "locked")
+        out += item(swatch("net-wifi"), "Wi-Fi")
+        out += item(swatch("net-cellular"), "cellular")
+        out += item(swatch("net-none"), "no network")
+        out += item(swatch("lowpower"), "Low Power Mode")
+        for style in MarkerStyle.allCases {
+            out += item("<svg width=\"16\" height=\"14\" aria-hidden=\"true\"><use href=\"#m-\(style.shape)\" "
+                        + "class=\"m \(style.rawValue)\" x=\"8\" y=\"7\"/></svg>", style.legend)
+        }
+        return out + "</ul>\n"
+    }
+
+    static let css = """
+    body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Liberation Sans",Helvetica,Arial,sans-serif;\
+    margin:20px 24px;color:#1d1d1f;background:#fff}
+    h1{font-size:20px;margin:0 0 2px}h2{font-size:17px;margin:28px 0 8px}h3{font-size:14px;margin:14px 0 2px}
+    .details{margin:0;color:#444}.note{margin:2px 0 8px;color:#666;font-size:12.5px}
+    .legend{list-style:none;padding:0;margin:6px 0 4px;display:flex;flex-wrap:wrap;gap:4px 16px;font-size:12.5px}
+    .legend li{display:flex;align-items:center;gap:4px}
+    svg.timeline{display:block;max-width:100%;height:auto}
+    svg text{font-size:11.5px;fill:#222}svg .tick{fill:#555;font-size:11px}svg .dlabel{fill:#666;font-style:italic}
+    .lane0{fill:#f4f5f8}.lane1{fill:#fbfbfc}.outside{fill:#e4e4e4}.chargezone{fill:#d4f3d9}
+    .grid{stroke:#d6d8dd;stroke-width:1}
+    .foreground{fill:#9fcdfd}.background{fill:#1b3a8c}.suspended{fill:#aab3c2}
+    .charging{fill:#2f9e48}.locked{fill:#5b5b5b}.net-wifi{fill:#6fa8e8}.net-cellular{fill:#a57ad0}\
+    .net-none{fill:#e06464}.lowpower{fill:#f2c230}
+    .m{stroke:#fff;stroke-width:.8}
+    .launch-user{fill:#15803d}.launch-notification{fill:#0e8c8c}.launch-bg{fill:#e87400}
+    .kill{fill:#dc2626}.term{fill:#6b6b6b}.task-begin{fill:#f59e0b}.task-expire{fill:#c026d3}\
+    .task-refused{fill:#7c3aed}.notif{fill:#db2777}.notif-drop{fill:#9a9a9a}.reboot{fill:#111}
+    table{border-collapse:collapse;margin:4px 0 12px;font-size:13px}
+    th,td{border:1px solid #d9dce1;padding:4px 8px;text-align:left;vertical-align:top}
+    th{background:#f1f3f6;font-weight:600}td.n{text-align:right;font-variant-numeric:tabular-nums}
+    td.app{font-family:ui-monospace,Menlo,"DejaVu Sans Mono",monospace;font-size:12px}
+    """
+}

@@ -1,0 +1,90 @@
+import BGXCore
+import Foundation
+
+/// The per-app numbers of the report's tables that the engine's summary does
+/// not hold, counted from the trace: warm launches, wakes, background-task
+/// outcomes, and what the app did while it ran in the background (SPEC §12).
+struct ReportFacts {
+    var coldLaunches = 0
+    /// Returns to the front of a process that was already running or suspended.
+    var warmLaunches = 0
+    /// Launches by cause, in `LaunchCause` order.
+    var launches: [LaunchCause: Int] = [:]
+    /// Resumed from suspension into the background (not on the way to the front).
+    var backgroundResumes = 0
+    var tasksBegun = 0
+    var tasksExpired = 0
+    var tasksRefused = 0
+    var terminations: [TerminationReason: Int] = [:]
+    /// What ran while the app was in the background, in order of first
+    /// appearance, with counts.
+    var backgroundActivity: [(what: String, count: Int)] = []
+
+    var wakes: [(String, Int)] {
+        LaunchCause.allCases.compactMap { c in launches[c].map { ("\(c)", $0) } }
+            + (backgroundResumes > 0 ? [("resumed in the background", backgroundResumes)] : [])
+    }
+    var kills: Int { terminations.filter { ReportFacts.isKill($0.key) }.values.reduce(0, +) }
+
+    /// Terminations the system imposes as a penalty or for resources — not
+    /// the person's, the app's own, or a restart's.
+    static func isKill(_ reason: TerminationReason) -> Bool {
+        switch reason {
+        case .userForceQuit, .exit, .exitsOnSuspend, .multitaskingUnsupported, .reboot: false
+        default: true
+        }
+    }
+
+    /// One value per installed app, in `names.apps` order.
+    static func count(events: [TraceEvent], names: TraceNames) -> [ReportFacts] {
+        var facts = [ReportFacts](repeating: ReportFacts(), count: names.apps.count)
+        var state = [ProcessState](repeating: .notRunning, count: names.apps.count)
+        var activityIndex = [[String: Int]](repeating: [:], count: names.apps.count)
+        // A resume waits for the app's next state change to tell whether it
+        // was on the way to the front.
+        var pendingResume = [Bool](repeating: false, count: names.apps.count)
+
+        func note(_ i: Int, _ what: String) {
+            if let k = activityIndex[i][what] {
+                facts[i].backgroundActivity[k].count += 1
+            } else {
+                activityIndex[i][what] = facts[i].backgroundActivity.count
+                facts[i].backgroundActivity.append((what, 1))
+            }
+        }
+
+        for event in events {
+            guard let app = event.app else { continue }
+            let i = Int(app.index)
+            switch event.kind {
+            case let .state(from, to, reason):
+                if pendingResume[i] {
+                    pendingResume[i] = false
+                    if !to.isForeground { facts[i].backgroundResumes += 1 }
+                }
+                if to.isForeground && (from == .background || from == .suspended) { facts[i].warmLaunches += 1 }
+                if from == .suspended && to == .background && reason == .resumed { pendingResume[i] = true }
+                state[i] = to
+            case let .launch(cause):
+                facts[i].coldLaunches += 1
+                facts[i].launches[cause, default: 0] += 1
+                // Recorded before the state it launches into: a background launch is background activity.
+                if !cause.launchesIntoForeground { note(i, "launched for \(cause)") }
+            case .bgtaskBegin: facts[i].tasksBegun += 1
+            case .bgtaskExpire: facts[i].tasksExpired += 1
+            case .bgtaskInvalid: facts[i].tasksRefused += 1
+            case let .terminate(reason, _): facts[i].terminations[reason, default: 0] += 1
+            default: break
+            }
+            guard state[i] == .background else { continue }
+            switch event.kind {
+            case let .callback(callback): note(i, "ran \(callback.name)")
+            case let .bgtaskBegin(_, name): note(i, "background task '\(names.text(name))'")
+            case let .notificationSchedule(id, _): note(i, "scheduled notification '\(names.notification(id))'")
+            default: break
+            }
+        }
+        for i in pendingResume.indices where pendingResume[i] { facts[i].backgroundResumes += 1 }
+        return facts
+    }
+}

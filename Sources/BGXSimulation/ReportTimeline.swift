@@ -1,0 +1,235 @@
+import BGXCore
+import Foundation
+
+/// What the report's timeline draws, computed from the trace alone: per app
+/// its state bands and event markers, per device property its value bands.
+struct ReportTimeline {
+    /// How a process state is drawn. `inactive` is a moment between the
+    /// others and shares the foreground's band; `notRunning` is drawn as
+    /// nothing.
+    enum BandKind: String, CaseIterable {
+        case foreground, background, suspended
+
+        init?(_ state: ProcessState) {
+            switch state {
+            case .active, .inactive: self = .foreground
+            case .background: self = .background
+            case .suspended: self = .suspended
+            case .notRunning: return nil
+            }
+        }
+    }
+
+    struct Band {
+        var start: Nanoseconds
+        var end: Nanoseconds
+        /// The CSS class it is drawn with.
+        var style: String
+        /// What hovering over it says (before the times).
+        var label: String
+    }
+
+    struct Marker {
+        var time: Nanoseconds
+        var style: MarkerStyle
+        /// The trace kind it stands for, e.g. `launch` (tests count these).
+        var kind: String
+        /// The event in words, for hovering.
+        var title: String
+    }
+
+    struct Lane {
+        var label: String
+        var bands: [Band]
+        var markers: [Marker]
+    }
+
+    var apps: [Lane]
+    var device: [Lane]
+    /// When the device charged: drawn as a green zone behind every app.
+    var charging: [Band]
+
+    init(events: [TraceEvent], names: TraceNames, duration: Nanoseconds, initialDevice: DeviceState,
+         clock: ReportClock) {
+        apps = Self.appLanes(events: events, names: names, duration: duration, clock: clock)
+        device = Self.deviceLanes(events: events, names: names, duration: duration, initial: initialDevice,
+                                  clock: clock)
+        charging = device.first { $0.label == DeviceRow.charging.label }?.bands ?? []
+    }
+
+    // MARK: Apps
+
+    static func appLanes(events: [TraceEvent], names: TraceNames, duration: Nanoseconds,
+                         clock: ReportClock) -> [Lane] {
+        var lanes = names.apps.map { Lane(label: $0, bands: [], markers: []) }
+        // The open band of each app: its kind and since when (nil: not running).
+        var open = [(kind: BandKind, since: Nanoseconds)?](repeating: nil, count: lanes.count)
+
+        func close(_ i: Int, at time: Nanoseconds) {
+            guard let current = open[i], time > current.since else { return }
+            if let last = lanes[i].bands.last, last.end == current.since, last.style == current.kind.rawValue {
+                lanes[i].bands[lanes[i].bands.count - 1].end = time  // adjacent, same kind: one band
+            } else {
+                lanes[i].bands.append(Band(start: current.since, end: time, style: current.kind.rawValue,
+                                           label: Self.bandLabel(current.kind)))
+            }
+        }
+
+        for event in events {
+            guard let app = event.app else { continue }
+            let i = Int(app.index)
+            if case let .state(_, to, _) = event.kind {
+                let kind = BandKind(to)
+                if kind == open[i]?.kind { continue }
+                close(i, at: event.time)
+                open[i] = kind.map { ($0, event.time) }
+            }
+            if let style = MarkerStyle(event.kind) {
+                lanes[i].markers.append(Marker(time: event.time, style: style, kind: event.kindName,
+                                               title: title(event, names: names, clock: clock)))
+            }
+        }
+        for i in lanes.indices { close(i, at: duration) }
+        return lanes
+    }
+
+    static func bandLabel(_ kind: BandKind) -> String {
+        switch kind {
+        case .foreground: "in front (active)"
+        case .background: "running in the background"
+        case .suspended: "suspended"
+        }
+    }
+
+    /// `1d 17:50:30 terminate: reason=backgroundTaskTimeout code=0x2182bad2 …`
+    static func title(_ event: TraceEvent, names: TraceNames, clock: ReportClock) -> String {
+        let fields = event.fields(names).map { name, value -> String in
+            switch value {
+            case let .string(s): return "\(name)=\(s)"
+            case let .number(n): return n == n.rounded() && abs(n) < 1e15 ? "\(name)=\(Int64(n))" : "\(name)=\(n)"
+            case let .bool(b): return "\(name)=\(b)"
+            }
+        }
+        return clock.clock(event.time) + " " + event.kindName + (fields.isEmpty ? "" : ": " + fields.joined(separator: " "))
+    }
+
+    // MARK: Device
+
+    /// The device properties the report draws, each as a row of value bands.
+    struct DeviceRow {
+        var property: String
+        var label: String
+        var initial: (DeviceState) -> String
+        /// The CSS class a value is drawn with; nil draws nothing (e.g. `false`).
+        var style: (String) -> String?
+
+        static let charging = DeviceRow(property: "charging", label: "charging",
+                                        initial: { "\($0.charging)" }, style: { $0 == "true" ? "charging" : nil })
+        static let locked = DeviceRow(property: "locked", label: "locked",
+                                      initial: { "\($0.locked)" }, style: { $0 == "true" ? "locked" : nil })
+        static let network = DeviceRow(property: "network", label: "network", initial: { $0.network.rawValue },
+                                       style: { ["wifi": "net-wifi", "cellular": "net-cellular", "none": "net-none"][$0] })
+        static let lowPowerMode = DeviceRow(property: "lowPowerMode", label: "Low Power Mode",
+                                            initial: { "\($0.lowPowerMode)" }, style: { $0 == "true" ? "lowpower" : nil })
+        static let all = [charging, locked, network, lowPowerMode]
+        /// Device events drawn as markers (on the `locked` row) rather than bands.
+        static let markerProperties: Set<String> = ["reboot"]
+    }
+
+    static func deviceLanes(events: [TraceEvent], names: TraceNames, duration: Nanoseconds,
+                            initial: DeviceState, clock: ReportClock) -> [Lane] {
+        var lanes: [Lane] = []
+        for row in DeviceRow.all {
+            var bands: [Band] = []
+            var value = row.initial(initial), since: Nanoseconds = 0
+            func close(at time: Nanoseconds) {
+                guard time > since, let style = row.style(value) else { return }
+                bands.append(Band(start: since, end: time, style: style, label: "\(row.label): \(value)"))
+            }
+            var markers: [Marker] = []
+            for event in events where event.app == nil {
+                guard case let .device(property, newValue) = event.kind else { continue }
+                let p = names.text(property), v = names.text(newValue)
+                if p == row.property, v != value {
+                    close(at: event.time)
+                    value = v
+                    since = event.time
+                } else if row.property == DeviceRow.locked.property, DeviceRow.markerProperties.contains(p) {
+                    markers.append(Marker(time: event.time, style: .reboot, kind: "device",
+                                          title: title(event, names: names, clock: clock)))
+                }
+            }
+            close(at: duration)
+            lanes.append(Lane(label: row.label, bands: bands, markers: markers))
+        }
+        return lanes
+    }
+}
+
+/// How one kind of trace event is marked on an app's row. To mark a new kind
+/// of event, add a case here and in `init(_:)`, and its shape in
+/// `ReportSVG.markerShapes`.
+enum MarkerStyle: String, CaseIterable {
+    case launchUser = "launch-user", launchNotification = "launch-notification", launchBackground = "launch-bg"
+    case terminateKill = "kill", terminateOther = "term"
+    case taskBegin = "task-begin", taskExpire = "task-expire", taskRefused = "task-refused"
+    case notificationDeliver = "notif", notificationDrop = "notif-drop"
+    case reboot
+
+    init?(_ kind: TraceEvent.Kind) {
+        switch kind {
+        case let .launch(cause):
+            switch cause {
+            case .user: self = .launchUser
+            case .notification: self = .launchNotification
+            default: self = .launchBackground
+            }
+        case let .terminate(reason, _): self = ReportFacts.isKill(reason) ? .terminateKill : .terminateOther
+        case .bgtaskBegin: self = .taskBegin
+        case .bgtaskExpire: self = .taskExpire
+        case .bgtaskInvalid: self = .taskRefused
+        case .notificationDeliver: self = .notificationDeliver
+        case .notificationDrop: self = .notificationDrop
+        default: return nil
+        }
+    }
+
+    /// Which shape it is drawn with (an id in the report's `<defs>`).
+    var shape: String {
+        switch self {
+        case .launchUser, .launchNotification, .launchBackground: "launch"
+        case .terminateKill, .terminateOther: "terminate"
+        case .taskBegin: "begin"
+        case .taskExpire: "expire"
+        case .taskRefused: "refused"
+        case .notificationDeliver, .notificationDrop: "notification"
+        case .reboot: "reboot"
+        }
+    }
+
+    /// Where in the lane: 0 top, 1 middle, 2 bottom — so markers of one
+    /// moment (a launch and its task) do not hide each other.
+    var row: Int {
+        switch self {
+        case .notificationDeliver, .notificationDrop: 0
+        case .launchUser, .launchNotification, .launchBackground, .terminateKill, .terminateOther, .reboot: 1
+        case .taskBegin, .taskExpire, .taskRefused: 2
+        }
+    }
+
+    var legend: String {
+        switch self {
+        case .launchUser: "launch by the user"
+        case .launchNotification: "launch from a notification"
+        case .launchBackground: "launch into the background (by cause)"
+        case .terminateKill: "killed by the system (by reason)"
+        case .terminateOther: "ended (force quit, exit, reboot…)"
+        case .taskBegin: "background task begun"
+        case .taskExpire: "background task expired"
+        case .taskRefused: "background task refused"
+        case .notificationDeliver: "notification delivered"
+        case .notificationDrop: "notification dropped"
+        case .reboot: "device restarted"
+        }
+    }
+}
