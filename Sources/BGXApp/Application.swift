@@ -27,6 +27,9 @@ public protocol ApplicationDelegate: AnyObject {
     func applicationWillTerminate(_ application: Application)
     /// A local notification arrived while the app was in front.
     func application(_ application: Application, didReceiveLocalNotification identifier: String)
+    /// Legacy background fetch (SPEC §6): call `completionHandler` within 30 s.
+    func application(_ application: Application,
+                     performFetchWithCompletionHandler completionHandler: @escaping (BackgroundFetchResult) -> Void)
 }
 
 extension ApplicationDelegate {
@@ -37,6 +40,10 @@ extension ApplicationDelegate {
     public func applicationWillEnterForeground(_ application: Application) {}
     public func applicationWillTerminate(_ application: Application) {}
     public func application(_ application: Application, didReceiveLocalNotification identifier: String) {}
+    public func application(_ application: Application,
+                            performFetchWithCompletionHandler completionHandler: @escaping (BackgroundFetchResult) -> Void) {
+        completionHandler(.noData)
+    }
 }
 
 /// `UIApplication`: the app's view of the system. One per process.
@@ -89,6 +96,16 @@ public final class Application {
     /// Seconds left before the system ends the app's background time;
     /// `Double.greatestFiniteMagnitude` in the foreground or with no task open.
     public var backgroundTimeRemaining: TimeInterval { connection.backgroundTimeRemaining }
+
+    /// `UIApplicationBackgroundFetchIntervalMinimum` / `…Never`.
+    public static let backgroundFetchIntervalMinimum: TimeInterval = 0
+    public static let backgroundFetchIntervalNever: TimeInterval = .greatestFiniteMagnitude
+
+    /// SPEC §6: the default is never.
+    public func setMinimumBackgroundFetchInterval(_ interval: TimeInterval) {
+        connection.setMinimumBackgroundFetchInterval(
+            seconds: interval == Application.backgroundFetchIntervalNever ? nil : interval)
+    }
 
     /// `exit(0)`: the process ends (trace reason `exit`).
     public func exit() { connection.exit() }

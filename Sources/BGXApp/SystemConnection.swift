@@ -21,6 +21,19 @@ public protocol SystemConnection: AnyObject {
     func removePendingNotifications(identifiers: [String])
     func removeAllPendingNotifications()
     func pendingNotificationIdentifiers() -> [String]
+
+    // BGTaskScheduler (SPEC §5)
+    func registerTask(identifier: String, launchHandler: @escaping (BGTask) -> Void) -> Bool
+    func submitTask(_ request: TaskRequestSpec) throws
+    func cancelTask(identifier: String)
+    func cancelAllTasks()
+    func pendingTaskRequests() -> [TaskRequestSpec]
+    func setTaskExpirationHandler(identifier: String, isSet: Bool)
+    func completeTask(identifier: String, success: Bool)
+
+    // Background fetch (SPEC §6); nil interval is "never"
+    func setMinimumBackgroundFetchInterval(seconds: Double?)
+    func completeFetch(_ result: BackgroundFetchResult)
 }
 
 /// The process the code running now belongs to. The device sets it whenever

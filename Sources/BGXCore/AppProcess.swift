@@ -12,6 +12,9 @@ enum MainThreadJob: Sendable, Equatable {
     case expirationHandler(Int)
     case timer(Int32)
     case notification(NotificationID)
+    case bgTask(TextID)
+    case bgTaskExpired(TextID)
+    case performFetch
 }
 
 /// The job holding the main thread right now.
@@ -46,10 +49,10 @@ struct BackgroundWindow: Sendable {
 /// them on the hot path touches no heap and checks no uniqueness.
 public struct AppStats: Sendable, Equatable {
     public var timeInState = StateTimes()
-    /// Indexed by `LaunchCause.rawValue`.
-    public var launches = SIMD16<Int32>()
+    /// Indexed by `LaunchCause.rawValue` (a test checks the enums fit).
+    public var launches = SIMD32<Int32>()
     /// Indexed by `TerminationReason.rawValue`.
-    public var terminations = SIMD16<Int32>()
+    public var terminations = SIMD32<Int32>()
     public var backgroundTasksBegun = 0
     public var backgroundTasksExpired = 0
     public var watchdogHits = 0
@@ -79,7 +82,41 @@ struct AppProcess: Sendable {
 
     var stats = AppStats()
 
-    init(manifest: AppManifest) { self.manifest = manifest }
+    // MARK: BGTaskScheduler and fetch (SPEC §5, §6)
+    /// Identifiers with a launch handler in this process.
+    var registered: Set<TextID> = []
+    /// `didFinishLaunching` has returned in this process: registering is over.
+    var launchFinished = false
+    var runningTasks: [RunningTask] = []
+    /// The launch's shared task budget (SPEC §5: per launch, not per task).
+    var taskDeadline: Nanoseconds?
+    var taskWindowNumber: UInt32 = 0
+    var fetchInFlight: FetchInFlight?
+    /// `setMinimumBackgroundFetchInterval`; nil is "never" (the default).
+    var fetchInterval: Nanoseconds?
+    var lastFetch: Nanoseconds?
+    /// 1 for an app that fetches fast and reports honestly; less otherwise.
+    var fetchReputation = 1.0
+    var fetchNumber: UInt32 = 0
+    var fetchDeferReason: String?
+    var lastFetchOutcomes: [PolicyOutcome] = []
+
+    // MARK: What the scheduler knows of the app (survives termination)
+    var usage: UsageHistory
+    var lastBackgroundLaunch: Nanoseconds?
+    /// Tasks left uncompleted; each doubles the spacing between launches.
+    var penalties = 0
+    var energyDay: Int64 = -1
+    var energyUsed: Nanoseconds = 0
+    var energyStartedAt: Nanoseconds?
+
+    // MARK: CPU monitor (SPEC §10)
+    var cpu = CPUUsage()
+
+    init(manifest: AppManifest, usageDays: Int) {
+        self.manifest = manifest
+        self.usage = UsageHistory(days: usageDays)
+    }
 }
 
 /// A FIFO of main-thread jobs: an array read from a moving head, emptied in
@@ -129,4 +166,18 @@ public struct StateTimes: Sendable, Equatable {
             }
         }
     }
+}
+
+/// A legacy background fetch in progress (SPEC §6).
+struct FetchInFlight: Sendable {
+    var number: UInt32
+    var started: Nanoseconds
+    /// Asynchronous work (network) the app started during the fetch.
+    var asyncWork = 0
+}
+
+/// Busy main-thread intervals of the recent past, for the CPU monitor.
+struct CPUUsage: Sendable {
+    var intervals: [(start: Nanoseconds, end: Nanoseconds)] = []
+    var checkNumber: UInt32 = 0
 }

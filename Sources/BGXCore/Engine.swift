@@ -19,6 +19,19 @@ public struct Engine: Sendable {
     var notifications = NotificationCenterState()
     var texts = TextTable()
 
+    // MARK: Scheduler state (SPEC §5, §6)
+    /// Time of day at t = 0: the predictor and `clockText` think in wall-clock time.
+    public let wallClockOffset: Nanoseconds
+    var pendingTasks: [PendingTask] = []
+    var schedulerDirty = false
+    var schedulerGeneration: UInt32 = 0
+    /// When the scheduler will next look again, if only time passes.
+    public internal(set) var schedulerWake: Nanoseconds?
+    var taskHistory: [TaskHistoryEntry] = []
+    /// When the device was last locked (nil while unlocked), and unlocked.
+    var lockedSince: Nanoseconds?
+    var lastUnlock: Nanoseconds?
+
     /// Directives not yet taken by the host, in order.
     @usableFromInline var outbox: [Directive] = []
     /// Trace events not yet taken by the host, in order.
@@ -26,17 +39,20 @@ public struct Engine: Sendable {
     /// Events handled so far (for benchmarks and diagnostics).
     public internal(set) var eventsHandled = 0
 
-    public init(profile: PolicyProfile = .modern, device: DeviceState = DeviceState(), seed: UInt64 = 0) {
+    public init(profile: PolicyProfile = .modern, device: DeviceState = DeviceState(), seed: UInt64 = 0,
+                wallClockOffset: Nanoseconds = 0) {
         self.profile = profile
         self.device = device
         self.random = SeededRandom(seed: seed)
+        self.wallClockOffset = wallClockOffset
+        if device.locked { lockedSince = 0 }
         if device.passcode && device.locked { self.device.unlockedSinceBoot = false }
     }
 
     // MARK: Apps
 
     public mutating func install(_ manifest: AppManifest) -> AppID {
-        apps.append(AppProcess(manifest: manifest))
+        apps.append(AppProcess(manifest: manifest, usageDays: profile.scheduler.usageHistoryDays))
         return AppID(index: Int32(apps.count - 1))
     }
     public var appIDs: [AppID] { apps.indices.map { AppID(index: Int32($0)) } }
@@ -66,6 +82,7 @@ public struct Engine: Sendable {
         queue.push(event, at: max(time, now))
     }
     public var nextEventTime: Nanoseconds? {
+        if schedulerDirty { return now }
         var next = queue.nextTime
         for w in unarmedWatchdogs where isRunning(w) && (next.map { w.at < $0 } ?? true) {
             next = w.at
@@ -78,6 +95,10 @@ public struct Engine: Sendable {
     @discardableResult
     public mutating func step() -> Bool {
         if !unarmedWatchdogs.isEmpty { armWatchdogs() }
+        if schedulerDirty {
+            evaluateScheduler()
+            return true
+        }
         guard let next = queue.pop() else { return false }
         now = next.time
         eventsHandled &+= 1
@@ -115,6 +136,20 @@ public struct Engine: Sendable {
             timerFired(app, epoch: epoch, token: token, continuation: continuation)
         case let .notificationFire(app, id, generation):
             notificationFired(app, id, generation: generation)
+        case let .schedulerWake(generation):
+            schedulerWakeFired(generation: generation)
+        case let .taskExpiry(app, epoch, window):
+            taskExpiryFired(app, epoch: epoch, window: window)
+        case let .taskDeadline(app, epoch, window):
+            taskDeadlineFired(app, epoch: epoch, window: window)
+        case let .fetchTimeout(app, epoch, fetch):
+            fetchTimeoutFired(app, epoch: epoch, fetch: fetch)
+        case let .cpuCheck(app, epoch, check):
+            cpuCheckFired(app, epoch: epoch, check: check)
+        case let .simulateLaunch(app, id):
+            _ = simulateLaunch(for: app, identifier: text(id))
+        case let .simulateExpiration(app, id):
+            _ = simulateExpiration(for: app, identifier: text(id))
         }
     }
 
@@ -138,6 +173,7 @@ public struct Engine: Sendable {
     // MARK: Device
 
     mutating func apply(_ change: DeviceChange) {
+        schedulerDirty = true
         switch change {
         case let .battery(v): device.battery = v; recordDevice("battery", "\(v)%")
         case let .charging(v): device.charging = v; recordDevice("charging", "\(v)")
@@ -161,6 +197,14 @@ public struct Engine: Sendable {
     mutating func setLocked(_ locked: Bool) {
         guard device.locked != locked else { return }
         device.locked = locked
+        schedulerDirty = true
+        if locked {
+            lockedSince = now
+        } else {
+            lockedSince = nil
+            lastUnlock = now
+            expireProcessingTasksForDeviceUse()
+        }
         recordDevice("locked", "\(locked)")
         if !locked && !device.unlockedSinceBoot {
             device.unlockedSinceBoot = true
@@ -181,7 +225,7 @@ public struct Engine: Sendable {
         frontAppWhenLocked = nil
         if device.passcode {
             device.unlockedSinceBoot = false
-            if !device.locked { device.locked = true; recordDevice("locked", "true") }
+            if !device.locked { device.locked = true; lockedSince = now; recordDevice("locked", "true") }
         } else {
             device.unlockedSinceBoot = true
         }
@@ -224,4 +268,6 @@ extension Engine {
         return TextID(index: i)
     }
     public func text(_ id: TextID) -> String { texts.strings[Int(id.index)] }
+    /// Interns text for an event the host schedules.
+    public mutating func intern(_ s: String) -> TextID { text(s) }
 }

@@ -12,6 +12,14 @@ public enum EngineEvent: Sendable, Equatable {
     case budgetDeadline(AppID, epoch: UInt32, window: UInt32)
     case timer(AppID, epoch: UInt32, token: Int32, continuation: Bool)
     case notificationFire(AppID, NotificationID, generation: UInt32)
+    case schedulerWake(generation: UInt32)
+    case taskExpiry(AppID, epoch: UInt32, window: UInt32)
+    case taskDeadline(AppID, epoch: UInt32, window: UInt32)
+    case fetchTimeout(AppID, epoch: UInt32, fetch: UInt32)
+    case cpuCheck(AppID, epoch: UInt32, check: UInt32)
+    /// The debugger's `_simulateLaunchForTaskWithIdentifier` / `_simulateExpirationForTaskWithIdentifier`.
+    case simulateLaunch(AppID, identifier: TextID)
+    case simulateExpiration(AppID, identifier: TextID)
 }
 
 /// Ordered by (time, insertion order), like `EmbeddedEventLoop`.

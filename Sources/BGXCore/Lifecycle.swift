@@ -5,6 +5,7 @@ extension Engine {
     // MARK: The person
 
     mutating func handleUser(_ action: UserAction) {
+        schedulerDirty = true
         switch action {
         case let .launch(app):
             record(app, .user(.launch))
@@ -52,7 +53,10 @@ extension Engine {
         if let front = frontApp, front != app { sendToBackground(front) }
         frontApp = app
         if frontAppWhenLocked == app { frontAppWhenLocked = nil }
-        if cause == .user || cause == .notification { apps[i].forceQuit = false }
+        if cause == .user || cause == .notification {
+            apps[i].forceQuit = false
+            apps[i].usage.noteUse(at: now, wall: wall(now))
+        }
         switch apps[i].state {
         case .notRunning:
             launch(app, cause: cause)
@@ -149,7 +153,8 @@ extension Engine {
         let i = Int(app.index)
         guard apps[i].state == .background else { return }
         let busyWithCallback = apps[i].inFlight.map { $0.isCallback } ?? false
-        guard !busyWithCallback, apps[i].jobs.isEmpty, apps[i].tasks.isEmpty else { return }
+        guard !busyWithCallback, apps[i].jobs.isEmpty, apps[i].tasks.isEmpty,
+              apps[i].runningTasks.isEmpty, apps[i].fetchInFlight == nil else { return }
         closeBackgroundWindow(app)
         setState(app, .suspended, .noAssertions)
         outbox.append(.suspend(app))
@@ -202,6 +207,20 @@ extension Engine {
             outbox.append(.fire(app, token: token, continuation: false))
         case let .notification(id):
             deliver(.localNotification(id), to: app, watchdog: nil)
+        case let .bgTask(id):
+            guard apps[i].runningTasks.contains(where: { $0.identifier == id }) else { return }
+            guard apps[i].registered.contains(id) else {
+                terminate(app, .noLaunchHandler, detail: "NSInternalInconsistencyException: No launch handler "
+                          + "registered for task with identifier \(text(id))")
+                return
+            }
+            deliver(.bgTask(id), to: app, watchdog: nil)
+        case let .bgTaskExpired(id):
+            guard apps[i].runningTasks.contains(where: { $0.identifier == id }) else { return }
+            deliver(.bgTaskExpired(id), to: app, watchdog: nil)
+        case .performFetch:
+            guard apps[i].fetchInFlight != nil else { return }
+            deliver(.performFetch, to: app, watchdog: nil)
         }
     }
 
@@ -226,6 +245,7 @@ extension Engine {
         let i = Int(app.index)
         guard let job = apps[i].inFlight else { return }
         apps[i].inFlight = nil
+        if case .didFinishLaunching = job.callback { apps[i].launchFinished = true }
         if let reason = job.terminateAfterwards {
             terminate(app, reason, detail: reason == .userForceQuit
                       ? "swiped away in the app switcher" : "willTerminate returned")
@@ -274,6 +294,7 @@ extension Engine {
     public mutating func scheduleTimer(for app: AppID, after delay: Nanoseconds, continuation: Bool) -> Int32 {
         let token = nextTimerToken
         nextTimerToken &+= 1
+        if !continuation, apps[Int(app.index)].fetchInFlight != nil { apps[Int(app.index)].fetchInFlight!.asyncWork += 1 }
         queue.push(.timer(app, epoch: apps[Int(app.index)].epoch, token: token, continuation: continuation),
                    at: now + max(0, delay))
         return token
@@ -313,6 +334,18 @@ extension Engine {
         apps[i].tasks.removeAll()
         apps[i].window = nil
         apps[i].windowNumber &+= 1
+        for task in apps[i].runningTasks {
+            noteTaskHistory(app, task.identifier, "lost: the app was terminated (\(reason)) while it ran")
+        }
+        apps[i].registered.removeAll()
+        apps[i].launchFinished = false
+        apps[i].runningTasks.removeAll()
+        apps[i].taskDeadline = nil
+        apps[i].taskWindowNumber &+= 1
+        apps[i].fetchInFlight = nil
+        stopEnergyClock(app)
+        apps[i].cpu.intervals.removeAll()
+        schedulerDirty = true
         if frontApp == app { frontApp = nil }
         outbox.append(.terminate(app))
     }

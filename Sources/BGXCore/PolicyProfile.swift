@@ -33,6 +33,9 @@ public struct PolicyProfile: Sendable, Equatable {
     /// Shortest repeat interval for a repeating notification: 60 s [O].
     public var minimumRepeatInterval: Nanoseconds
 
+    // MARK: SPEC §5 — BGTaskScheduler
+    public var scheduler = SchedulerPolicy()
+
     public init(
         name: String,
         backgroundTaskBudget: Nanoseconds,

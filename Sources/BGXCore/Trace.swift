@@ -50,6 +50,17 @@ public struct TraceEvent: Sendable, Equatable {
         case notificationSchedule(id: NotificationID, fireIn: Nanoseconds)
         case notificationDeliver(id: NotificationID, toApp: Bool)
         case notificationDrop(id: NotificationID, reason: TextID)
+        case taskRegister(identifier: TextID)
+        case taskSubmit(identifier: TextID, kind: BGTaskKind, replaced: Bool)
+        case taskReject(identifier: TextID, error: BGTaskSchedulerError, reason: TextID)
+        case taskCancel(identifier: TextID)
+        case taskDefer(identifier: TextID, reason: TextID)
+        case taskStart(identifier: TextID)
+        case taskExpire(identifier: TextID)
+        case taskComplete(identifier: TextID, success: Bool)
+        case fetchDefer(reason: TextID)
+        case fetchStart
+        case fetchComplete(result: BackgroundFetchResult)
     }
 
     public var kindName: String {
@@ -68,6 +79,17 @@ public struct TraceEvent: Sendable, Equatable {
         case .notificationSchedule: "notification.schedule"
         case .notificationDeliver: "notification.deliver"
         case .notificationDrop: "notification.drop"
+        case .taskRegister: "task.register"
+        case .taskSubmit: "task.submit"
+        case .taskReject: "task.reject"
+        case .taskCancel: "task.cancel"
+        case .taskDefer: "task.defer"
+        case .taskStart: "task.start"
+        case .taskExpire: "task.expire"
+        case .taskComplete: "task.complete"
+        case .fetchDefer: "fetch.defer"
+        case .fetchStart: "fetch.start"
+        case .fetchComplete: "fetch.complete"
         }
     }
 }
@@ -119,6 +141,7 @@ extension TraceEvent {
             case let .didFinishLaunching(cause): f.append(("launchOptions", .string(cause.description)))
             case let .backgroundTaskExpired(id): f.append(("id", .number(Double(id))))
             case let .localNotification(n): f.append(("id", .string(notifications(n))))
+            case let .bgTask(id), let .bgTaskExpired(id): f.append(("identifier", .string(text(id))))
             default: break
             }
             return f
@@ -145,6 +168,23 @@ extension TraceEvent {
             return [("id", .string(notifications(id))), ("to", .string(toApp ? "app" : "user"))]
         case let .notificationDrop(id, reason):
             return [("id", .string(notifications(id))), ("reason", .string(text(reason)))]
+        case let .taskRegister(id), let .taskCancel(id), let .taskStart(id), let .taskExpire(id):
+            return [("identifier", .string(text(id)))]
+        case let .taskSubmit(id, kind, replaced):
+            return [("identifier", .string(text(id))), ("type", .string(kind.description)), ("replaced", .bool(replaced))]
+        case let .taskReject(id, error, reason):
+            return [("identifier", .string(text(id))), ("error", .string(error.description)),
+                    ("code", .number(Double(error.rawValue))), ("reason", .string(text(reason)))]
+        case let .taskDefer(id, reason):
+            return [("identifier", .string(text(id))), ("reason", .string(text(reason)))]
+        case let .taskComplete(id, success):
+            return [("identifier", .string(text(id))), ("success", .bool(success))]
+        case let .fetchDefer(reason):
+            return [("reason", .string(text(reason)))]
+        case .fetchStart:
+            return []
+        case let .fetchComplete(result):
+            return [("result", .string(result.description))]
         }
     }
 }

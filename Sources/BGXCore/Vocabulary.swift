@@ -53,6 +53,10 @@ public enum TerminationReason: UInt8, Sendable, CaseIterable, CustomStringConver
          exitsOnSuspend, registrationAfterLaunch, completionHandlerTimeout, exit,
          /// Home pressed on a device without multitasking (SPEC §1).
          multitaskingUnsupported,
+         /// `register(forTaskWithIdentifier:…)` twice for one identifier (NSInternalInconsistencyException).
+         launchHandlerRegisteredTwice,
+         /// A task was submitted or launched with no launch handler registered.
+         noLaunchHandler,
          /// The device restarted.
          reboot
 
@@ -72,6 +76,8 @@ public enum TerminationReason: UInt8, Sendable, CaseIterable, CustomStringConver
         case .completionHandlerTimeout: "completionHandlerTimeout"
         case .exit: "exit"
         case .multitaskingUnsupported: "multitaskingUnsupported"
+        case .launchHandlerRegisteredTwice: "launchHandlerRegisteredTwice"
+        case .noLaunchHandler: "noLaunchHandler"
         case .reboot: "reboot"
         }
     }
@@ -101,6 +107,12 @@ public enum Callback: Sendable, Equatable, CustomStringConvertible {
     case backgroundTaskExpired(Int)
     /// A local notification delivered to the app in front (SPEC §9).
     case localNotification(NotificationID)
+    /// A BGTaskScheduler launch handler for this identifier (SPEC §5).
+    case bgTask(TextID)
+    /// A BGTask's expiration handler (SPEC §5).
+    case bgTaskExpired(TextID)
+    /// `application(_:performFetchWithCompletionHandler:)` (SPEC §6).
+    case performFetch
 
     public var name: String {
         switch self {
@@ -112,6 +124,9 @@ public enum Callback: Sendable, Equatable, CustomStringConvertible {
         case .willTerminate: "willTerminate"
         case .backgroundTaskExpired: "backgroundTaskExpired"
         case .localNotification: "localNotification"
+        case .bgTask: "bgTask"
+        case .bgTaskExpired: "bgTaskExpired"
+        case .performFetch: "performFetch"
         }
     }
     public var description: String { name }
@@ -146,6 +161,8 @@ public struct AppManifest: Sendable, Equatable {
     public var exitsOnSuspend: Bool
     /// Resident memory footprint in bytes (used by the memory model, SPEC §10).
     public var memory: Int64
+    /// The app's own Background App Refresh switch in Settings.
+    public var backgroundAppRefresh: Bool = true
 
     public init(bundleIdentifier: String, backgroundModes: Set<BackgroundMode> = [],
                 permittedTaskIdentifiers: [String] = [], exitsOnSuspend: Bool = false,

@@ -47,6 +47,11 @@ public enum InfoPlist {
         var usage = ManifestUsage()
         let ordered = app.handlers.sorted { $0.key.description < $1.key.description }
         for (handler, actions) in ordered {
+            switch handler {
+            case let .task(id), let .expire(id): usage.taskIdentifiers.append(id)
+            case .performFetch: usage.modesUsed.append((.fetch, "the 'performFetch' handler"))
+            default: break
+            }
             if case let .unsupported(name) = handler {
                 let words = name.split(separator: " ").map(String.init)
                 if let first = words.first, let mode = ScenarioParser.futureHandlers[first]?.mode {
@@ -57,6 +62,15 @@ public enum InfoPlist {
                 }
             }
             for a in actions {
+                switch a.action {
+                case let .register(id): usage.taskIdentifiers.append(id)
+                case let .submit(s):
+                    usage.taskIdentifiers.append(s.identifier)
+                    usage.modesUsed.append((s.kind.requiredMode, "'submit' (\(s.kind), line \(a.location.line))"))
+                case .setMinimumBackgroundFetchInterval(.some):
+                    usage.modesUsed.append((.fetch, "setMinimumBackgroundFetchInterval (line \(a.location.line))"))
+                default: break
+                }
                 if case let .unsupported(name, mode, identifier) = a.action {
                     if let mode { usage.modesUsed.append((mode, "'\(name)' (line \(a.location.line))")) }
                     if let identifier { usage.taskIdentifiers.append(identifier) }

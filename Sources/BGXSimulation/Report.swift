@@ -37,10 +37,11 @@ public struct TimelineReport {
     /// The report of a scenario that has run (its device must keep its trace).
     public init(run: ScenarioRun, seed: UInt64? = nil) {
         let device = run.device, scenario = run.scenario
-        self.init(title: scenario.file,
+        let clock = ReportClock(start: scenario.start)
+        self.init(title: scenario.file == Demo.file ? "bgx demo" : scenario.file,
                   details: "\(scenario.profile.name) profile · seed \(seed ?? scenario.seed) · "
-                      + "\(ReportFormat.duration(scenario.duration)) from \(ReportClock(start: scenario.start).date(ofDay: 0)) "
-                      + "\(ReportClock(start: scenario.start).clock(0, seconds: false, day: false)) UTC",
+                      + "\(ReportFormat.duration(scenario.duration)) from \(clock.date(ofDay: 0)) "
+                      + "\(clock.clock(0, seconds: false, day: false)) UTC",
                   events: device.trace, names: device.renderer.names, start: scenario.start,
                   duration: scenario.duration, summaries: device.engine.appIDs.map { device.summary(of: $0) },
                   initialDevice: scenario.device)

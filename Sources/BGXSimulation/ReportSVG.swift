@@ -126,8 +126,10 @@ struct ReportSVG {
             let tx = F.coordinate(x(tick))
             out += "<line class=\"grid\" x1=\"\(tx)\" x2=\"\(tx)\" y1=\"\(F.coordinate(Self.axisHeight - 4))\" "
                 + "y2=\"\(h)\"/>"
-            let label = clock.wall(tick) % Time.days(1) == 0 && tick > strip.start && tick < strip.end
-                ? clock.clock(tick, seconds: false) : clock.clock(tick, seconds: showsSeconds, day: false)
+            let midnight = clock.wall(tick) % Time.days(1) == 0
+            let label = midnight && tick == strip.end && tick > strip.start ? "24:00"
+                : midnight && tick > strip.start ? clock.clock(tick, seconds: false)
+                : clock.clock(tick, seconds: showsSeconds, day: false)
             let anchor = tick == strip.start ? "start" : (tick == strip.end ? "end" : "middle")
             out += "<text class=\"tick\" x=\"\(tx)\" y=\"13\" text-anchor=\"\(anchor)\">\(label)</text>"
             tick += step

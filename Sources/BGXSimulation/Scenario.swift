@@ -53,6 +53,18 @@ public struct Scenario: Sendable {
         public enum Event: Sendable {
             case user(UserCommand)
             case device([DeviceChange])
+            /// A debugger command; the app is found from its permitted identifiers when not named.
+            case debug(DebugCommand, app: String?)
+        }
+    }
+
+    public enum DebugCommand: Sendable, Equatable {
+        case simulateLaunch(String)
+        case simulateExpiration(String)
+        public var identifier: String {
+            switch self {
+            case let .simulateLaunch(id), let .simulateExpiration(id): id
+            }
         }
     }
 

@@ -17,6 +17,10 @@ public final class ScenarioApp: HostedApp {
         case didFinishLaunching, didBecomeActive, willResignActive, didEnterBackground,
              willEnterForeground, willTerminate, localNotification
         case backgroundTaskExpired(String)
+        /// `task ID`: the BGTaskScheduler launch handler; `expire ID`: the task's expiration handler.
+        case task(String)
+        case expire(String)
+        case performFetch
         /// A handler this version does not simulate yet (kept for `bgx check`).
         case unsupported(String)
 
@@ -30,6 +34,9 @@ public final class ScenarioApp: HostedApp {
             case .willTerminate: "willTerminate"
             case .localNotification: "localNotification"
             case let .backgroundTaskExpired(name): "backgroundTaskExpired \(name)"
+            case let .task(id): "task \(id)"
+            case let .expire(id): "expire \(id)"
+            case .performFetch: "performFetch"
             case let .unsupported(name): name
             }
         }
@@ -43,7 +50,28 @@ public final class ScenarioApp: HostedApp {
         public var body: String
     }
 
+    /// `submit: {identifier, type, earliestBegin, requiresNetworkConnectivity, requiresExternalPower}`.
+    public struct Submit: Sendable, Equatable {
+        public var identifier: String
+        public var kind: BGTaskKind
+        /// From the moment of submission.
+        public var earliestBegin: Nanoseconds?
+        public var requiresNetworkConnectivity = false
+        public var requiresExternalPower = false
+    }
+
+    public enum Completion: Sendable, Equatable {
+        case task(success: Bool)
+        case fetch(BackgroundFetchResult)
+    }
+
     public enum Action: Sendable, Equatable {
+        case register(String)
+        case submit(Submit)
+        case cancel(String)
+        case complete(Completion)
+        /// nil is `never`.
+        case setMinimumBackgroundFetchInterval(Nanoseconds?)
         case work(Nanoseconds)
         case wait(Nanoseconds)
         case beginBackgroundTask(String)
@@ -67,9 +95,26 @@ public final class ScenarioApp: HostedApp {
 
     public init(spec: Spec) { self.spec = spec }
 
+    /// What `complete` completes: the task or fetch whose handler runs.
+    enum Context { case none, task(String), fetch }
+
     public func handle(_ callback: Callback, process: AppRuntime) -> Bool {
         let handler: Handler
+        var context = Context.none
         switch callback {
+        case let .bgTask(id):
+            let name = process.device.engine.text(id)
+            handler = .task(name)
+            context = .task(name)
+            // The expiration handler is "set" when the scenario has one.
+            process.setTaskExpirationHandler(identifier: name, isSet: spec.handlers[.expire(name)] != nil)
+        case let .bgTaskExpired(id):
+            let name = process.device.engine.text(id)
+            handler = .expire(name)
+            context = .task(name)
+        case .performFetch:
+            handler = .performFetch
+            context = .fetch
         case .didFinishLaunching: handler = .didFinishLaunching
         case .didBecomeActive: handler = .didBecomeActive
         case .willResignActive: handler = .willResignActive
@@ -82,22 +127,46 @@ public final class ScenarioApp: HostedApp {
             handler = .backgroundTaskExpired(name)
         }
         guard let actions = spec.handlers[handler] else { return true }
-        return run(actions, from: 0, process: process)
+        return run(actions, from: 0, context: context, process: process)
     }
 
     /// Runs actions until the list ends (true: the job is done) or a `work`
     /// holds the main thread (false: a continuation finishes it).
-    func run(_ actions: [LocatedAction], from start: Int, process: AppRuntime) -> Bool {
+    func run(_ actions: [LocatedAction], from start: Int, context: Context, process: AppRuntime) -> Bool {
         var pc = start
         while pc < actions.count {
             let next = pc + 1
             switch actions[pc].action {
             case let .work(duration):
-                process.continueJob(after: duration) { [unowned self] in self.run(actions, from: next, process: process) }
+                process.device.withEngine { $0.noteBusy(process.app, duration) }
+                process.continueJob(after: duration) { [unowned self] in
+                    self.run(actions, from: next, context: context, process: process)
+                }
                 return false
             case let .wait(duration):
-                process.enqueue(after: duration) { [unowned self] in self.run(actions, from: next, process: process) }
+                process.enqueue(after: duration) { [unowned self] in
+                    self.run(actions, from: next, context: context, process: process)
+                }
                 return true
+            case let .register(identifier):
+                _ = process.device.withEngine { $0.registerTask(for: process.app, identifier: identifier) }
+            case let .submit(s):
+                let request = TaskRequestSpec(identifier: s.identifier, kind: s.kind,
+                                              earliestBegin: s.earliestBegin.map { process.device.now + $0 },
+                                              requiresNetworkConnectivity: s.requiresNetworkConnectivity,
+                                              requiresExternalPower: s.requiresExternalPower)
+                // A rejection is in the trace (task.reject, with its reason); the app carries on.
+                try? process.device.withEngine { try $0.submitTask(for: process.app, request) }
+            case let .cancel(identifier):
+                process.cancelTask(identifier: identifier)
+            case let .complete(completion):
+                switch (completion, context) {
+                case let (.task(success), .task(name)): process.completeTask(identifier: name, success: success)
+                case let (.fetch(result), .fetch): process.completeFetch(result)
+                default: preconditionFailure("the parser only allows 'complete' where it has a meaning")
+                }
+            case let .setMinimumBackgroundFetchInterval(interval):
+                process.device.withEngine { $0.setMinimumBackgroundFetchInterval(for: process.app, interval) }
             case let .beginBackgroundTask(name):
                 taskIDs[name] = process.beginBackgroundTask(name: name, expirationHandler: nil)
             case let .endBackgroundTask(name):

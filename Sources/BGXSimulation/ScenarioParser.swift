@@ -26,7 +26,8 @@ public struct ScenarioParser {
     static let topKeys = ["profile", "seed", "start", "duration", "device", "apps", "usage", "timeline", "expect"]
     static let deviceKeys = ["battery", "charging", "network", "bandwidth", "lowPowerMode", "backgroundAppRefresh",
                              "passcode", "memory", "multitasking", "thermal"]
-    static let appKeys = ["bundle", "backgroundModes", "permittedTaskIdentifiers", "exitsOnSuspend", "memory", "on"]
+    static let appKeys = ["bundle", "backgroundModes", "permittedTaskIdentifiers", "exitsOnSuspend", "memory",
+                          "backgroundAppRefresh", "on"]
     static let lifecycleHandlers: [String: ScenarioApp.Handler] = [
         "didFinishLaunching": .didFinishLaunching, "didBecomeActive": .didBecomeActive,
         "willResignActive": .willResignActive, "didEnterBackground": .didEnterBackground,
@@ -35,9 +36,6 @@ public struct ScenarioParser {
     ]
     /// Handlers of later issues: recognised, not yet simulated.
     static let futureHandlers: [String: (feature: String, mode: BackgroundMode?, takesArgument: Bool)] = [
-        "task": ("BGTaskScheduler launch handlers (SPEC §5)", nil, true),
-        "expire": ("BGTaskScheduler expiration handlers (SPEC §5)", nil, true),
-        "performFetch": ("background fetch (SPEC §6)", .fetch, false),
         "silentPush": ("silent pushes (SPEC §7)", .remoteNotification, false),
         "voipPush": ("VoIP pushes (SPEC §4)", .voip, false),
         "backgroundTransfer": ("background transfers (SPEC §8)", nil, true),
@@ -47,11 +45,9 @@ public struct ScenarioParser {
         "memoryWarning": ("memory warnings (SPEC §10)", nil, false),
     ]
     static let actionNames = ["work", "wait", "beginBackgroundTask", "endBackgroundTask", "notify",
-                              "cancelNotification", "exit"]
+                              "cancelNotification", "exit", "register", "submit", "cancel", "complete",
+                              "setMinimumBackgroundFetchInterval"]
     static let futureActions: [String: String] = [
-        "register": "BGTaskScheduler (SPEC §5)", "submit": "BGTaskScheduler (SPEC §5)",
-        "cancel": "BGTaskScheduler (SPEC §5)", "complete": "BGTaskScheduler and background fetch (SPEC §5–6)",
-        "setMinimumBackgroundFetchInterval": "background fetch (SPEC §6)",
         "download": "background transfers (SPEC §8)", "playAudio": "background audio (SPEC §4)",
         "stopAudio": "background audio (SPEC §4)", "startLocation": "location (SPEC §4)",
         "reportCall": "VoIP call reporting (SPEC §4)", "useGPU": "the GPU rule (SPEC §10)",
@@ -62,7 +58,7 @@ public struct ScenarioParser {
     static let futureTimeline: [String: String] = [
         "push": "pushes (SPEC §7)", "location": "location events (SPEC §4)",
         "accessory": "accessory events (SPEC §4)", "bluetooth": "Bluetooth events (SPEC §4)",
-        "network": "network transfer speed changes (SPEC §8)", "debug": "BGTaskScheduler debug controls (SPEC §5)",
+        "network": "network transfer speed changes (SPEC §8)",
     ]
     static let userCommands = ["launch", "home", "lock", "unlock", "switchTo", "forceQuit", "tapNotification"]
     /// Trace kinds an `expect:` may name, with the fields each carries.
@@ -72,12 +68,14 @@ public struct ScenarioParser {
         "bgtask.invalid": ["name", "reason"], "terminate": ["reason", "code", "detail"], "log": ["message"],
         "device": ["property", "value"], "notification.schedule": ["id", "fireIn"],
         "notification.deliver": ["id", "to"], "notification.drop": ["id", "reason"],
+        "task.register": ["identifier"], "task.submit": ["identifier", "type", "replaced"],
+        "task.reject": ["identifier", "error", "code", "reason"], "task.cancel": ["identifier"],
+        "task.defer": ["identifier", "reason"], "task.start": ["identifier"], "task.expire": ["identifier"],
+        "task.complete": ["identifier", "success"], "fetch.defer": ["reason"], "fetch.start": [],
+        "fetch.complete": ["result"],
     ]
     static let futureTraceKinds: [String: String] = [
-        "task.submit": "BGTaskScheduler (SPEC §5)", "task.reject": "BGTaskScheduler (SPEC §5)",
-        "task.start": "BGTaskScheduler (SPEC §5)", "task.expire": "BGTaskScheduler (SPEC §5)",
-        "task.complete": "BGTaskScheduler (SPEC §5)", "fetch.start": "background fetch (SPEC §6)",
-        "fetch.complete": "background fetch (SPEC §6)", "push.deliver": "pushes (SPEC §7)",
+        "push.deliver": "pushes (SPEC §7)",
         "push.drop": "pushes (SPEC §7)", "transfer.complete": "background transfers (SPEC §8)",
         "transfer.cancel": "background transfers (SPEC §8)", "memory.warning": "memory enforcement (SPEC §10)",
     ]
@@ -236,6 +234,7 @@ public struct ScenarioParser {
             }
         }
         if let n = m["exitsOnSuspend"] { manifest.exitsOnSuspend = try bool(n, "exitsOnSuspend") }
+        if let n = m["backgroundAppRefresh"] { manifest.backgroundAppRefresh = try bool(n, "backgroundAppRefresh") }
         if let n = m["memory"] {
             let text = try scalar(n, "memory")
             guard let v = Units.size(text), v > 0, v <= 64 * 1024 * 1024 * 1024 else {
@@ -249,7 +248,21 @@ public struct ScenarioParser {
             for (name, listNode) in hm.ordered {
                 let handler = try handlerName(name, node: hm.keyNodes[name]!)
                 guard handlers[handler] == nil else { throw err(hm.keyNodes[name]!, "handler '\(name)' is listed twice") }
-                handlers[handler] = try actions(listNode, context)
+                let list = try actions(listNode, context)
+                for a in list {
+                    guard case let .complete(completion) = a.action else { continue }
+                    switch (handler, completion) {
+                    case (.task, .task), (.expire, .task), (.performFetch, .fetch): break
+                    case (.performFetch, .task):
+                        throw ScenarioError(a.location, "in performFetch, 'complete' takes newData, noData or failed")
+                    case (.task, .fetch), (.expire, .fetch):
+                        throw ScenarioError(a.location, "in a task handler, 'complete' takes true or false")
+                    default:
+                        throw ScenarioError(a.location, "'complete' belongs in a 'task ID', 'expire ID' or "
+                                            + "'performFetch' handler, not in '\(handler)'")
+                    }
+                }
+                handlers[handler] = list
             }
         }
         return ScenarioApp.Spec(manifest: manifest, handlers: handlers, location: location(node))
@@ -258,6 +271,11 @@ public struct ScenarioParser {
     func handlerName(_ name: String, node: Node) throws -> ScenarioApp.Handler {
         if let h = Self.lifecycleHandlers[name] { return h }
         let words = name.split(separator: " ", maxSplits: 1).map(String.init)
+        if words.first == "task" || words.first == "expire" {
+            guard words.count == 2 else { throw err(node, "'\(words[0])' needs a task identifier: '\(words[0]) IDENTIFIER'") }
+            return words[0] == "task" ? .task(words[1]) : .expire(words[1])
+        }
+        if name == "performFetch" { return .performFetch }
         if words.first == "backgroundTaskExpired" {
             guard words.count == 2 else { throw err(node, "'backgroundTaskExpired' needs a task name: 'backgroundTaskExpired NAME'") }
             return .backgroundTaskExpired(words[1])
@@ -267,7 +285,8 @@ public struct ScenarioParser {
             if !future.takesArgument && words.count != 1 { throw err(node, "'\(first)' takes no argument") }
             return .unsupported(name)
         }
-        let known = Array(Self.lifecycleHandlers.keys) + ["backgroundTaskExpired"] + Array(Self.futureHandlers.keys)
+        let known = Array(Self.lifecycleHandlers.keys) + ["backgroundTaskExpired", "task", "expire", "performFetch"]
+            + Array(Self.futureHandlers.keys)
         throw unknown(node, "handler", words.first ?? name, known.sorted())
     }
 
@@ -307,6 +326,28 @@ public struct ScenarioParser {
         case "cancelNotification": action = .cancelNotification(try scalar(try arg("a notification id"), name))
         case "notify": action = .notify(try notify(try arg("{id, after | at, repeat, body}"), context))
         case "exit": try noArgument(); action = .exit
+        case "register": action = .register(try scalar(try arg("a task identifier"), name))
+        case "cancel": action = .cancel(try scalar(try arg("a task identifier"), name))
+        case "submit": action = .submit(try submit(try arg("{identifier, type, earliestBegin, …}")))
+        case "complete":
+            let a = try arg("true, false, newData, noData or failed")
+            let v = try scalar(a, name)
+            switch v {
+            case "true": action = .complete(.task(success: true))
+            case "false": action = .complete(.task(success: false))
+            default:
+                guard let result = BackgroundFetchResult.allCases.first(where: { $0.description == v }) else {
+                    throw unknown(a, "completion", v, ["true", "false", "newData", "noData", "failed"])
+                }
+                action = .complete(.fetch(result))
+            }
+        case "setMinimumBackgroundFetchInterval":
+            let a = try arg("a duration, 'minimum' or 'never'")
+            switch try scalar(a, name) {
+            case "never": action = .setMinimumBackgroundFetchInterval(nil)
+            case "minimum": action = .setMinimumBackgroundFetchInterval(0)
+            default: action = .setMinimumBackgroundFetchInterval(try duration(a, name))
+            }
         default:
             guard Self.futureActions[name] != nil else {
                 throw unknown(nameNode, "action", name, Self.actionNames + Array(Self.futureActions.keys).sorted())
@@ -316,27 +357,33 @@ public struct ScenarioParser {
         return ScenarioApp.LocatedAction(action: action, location: location(nameNode))
     }
 
+    func submit(_ node: Node) throws -> ScenarioApp.Submit {
+        let m = try mapping(node, "submit", known: ["identifier", "type", "earliestBegin",
+                                                     "requiresNetworkConnectivity", "requiresExternalPower"])
+        guard let idNode = m["identifier"] else { throw err(node, "'submit' needs an identifier") }
+        let type = try m["type"].map { try scalar($0, "type") } ?? "appRefresh"
+        guard let kind = BGTaskKind.allCases.first(where: { $0.description == type }) else {
+            throw unknown(m["type"]!, "task type", type, BGTaskKind.allCases.map(\.description))
+        }
+        var s = ScenarioApp.Submit(identifier: try scalar(idNode, "identifier"), kind: kind)
+        if let e = m["earliestBegin"] { s.earliestBegin = try duration(e, "earliestBegin") }
+        if let n = m["requiresNetworkConnectivity"] {
+            guard kind == .processing else { throw err(n, "requiresNetworkConnectivity belongs to processing requests") }
+            s.requiresNetworkConnectivity = try bool(n, "requiresNetworkConnectivity")
+        }
+        if let n = m["requiresExternalPower"] {
+            guard kind == .processing else { throw err(n, "requiresExternalPower belongs to processing requests") }
+            s.requiresExternalPower = try bool(n, "requiresExternalPower")
+        }
+        return s
+    }
+
     /// Later issues' actions, read enough for `bgx check` to know the modes
-    /// and identifiers they need.
+    /// they need.
     func futureAction(_ name: String, _ argument: Node?) throws -> ScenarioApp.Action {
         var mode: BackgroundMode?
-        var identifier: String?
+        let identifier: String? = nil
         switch name {
-        case "register", "cancel":
-            if let a = argument { identifier = try scalar(a, name) }
-        case "submit":
-            guard let a = argument else { throw err(nil, "'submit' needs {identifier, type}") }
-            let m = try mapping(a, "submit", known: ["identifier", "type", "earliestBegin",
-                                                      "requiresNetworkConnectivity", "requiresExternalPower"])
-            guard let idNode = m["identifier"] else { throw err(a, "'submit' needs an identifier") }
-            identifier = try scalar(idNode, "identifier")
-            let type = try m["type"].map { try scalar($0, "type") } ?? "appRefresh"
-            switch type {
-            case "appRefresh": mode = .fetch
-            case "processing": mode = .processing
-            default: throw unknown(m["type"]!, "task type", type, ["appRefresh", "processing"])
-            }
-        case "setMinimumBackgroundFetchInterval": mode = .fetch
         case "playAudio": mode = .audio
         case "reportCall": mode = .voip
         case "startLocation":
@@ -407,12 +454,25 @@ public struct ScenarioParser {
             throw err(m.keyNodes[key]!, "not yet supported: \(feature)")
         }
         let event: Scenario.TimelineEntry.Event
-        if key == "user" {
+        if key == "debug" {
+            event = try debugCommand(value, bundles: bundles)
+        } else if key == "user" {
             event = .user(try userCommand(value, bundles: bundles))
         } else {
             event = .device(try deviceSettings(value, into: DeviceState(), allowReboot: true).1)
         }
         return Scenario.TimelineEntry(at: at, event: event, location: location(node))
+    }
+
+    /// `debug: {simulateLaunch: ID}` / `{simulateExpiration: ID}`, optionally with `app:`.
+    func debugCommand(_ node: Node, bundles: [String]) throws -> Scenario.TimelineEntry.Event {
+        let m = try mapping(node, "debug", known: ["simulateLaunch", "simulateExpiration", "app"])
+        let app = try m["app"].map { try bundle($0, bundles) }
+        switch (m["simulateLaunch"], m["simulateExpiration"]) {
+        case let (l?, nil): return .debug(.simulateLaunch(try scalar(l, "simulateLaunch")), app: app)
+        case let (nil, e?): return .debug(.simulateExpiration(try scalar(e, "simulateExpiration")), app: app)
+        default: throw err(node, "debug takes one of simulateLaunch: ID or simulateExpiration: ID")
+        }
     }
 
     func userCommand(_ node: Node, bundles: [String]) throws -> Scenario.UserCommand {

@@ -45,6 +45,16 @@ public final class ScenarioRun {
             switch entry.event {
             case let .user(command): device.schedule(.user(userAction(command)), at: entry.at)
             case let .device(changes): for c in changes { device.schedule(.device(c), at: entry.at) }
+            case let .debug(command, bundle):
+                guard let app = Self.app(for: command.identifier, named: bundle, in: scenario).flatMap({ device.app($0) }) else {
+                    throw ScenarioError(entry.location, "no app permits the task identifier '\(command.identifier)'; "
+                                        + "name one with 'app:'")
+                }
+                let id = device.withEngine { $0.intern(command.identifier) }
+                switch command {
+                case .simulateLaunch: device.schedule(.simulateLaunch(app, identifier: id), at: entry.at)
+                case .simulateExpiration: device.schedule(.simulateExpiration(app, identifier: id), at: entry.at)
+                }
             }
         }
         let startOffset = Time.seconds(Int(scenario.start.timeIntervalSince1970.rounded()) % 86_400)
@@ -60,6 +70,11 @@ public final class ScenarioRun {
                 }
             }
         }
+    }
+
+    static func app(for identifier: String, named bundle: String?, in scenario: Scenario) -> String? {
+        if let bundle { return bundle }
+        return scenario.apps.first { $0.manifest.permittedTaskIdentifiers.contains(identifier) }?.manifest.bundleIdentifier
     }
 
     func userAction(_ command: Scenario.UserCommand) -> UserAction {

@@ -29,7 +29,8 @@ public final class SimulatedDevice {
 
     public init(profile: PolicyProfile = .modern, device: DeviceState = DeviceState(), seed: UInt64 = 0,
                 startDate: Date = Date(timeIntervalSince1970: 1_767_571_200)) {  // 2026-01-05 00:00 UTC
-        self.engine = Engine(profile: profile, device: device, seed: seed)
+        let timeOfDay = Int64(startDate.timeIntervalSince1970.rounded()) % 86_400
+        self.engine = Engine(profile: profile, device: device, seed: seed, wallClockOffset: Time.seconds(Int(timeOfDay)))
         self.startDate = startDate
     }
 
@@ -75,6 +76,22 @@ public final class SimulatedDevice {
     }
 
     public func schedule(_ event: EngineEvent, at time: Nanoseconds) { engine.schedule(event, at: time) }
+
+    /// `_simulateLaunchForTaskWithIdentifier`, now.
+    @discardableResult
+    public func simulateLaunch(_ app: AppID, identifier: String) -> Bool {
+        let ok = engine.simulateLaunch(for: app, identifier: identifier)
+        run(until: engine.now)
+        return ok
+    }
+
+    /// `_simulateExpirationForTaskWithIdentifier`, now.
+    @discardableResult
+    public func simulateExpiration(_ app: AppID, identifier: String) -> Bool {
+        let ok = engine.simulateExpiration(for: app, identifier: identifier)
+        run(until: engine.now)
+        return ok
+    }
 
     public func advance(by duration: Nanoseconds) { run(until: engine.now + duration) }
     public func advance(seconds: Double) { advance(by: Time.seconds(seconds)) }
@@ -158,6 +175,8 @@ public final class AppRuntime: SystemConnection {
         bundleIdentifier: device.engine.bundleIdentifier(app), connection: self,
         delegate: (program as? DelegateApp)?.delegate)
     var timers: [Int32: () -> Bool] = [:]
+    var taskHandlers: [String: (BGTask) -> Void] = [:]
+    var runningTasks: [String: BGTask] = [:]
     var expirationHandlers: [Int: () -> Void] = [:]
     var pendingBusy: Nanoseconds = 0
     var isTerminated = false
@@ -232,7 +251,11 @@ public final class AppRuntime: SystemConnection {
     public func asyncAfter(seconds delay: Double, _ body: @escaping () -> Void) {
         enqueue(after: Time.seconds(delay)) { body(); return true }
     }
-    public func work(seconds: Double) { pendingBusy += Time.seconds(max(0, seconds)) }
+    public func work(seconds: Double) {
+        let busy = Time.seconds(max(0, seconds))
+        pendingBusy += busy
+        device.withEngine { $0.noteBusy(app, busy) }
+    }
     public func exit() { device.withEngine { $0.exit(app) } }
 
     public func addNotification(_ request: NotificationRequest) throws {
@@ -258,6 +281,53 @@ public final class AppRuntime: SystemConnection {
     public func pendingNotificationIdentifiers() -> [String] {
         device.engine.pendingNotifications(for: app).map(\.id)
     }
+
+    // MARK: BGTaskScheduler and fetch
+
+    public func registerTask(identifier: String, launchHandler: @escaping (BGTask) -> Void) -> Bool {
+        let ok = device.withEngine { $0.registerTask(for: app, identifier: identifier) }
+        if ok { taskHandlers[identifier] = launchHandler }
+        return ok
+    }
+    /// `request.earliestBegin` comes as a delay from now; the engine keeps virtual time.
+    public func submitTask(_ request: TaskRequestSpec) throws {
+        var absolute = request
+        absolute.earliestBegin = request.earliestBegin.map { device.now + $0 }
+        try device.withEngine { try $0.submitTask(for: app, absolute) }
+    }
+    public func cancelTask(identifier: String) { device.withEngine { $0.cancelTask(for: app, identifier: identifier) } }
+    public func cancelAllTasks() { device.withEngine { $0.cancelAllTasks(for: app) } }
+    /// Earliest dates as delays from now (negative when past).
+    public func pendingTaskRequests() -> [TaskRequestSpec] {
+        device.engine.pendingTaskRequests(for: app).map { spec in
+            var relative = spec
+            relative.earliestBegin = spec.earliestBegin.map { $0 - device.now }
+            return relative
+        }
+    }
+    public func setTaskExpirationHandler(identifier: String, isSet: Bool) {
+        device.withEngine { $0.setTaskExpirationHandler(for: app, identifier: identifier, isSet: isSet) }
+    }
+    public func completeTask(identifier: String, success: Bool) {
+        runningTasks[identifier] = nil
+        device.withEngine { $0.completeTask(for: app, identifier: identifier, success: success) }
+    }
+    public func setMinimumBackgroundFetchInterval(seconds: Double?) {
+        device.withEngine { $0.setMinimumBackgroundFetchInterval(for: app, seconds.map { Time.seconds($0) }) }
+    }
+    public func completeFetch(_ result: BackgroundFetchResult) {
+        device.withEngine { $0.completeFetch(for: app, result: result) }
+    }
+
+    /// The BGTask object for a task the system hands over.
+    func task(for id: TextID) -> BGTask {
+        let name = device.engine.text(id)
+        if let existing = runningTasks[name] { return existing }
+        let task: BGTask = device.engine.runningTaskKind(for: app, identifier: name) == .processing
+            ? BGProcessingTask(identifier: name, connection: self) : BGAppRefreshTask(identifier: name, connection: self)
+        runningTasks[name] = task
+        return task
+    }
 }
 
 /// Runs an `ApplicationDelegate` as iOS would.
@@ -279,6 +349,15 @@ final class DelegateApp: HostedApp {
         case let .backgroundTaskExpired(id): return process.runExpirationHandler(id)
         case let .localNotification(id):
             delegate.application(application, didReceiveLocalNotification: process.device.engine.notificationName(id))
+        case let .bgTask(id):
+            let task = process.task(for: id)
+            process.taskHandlers[task.identifier]?(task)
+        case let .bgTaskExpired(id):
+            process.task(for: id).expirationHandler?()
+        case .performFetch:
+            delegate.application(application, performFetchWithCompletionHandler: { [weak process] result in
+                process?.completeFetch(result)
+            })
         }
         return true
     }

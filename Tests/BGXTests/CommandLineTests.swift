@@ -99,10 +99,16 @@ struct CommandLineTests {
 
     @Test("features not built yet are refused, not pretended")
     func notYetSupported() throws {
-        let path = repositoryRoot.appendingPathComponent("Scenarios/spec1-launch-and-suspend.yaml").path
-        let r = try bgx(["run", path, "--report", "out.html"])
+        let path = try temporaryFile("""
+        apps:
+          - bundle: com.example.feed
+            on:
+              didEnterBackground:
+                - playAudio: {for: 1m}
+        """)
+        let r = try bgx(["run", path])
         #expect(r.status == 2)
-        #expect(r.stderr.contains("not yet supported: --report"))
+        #expect(r.stderr.contains("not yet supported: the 'playAudio' action"))
     }
 
     @Test("bgx check reports missing modes and identifiers; exit 1 on errors")
@@ -117,7 +123,7 @@ struct CommandLineTests {
         """)
         let r = try bgx(["check", path])
         #expect(r.status == 1)
-        #expect(r.stdout.contains("error: com.example.feed: 'submit' (line 6) needs UIBackgroundModes 'fetch'"))
+        #expect(r.stdout.contains("error: com.example.feed: 'submit' (appRefresh, line 6) needs UIBackgroundModes 'fetch'"))
         #expect(r.stdout.contains("not in BGTaskSchedulerPermittedIdentifiers"))
         #expect(r.stdout.contains("warning: com.example.feed: UIBackgroundModes declares 'audio' but nothing"))
         let clean = try bgx(["check", repositoryRoot.appendingPathComponent("Scenarios/spec2-end-twice.yaml").path])

@@ -91,6 +91,8 @@ func storyLine(_ event: TraceEvent, renderer: TraceRenderer) -> String {
         body = "notification.deliver \(renderer.names.notification(id)) to \(toApp ? "app" : "user")"
     case let .notificationDrop(id, _):
         body = "notification.drop \(renderer.names.notification(id))"
+    default:
+        body = event.kindName + " " + renderer.fields(of: event).map { "\($0.0)=\($0.1)" }.joined(separator: " ")
     }
     return t + " " + body
 }

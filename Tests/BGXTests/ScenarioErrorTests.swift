@@ -66,15 +66,15 @@ struct ScenarioErrorTests {
 
     @Test("features of later issues say 'not yet supported', never pretend")
     func notYetSupported() {
-        let handler = error("apps:\n  - bundle: a\n    on:\n      task com.a.refresh:\n        - work: 1s\n")
-        #expect(handler?.message.hasPrefix("not yet supported: the 'task com.a.refresh' handler") == true)
-        let action = error("apps:\n  - bundle: a\n    on:\n      didEnterBackground:\n        - submit: {identifier: x, type: processing}\n")
-        #expect(action?.message.hasPrefix("not yet supported: the 'submit' action") == true)
+        let handler = error("apps:\n  - bundle: a\n    on:\n      silentPush:\n        - work: 1s\n")
+        #expect(handler?.message.hasPrefix("not yet supported: the 'silentPush' handler") == true)
+        let action = error("apps:\n  - bundle: a\n    on:\n      didEnterBackground:\n        - useGPU\n")
+        #expect(action?.message.hasPrefix("not yet supported: the 'useGPU' action") == true)
         #expect(action?.location.line == 5)
         let push = error("apps: [{bundle: a}]\ntimeline: [{at: 1m, push: {app: a, type: background}}]\n")
         #expect(push?.message.hasPrefix("not yet supported: pushes") == true)
-        let kind = error("apps: [{bundle: a}]\nexpect: [{kind: task.start, identifier: x}]\n")
-        #expect(kind?.message.hasPrefix("not yet supported: expectations on task.start") == true)
+        let kind = error("apps: [{bundle: a}]\nexpect: [{kind: push.deliver, type: background}]\n")
+        #expect(kind?.message.hasPrefix("not yet supported: expectations on push.deliver") == true)
     }
 
     @Test("an action without an argument may be bare or `true`")

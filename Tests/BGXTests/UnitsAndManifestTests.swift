@@ -98,3 +98,9 @@ struct ManifestCheckTests {
         #expect(throws: ScenarioError.self) { try InfoPlist.read(try write(["procesing"])) }
     }
 }
+
+@Test("the summary's counters have a slot for every launch cause and termination reason")
+func countersFitTheEnums() {
+    #expect(LaunchCause.allCases.count <= AppStats().launches.scalarCount)
+    #expect(TerminationReason.allCases.count <= AppStats().terminations.scalarCount)
+}

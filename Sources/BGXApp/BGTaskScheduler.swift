@@ -1,0 +1,114 @@
+import BGXCore
+import Foundation
+
+/// `BGTaskScheduler` (SPEC §5), for the app whose code is running.
+public final class BGTaskScheduler {
+    /// `BGTaskSchedulerErrorCode`.
+    public typealias Error = BGTaskSchedulerError
+
+    let connection: SystemConnection
+    init(connection: SystemConnection) { self.connection = connection }
+
+    public static var shared: BGTaskScheduler { BGTaskScheduler(connection: Application.shared.connection) }
+
+    /// Must be called before the app finishes launching. Returns false for an
+    /// identifier not in `BGTaskSchedulerPermittedIdentifiers`.
+    @discardableResult
+    public func register(forTaskWithIdentifier identifier: String, using queue: DispatchQueue? = nil,
+                         launchHandler: @escaping (BGTask) -> Void) -> Bool {
+        connection.registerTask(identifier: identifier, launchHandler: launchHandler)
+    }
+
+    /// Synchronous; throws `BGTaskScheduler.Error` (`unavailable`,
+    /// `tooManyPendingTaskRequests`, `notPermitted`).
+    public func submit(_ taskRequest: BGTaskRequest) throws {
+        try connection.submitTask(taskRequest.spec(now: connection.now))
+    }
+
+    public func cancel(taskRequestWithIdentifier identifier: String) { connection.cancelTask(identifier: identifier) }
+    public func cancelAllTaskRequests() { connection.cancelAllTasks() }
+
+    public func getPendingTaskRequests(completionHandler: @escaping ([BGTaskRequest]) -> Void) {
+        let now = connection.now
+        completionHandler(connection.pendingTaskRequests().map { BGTaskRequest.from($0, now: now) })
+    }
+}
+
+/// `BGTaskRequest`.
+public class BGTaskRequest: CustomStringConvertible {
+    public let identifier: String
+    /// Never before this date; no guarantee after it.
+    public var earliestBeginDate: Date?
+    var kind: BGTaskKind { .appRefresh }
+
+    init(identifier: String) { self.identifier = identifier }
+
+    func spec(now: Date) -> TaskRequestSpec {
+        let delay = earliestBeginDate.map { Time.seconds(max(0, $0.timeIntervalSince(now))) }
+        return TaskRequestSpec(identifier: identifier, kind: kind, earliestBegin: delay)
+    }
+
+    static func from(_ spec: TaskRequestSpec, now: Date) -> BGTaskRequest {
+        let request: BGTaskRequest
+        if spec.kind == .processing {
+            let p = BGProcessingTaskRequest(identifier: spec.identifier)
+            p.requiresNetworkConnectivity = spec.requiresNetworkConnectivity
+            p.requiresExternalPower = spec.requiresExternalPower
+            request = p
+        } else {
+            request = BGAppRefreshTaskRequest(identifier: spec.identifier)
+        }
+        request.earliestBeginDate = spec.earliestBegin.map { now.addingTimeInterval(Time.toSeconds($0)) }
+        return request
+    }
+
+    public var description: String { "<\(type(of: self)): \(identifier)>" }
+}
+
+/// `BGAppRefreshTaskRequest`: up to 30 s, shortly before predicted use.
+public final class BGAppRefreshTaskRequest: BGTaskRequest {
+    public override init(identifier: String) { super.init(identifier: identifier) }
+}
+
+/// `BGProcessingTaskRequest`: minutes, while the device is idle.
+public final class BGProcessingTaskRequest: BGTaskRequest {
+    public var requiresNetworkConnectivity = false
+    public var requiresExternalPower = false
+    override var kind: BGTaskKind { .processing }
+    public override init(identifier: String) { super.init(identifier: identifier) }
+
+    override func spec(now: Date) -> TaskRequestSpec {
+        var s = super.spec(now: now)
+        s.requiresNetworkConnectivity = requiresNetworkConnectivity
+        s.requiresExternalPower = requiresExternalPower
+        return s
+    }
+}
+
+/// `BGTask`: handed to the launch handler.
+public class BGTask {
+    public let identifier: String
+    let connection: SystemConnection
+    /// Called shortly before the task's time runs out; the app must still call
+    /// `setTaskCompleted(success:)`. Without one, the task is completed
+    /// unsuccessfully at expiry.
+    public var expirationHandler: (() -> Void)? {
+        didSet { connection.setTaskExpirationHandler(identifier: identifier, isSet: expirationHandler != nil) }
+    }
+
+    /// Made by the host that runs the app, when the system hands over a task.
+    public init(identifier: String, connection: SystemConnection) {
+        self.identifier = identifier
+        self.connection = connection
+    }
+
+    public func setTaskCompleted(success: Bool) {
+        connection.completeTask(identifier: identifier, success: success)
+    }
+}
+
+public final class BGAppRefreshTask: BGTask {}
+public final class BGProcessingTask: BGTask {}
+
+/// `UIBackgroundFetchResult`.
+public typealias BackgroundFetchResult = BGXCore.BackgroundFetchResult

@@ -1,0 +1,92 @@
+/// SPEC §6: legacy background fetch. `setMinimumBackgroundFetchInterval`
+/// (default never); `performFetch` with newData / noData / failed within 30 s
+/// or the app is terminated (0x2182bad4). Apps that finish fast and report
+/// honestly get more opportunities [S].
+extension Engine {
+    /// nil is `UIApplicationBackgroundFetchIntervalNever`.
+    public mutating func setMinimumBackgroundFetchInterval(for app: AppID, _ interval: Nanoseconds?) {
+        let i = Int(app.index)
+        if interval != nil && !apps[i].manifest.backgroundModes.contains(.fetch) {
+            log(app, "You've set a background fetch interval, but you still need to add \"fetch\" to the list of "
+                + "your supported UIBackgroundModes in your Info.plist; no fetch will happen.")
+        }
+        apps[i].fetchInterval = interval.map { max($0, schedulerPolicy.minimumFetchInterval) }
+        schedulerDirty = true
+    }
+
+    /// Judges the app's next fetch opportunity; starts it, or returns when to look again.
+    mutating func evaluateFetch(_ app: AppID) -> Nanoseconds? {
+        let i = Int(app.index)
+        guard let interval = apps[i].fetchInterval, apps[i].manifest.backgroundModes.contains(.fetch),
+              apps[i].fetchInFlight == nil, let firstUse = apps[i].usage.firstUse else { return nil }
+        let since = apps[i].lastFetch ?? firstUse
+        let candidate = Candidate(app: app, kind: .fetch, earliest: since + interval, submittedAt: since,
+                                  requiresNetwork: false, requiresPower: false)
+        let judgement = judge(candidate)
+        apps[i].lastFetchOutcomes = judgement.outcomes
+        if judgement.run {
+            startFetch(app)
+            return nil
+        }
+        if apps[i].fetchDeferReason != judgement.reason {
+            apps[i].fetchDeferReason = judgement.reason
+            record(app, .fetchDefer(reason: text(judgement.reason)))
+        }
+        return judgement.nextChange
+    }
+
+    mutating func startFetch(_ app: AppID) {
+        let i = Int(app.index)
+        switch apps[i].state {
+        case .notRunning: launch(app, cause: .fetch)
+        case .suspended:
+            resume(app)
+            openBackgroundWindow(app)
+        case .active, .inactive: return
+        case .background: break
+        }
+        apps[i].fetchDeferReason = nil
+        apps[i].fetchNumber &+= 1
+        apps[i].fetchInFlight = FetchInFlight(number: apps[i].fetchNumber, started: now)
+        apps[i].lastFetch = now
+        apps[i].lastBackgroundLaunch = now
+        startEnergyClock(app)
+        record(app, .fetchStart)
+        queue.push(.fetchTimeout(app, epoch: apps[i].epoch, fetch: apps[i].fetchNumber), at: now + schedulerPolicy.fetchTimeout)
+        apps[i].jobs.append(.performFetch)
+        pump(app)
+    }
+
+    /// The fetch completion handler.
+    public mutating func completeFetch(for app: AppID, result: BackgroundFetchResult) {
+        let i = Int(app.index)
+        guard let fetch = apps[i].fetchInFlight else {
+            log(app, "performFetch completion handler called with no fetch in progress")
+            return
+        }
+        apps[i].fetchInFlight = nil
+        record(app, .fetchComplete(result: result))
+        let took = now - fetch.started
+        var reputation = apps[i].fetchReputation
+        if result == .newData && fetch.asyncWork == 0 {
+            reputation *= 0.7  // claimed new data but fetched nothing
+        } else if took > schedulerPolicy.fetchTimeout * 2 / 3 {
+            reputation *= 0.8  // slow
+        } else if took <= schedulerPolicy.fetchTimeout / 3 {
+            reputation = min(1, reputation + 0.1)  // fast and honest
+        }
+        apps[i].fetchReputation = reputation
+        stopEnergyClock(app)
+        schedulerDirty = true
+        if apps[i].inFlight == nil { suspendIfIdle(app) }
+    }
+
+    mutating func fetchTimeoutFired(_ app: AppID, epoch: UInt32, fetch: UInt32) {
+        let i = Int(app.index)
+        guard apps[i].epoch == epoch, apps[i].fetchInFlight?.number == fetch else { return }
+        apps[i].fetchReputation *= 0.5
+        terminate(app, .completionHandlerTimeout,
+                  detail: "performFetch: the completion handler was not called within "
+                    + Time.describe(schedulerPolicy.fetchTimeout) + " (handler: fetch)")
+    }
+}

@@ -1,0 +1,64 @@
+/// SPEC §6: when the scheduler decides. Event-driven: any change that can
+/// matter (a submission, a device change, a user action, a task ending)
+/// marks the scheduler dirty and it judges every candidate at that moment;
+/// where only time will change an answer (an earliest date, a predicted use,
+/// idle time, a rate limit) it wakes at exactly that moment. No polling.
+extension Engine {
+
+    mutating func evaluateScheduler() {
+        schedulerDirty = false
+        var next: Nanoseconds?
+        var starting: [Int] = []
+        for k in pendingTasks.indices {
+            let p = pendingTasks[k]
+            let candidate = Candidate(app: p.app, kind: p.request.kind == .processing ? .processing : .appRefresh,
+                                      earliest: p.request.earliestBegin ?? p.submittedAt, submittedAt: p.submittedAt,
+                                      requiresNetwork: p.request.requiresNetworkConnectivity,
+                                      requiresPower: p.request.requiresExternalPower)
+            let judgement = judge(candidate)
+            pendingTasks[k].lastOutcomes = judgement.outcomes
+            pendingTasks[k].lastScore = judgement.score
+            pendingTasks[k].lastEvaluated = now
+            pendingTasks[k].nextChange = judgement.nextChange
+            var since = pendingTasks[k].blockedSince
+            for o in judgement.outcomes {
+                if o.verdict == .mustNotProceed { if since[o.policy] == nil { since[o.policy] = now } }
+                else { since[o.policy] = nil }
+            }
+            pendingTasks[k].blockedSince = since
+            if judgement.run {
+                starting.append(k)
+            } else {
+                if pendingTasks[k].lastDeferReason != judgement.reason {
+                    pendingTasks[k].lastDeferReason = judgement.reason
+                    record(p.app, .taskDefer(identifier: p.identifier, reason: text(judgement.reason)))
+                    noteTaskHistory(p.app, p.identifier, "deferred: \(judgement.reason)")
+                }
+                if let n = judgement.nextChange { next = min(next ?? n, n) }
+            }
+        }
+        for i in apps.indices {
+            if let n = evaluateFetch(AppID(index: Int32(i))) { next = min(next ?? n, n) }
+        }
+        if !starting.isEmpty {
+            let chosen = starting.map { pendingTasks[$0] }
+            for k in starting.reversed() { pendingTasks.remove(at: k) }
+            var byApp: [Int32: [PendingTask]] = [:]
+            for task in chosen { byApp[task.app.index, default: []].append(task) }
+            for index in byApp.keys.sorted() { start(byApp[index]!, for: AppID(index: index)) }
+        }
+        schedulerGeneration &+= 1
+        schedulerWake = next
+        if let next { queue.push(.schedulerWake(generation: schedulerGeneration), at: next) }
+    }
+
+    mutating func schedulerWakeFired(generation: UInt32) {
+        if generation == schedulerGeneration { schedulerDirty = true }
+    }
+
+    /// What the scheduler last decided about a pending request, for `explain`.
+    func pendingTask(for app: AppID, identifier: String) -> PendingTask? {
+        guard let id = texts.index[identifier] else { return nil }
+        return pendingTasks.first { $0.app == app && $0.identifier.index == id }
+    }
+}

@@ -1,0 +1,75 @@
+/// The numbers behind the scheduler's judgement (SPEC §5, §6). Every one can
+/// be changed in a profile; each carries its SPEC source tag.
+public struct SchedulerPolicy: Sendable, Equatable {
+    /// `BGAppRefreshTask`: up to 30 s per launch [S].
+    public var appRefreshBudget: Nanoseconds = Time.seconds(30)
+    /// `BGProcessingTask`: minutes; `backgroundTimeRemaining` ≈ 300 s observed [O].
+    public var processingBudget: Nanoseconds = Time.seconds(300)
+    /// Expiration handlers run this long before a task's time ends [D] ("shortly before").
+    public var taskExpirationLeadTime: Nanoseconds = Time.seconds(5)
+    /// At most 1 app-refresh and 10 processing requests pending per app [D].
+    public var maxPendingAppRefresh = 1
+    public var maxPendingProcessing = 10
+
+    /// dasd's policy weights, as seen in device logs [O] (SPEC §6).
+    public var weights: [SchedulingPolicy: Double] = [
+        .application: 30,        // ApplicationPolicy 5–50
+        .deviceActivity: 10,     // DeviceActivityPolicy 2–20
+        .thunderingHerd: 1,      // ThunderingHerdPolicy 1
+        .networkQuality: 8,      // NetworkQualityPolicy 8–11
+        .batteryLevel: 1,        // BatteryLevelPolicy 1
+        .thermal: 5,             // ThermalPolicy 5
+        .chargerPluggedIn: 20,   // ChargerPluggedInPolicy 20
+        .rateLimit: 1,           // ActivityRateLimitPolicy 1
+        .energyBudget: 2,        // EnergyBudgetPolicy (weight not in the logs; bgx's choice)
+    ]
+    /// A candidate runs when Σ weight·score / Σ weight reaches this [O].
+    public var appRefreshThreshold = 0.5
+    public var processingThreshold = 0.8
+
+    /// Below this battery level, unplugged, only essential work runs [S][D].
+    public var criticalBatteryLevel = 20
+    /// Processing waits until the device has been locked this long ("idle") [O].
+    public var idleBeforeProcessing: Nanoseconds = Time.minutes(10)
+    /// After boot or unlock, while the device is in use, background work waits this long [O].
+    public var thunderingHerdWindow: Nanoseconds = Time.seconds(900)
+
+    /// Refresh lands this long before the predicted use [S] ("launch shortly before").
+    public var refreshLeadTime: Nanoseconds = Time.minutes(15)
+    /// A quarter-hour counts as "predicted use" when the app was used then on this share of days.
+    public var usageProbabilityThreshold = 0.3
+    /// How many past days the usage predictor learns from.
+    public var usageHistoryDays = 14
+    /// Apps not used in front for this long get no background time [S][D][O].
+    public var unusedAppCutoff: Nanoseconds = Time.days(7)
+    /// A used app that has had no refresh for this long gets one even off-prediction [O].
+    public var refreshStaleness: Nanoseconds = Time.hours(8)
+    /// Earliest dates further than this from submission may never run [S].
+    public var farFutureCutoff: Nanoseconds = Time.days(7)
+    /// Processing: best effort within two days if the app was used in the past week [D].
+    public var processingBestEffort: Nanoseconds = Time.days(2)
+
+    /// Minimum spacing between background launches of one app, by how often
+    /// the person uses it: rarely used apps run rarely [S][O].
+    public var spacingFrequentApp: Nanoseconds = Time.hours(1)     // ≥ 3 uses a day
+    public var spacingDailyApp: Nanoseconds = Time.hours(3)        // ≥ 1 use a day
+    public var spacingRareApp: Nanoseconds = Time.hours(12)        // fewer
+    /// Each task left uncompleted doubles the spacing, up to 2^this [S][D].
+    public var maxPenaltyDoublings = 4
+
+    /// Background-task seconds an app may use per day for refresh and fetch [O].
+    public var dailyEnergyBudget: Nanoseconds = Time.minutes(10)
+
+    /// Legacy background fetch: the completion handler must be called within 30 s [S][D].
+    public var fetchTimeout: Nanoseconds = Time.seconds(30)
+    /// `UIApplicationBackgroundFetchIntervalMinimum` as the system applies it [O].
+    public var minimumFetchInterval: Nanoseconds = Time.minutes(15)
+
+    /// CPU monitor: a background app above 80 % CPU over 60 s is killed [O].
+    public var cpuLimitFraction = 0.8
+    public var cpuLimitWindow: Nanoseconds = Time.seconds(60)
+
+    public init() {}
+
+    public func weight(_ policy: SchedulingPolicy) -> Double { weights[policy] ?? 0 }
+}

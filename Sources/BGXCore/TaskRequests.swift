@@ -1,0 +1,85 @@
+/// SPEC §5: what an app may ask BGTaskScheduler for.
+
+public enum BGTaskKind: UInt8, Sendable, CaseIterable, CustomStringConvertible {
+    /// `BGAppRefreshTaskRequest`: up to ~30 s, shortly before predicted use.
+    case appRefresh
+    /// `BGProcessingTaskRequest`: minutes, only while the device is idle.
+    case processing
+    public var description: String { self == .appRefresh ? "appRefresh" : "processing" }
+    /// The background mode the request needs (SPEC §3).
+    public var requiredMode: BackgroundMode { self == .appRefresh ? .fetch : .processing }
+}
+
+/// `BGAppRefreshTaskRequest` / `BGProcessingTaskRequest`.
+public struct TaskRequestSpec: Sendable, Equatable {
+    public var identifier: String
+    public var kind: BGTaskKind
+    /// `earliestBeginDate`, as virtual time; nil means "now".
+    public var earliestBegin: Nanoseconds?
+    public var requiresNetworkConnectivity: Bool
+    public var requiresExternalPower: Bool
+
+    public init(identifier: String, kind: BGTaskKind, earliestBegin: Nanoseconds? = nil,
+                requiresNetworkConnectivity: Bool = false, requiresExternalPower: Bool = false) {
+        self.identifier = identifier
+        self.kind = kind
+        self.earliestBegin = earliestBegin
+        self.requiresNetworkConnectivity = requiresNetworkConnectivity
+        self.requiresExternalPower = requiresExternalPower
+    }
+}
+
+/// `BGTaskScheduler.Error.Code`.
+public enum BGTaskSchedulerError: Int, Error, Sendable, CustomStringConvertible {
+    case unavailable = 1
+    case tooManyPendingTaskRequests = 2
+    case notPermitted = 3
+    public var description: String {
+        switch self {
+        case .unavailable: "unavailable"
+        case .tooManyPendingTaskRequests: "tooManyPendingTaskRequests"
+        case .notPermitted: "notPermitted"
+        }
+    }
+}
+
+/// `UIBackgroundFetchResult`.
+public enum BackgroundFetchResult: UInt8, Sendable, CaseIterable, CustomStringConvertible {
+    case newData, noData, failed
+    public var description: String {
+        switch self {
+        case .newData: "newData"
+        case .noData: "noData"
+        case .failed: "failed"
+        }
+    }
+}
+
+/// A request waiting in the scheduler (dasd's "activity").
+struct PendingTask: Sendable {
+    var app: AppID
+    var identifier: TextID
+    var request: TaskRequestSpec
+    var submittedAt: Nanoseconds
+    /// The last evaluation, policy by policy (what `explain` prints).
+    var lastOutcomes: [PolicyOutcome] = []
+    var lastScore: Double = 0
+    var lastEvaluated: Nanoseconds?
+    /// Since when each policy has answered Must Not Proceed.
+    var blockedSince: [SchedulingPolicy: Nanoseconds] = [:]
+    /// The reason last recorded in a `task.defer` event.
+    var lastDeferReason: String?
+    var nextChange: Nanoseconds?
+}
+
+/// A task handed to the app and not yet completed.
+struct RunningTask: Sendable {
+    var identifier: TextID
+    var kind: BGTaskKind
+    var started: Nanoseconds
+    var requiresExternalPower: Bool
+    var expired = false
+    var hasExpirationHandler = false
+    /// Simulated via the debug control, not chosen by the scheduler.
+    var simulated = false
+}

@@ -1,0 +1,296 @@
+/// SPEC §5: BGTaskScheduler — registration, submission, the tasks' run and
+/// expiry, and the debug controls. The decision of *when* is the
+/// scheduler's (SchedulerLoop.swift).
+extension Engine {
+
+    // MARK: Registration
+
+    /// `register(forTaskWithIdentifier:using:launchHandler:)`. Returns false
+    /// for an identifier not in `BGTaskSchedulerPermittedIdentifiers`; kills the
+    /// app when called after launch finished or twice for one identifier.
+    public mutating func registerTask(for app: AppID, identifier: String) -> Bool {
+        let i = Int(app.index)
+        guard apps[i].state.isRunning else { return false }
+        if apps[i].launchFinished {
+            terminate(app, .registrationAfterLaunch,
+                      detail: "NSInternalInconsistencyException: All launch handlers must be registered before "
+                        + "application finishes launching (\(identifier))")
+            return false
+        }
+        guard apps[i].manifest.permittedTaskIdentifiers.contains(identifier) else {
+            log(app, "BGTaskScheduler: \(identifier) is not in BGTaskSchedulerPermittedIdentifiers; register returns false")
+            return false
+        }
+        let id = text(identifier)
+        if apps[i].registered.contains(id) {
+            terminate(app, .launchHandlerRegisteredTwice,
+                      detail: "NSInternalInconsistencyException: Launch handler for task with identifier "
+                        + "\(identifier) has already been registered")
+            return false
+        }
+        apps[i].registered.insert(id)
+        record(app, .taskRegister(identifier: id))
+        return true
+    }
+
+    // MARK: Submission
+
+    /// `submit(_:)`: synchronous, throws like iOS. Resubmitting an identifier
+    /// replaces its pending request.
+    public mutating func submitTask(for app: AppID, _ request: TaskRequestSpec) throws(BGTaskSchedulerError) {
+        let i = Int(app.index)
+        let id = text(request.identifier)
+        func reject(_ error: BGTaskSchedulerError, _ why: String) -> BGTaskSchedulerError {
+            record(app, .taskReject(identifier: id, error: error, reason: text(why)))
+            noteTaskHistory(app, id, "rejected: \(error) — \(why)")
+            return error
+        }
+        if !device.backgroundAppRefresh {
+            throw reject(.unavailable, "Background App Refresh is off in Settings")
+        }
+        if !apps[i].manifest.backgroundAppRefresh {
+            throw reject(.unavailable, "Background App Refresh is off for this app in Settings")
+        }
+        if !apps[i].manifest.backgroundModes.contains(request.kind.requiredMode) {
+            throw reject(.notPermitted, "UIBackgroundModes lacks '\(request.kind.requiredMode.rawValue)'")
+        }
+        if !apps[i].manifest.permittedTaskIdentifiers.contains(request.identifier) {
+            throw reject(.notPermitted, "\(request.identifier) is not in BGTaskSchedulerPermittedIdentifiers")
+        }
+        if apps[i].state.isRunning && !apps[i].registered.contains(id) {
+            terminate(app, .noLaunchHandler,
+                      detail: "NSInternalInconsistencyException: No launch handler registered for task with "
+                        + "identifier \(request.identifier)")
+            return
+        }
+        let replacing = pendingTasks.firstIndex { $0.app == app && $0.identifier == id }
+        let sameKind = pendingTasks.filter { $0.app == app && $0.request.kind == request.kind && $0.identifier != id }.count
+        let limit = request.kind == .appRefresh ? schedulerPolicy.maxPendingAppRefresh : schedulerPolicy.maxPendingProcessing
+        if sameKind >= limit {
+            throw reject(.tooManyPendingTaskRequests,
+                         "\(sameKind) \(request.kind) request(s) already pending (at most \(limit))")
+        }
+        var pending = PendingTask(app: app, identifier: id, request: request, submittedAt: now)
+        if let r = replacing {
+            pendingTasks[r] = pending
+            record(app, .taskSubmit(identifier: id, kind: request.kind, replaced: true))
+        } else {
+            pending.request = request
+            pendingTasks.append(pending)
+            record(app, .taskSubmit(identifier: id, kind: request.kind, replaced: false))
+        }
+        let earliest = request.earliestBegin.map { " earliest \(clockText($0))" } ?? ""
+        noteTaskHistory(app, id, "submitted (\(request.kind))\(earliest)")
+        schedulerDirty = true
+    }
+
+    public mutating func cancelTask(for app: AppID, identifier: String) {
+        let id = text(identifier)
+        guard let r = pendingTasks.firstIndex(where: { $0.app == app && $0.identifier == id }) else { return }
+        pendingTasks.remove(at: r)
+        record(app, .taskCancel(identifier: id))
+        noteTaskHistory(app, id, "cancelled by the app")
+        schedulerDirty = true
+    }
+
+    public mutating func cancelAllTasks(for app: AppID) {
+        for p in pendingTasks where p.app == app { record(app, .taskCancel(identifier: p.identifier)) }
+        pendingTasks.removeAll { $0.app == app }
+        schedulerDirty = true
+    }
+
+    /// `getPendingTaskRequests`.
+    public func pendingTaskRequests(for app: AppID) -> [TaskRequestSpec] {
+        pendingTasks.filter { $0.app == app }.map(\.request)
+    }
+
+    // MARK: Running tasks
+
+    /// Hands tasks to an app: launches it into the background, resumes it,
+    /// or delivers to it where it runs. All tasks of one launch share one
+    /// budget (SPEC §5).
+    mutating func start(_ tasks: [PendingTask], for app: AppID, simulated: Bool = false) {
+        let i = Int(app.index)
+        guard !tasks.isEmpty else { return }
+        if apps[i].state.isForeground { return }
+        let budget = tasks.contains { $0.request.kind == .processing }
+            ? schedulerPolicy.processingBudget : schedulerPolicy.appRefreshBudget
+        switch apps[i].state {
+        case .notRunning: launch(app, cause: .bgTask)
+        case .suspended:
+            resume(app)
+            openBackgroundWindow(app)
+        default: break
+        }
+        if apps[i].taskDeadline == nil {
+            apps[i].taskWindowNumber &+= 1
+            apps[i].taskDeadline = now + budget
+            queue.push(.taskExpiry(app, epoch: apps[i].epoch, window: apps[i].taskWindowNumber),
+                       at: now + budget - schedulerPolicy.taskExpirationLeadTime)
+        }
+        if !simulated { apps[i].lastBackgroundLaunch = now }
+        startEnergyClock(app)
+        for task in tasks {
+            apps[i].runningTasks.append(RunningTask(identifier: task.identifier, kind: task.request.kind, started: now,
+                                                    requiresExternalPower: task.request.requiresExternalPower,
+                                                    simulated: simulated))
+            record(app, .taskStart(identifier: task.identifier))
+            noteTaskHistory(app, task.identifier, simulated ? "started by _simulateLaunchForTaskWithIdentifier"
+                            : "started: " + (task.lastDeferReason.map { _ in "conditions met" } ?? "conditions met"))
+            apps[i].jobs.append(.bgTask(task.identifier))
+        }
+        pump(app)
+    }
+
+    /// The kind of a task running in the app, if it runs.
+    public func runningTaskKind(for app: AppID, identifier: String) -> BGTaskKind? {
+        guard let id = texts.index[identifier] else { return nil }
+        return apps[Int(app.index)].runningTasks.first { $0.identifier.index == id }?.kind
+    }
+
+    /// `task.expirationHandler = …` (set or cleared).
+    public mutating func setTaskExpirationHandler(for app: AppID, identifier: String, isSet: Bool) {
+        let id = text(identifier)
+        let i = Int(app.index)
+        if let t = apps[i].runningTasks.firstIndex(where: { $0.identifier == id }) {
+            apps[i].runningTasks[t].hasExpirationHandler = isSet
+        }
+    }
+
+    /// `setTaskCompleted(success:)`.
+    public mutating func completeTask(for app: AppID, identifier: String, success: Bool) {
+        let i = Int(app.index)
+        let id = text(identifier)
+        guard let t = apps[i].runningTasks.firstIndex(where: { $0.identifier == id }) else {
+            log(app, "BGTaskScheduler: setTaskCompleted called for \(identifier), which is not running")
+            return
+        }
+        apps[i].runningTasks.remove(at: t)
+        record(app, .taskComplete(identifier: id, success: success))
+        noteTaskHistory(app, id, "completed, success \(success)")
+        if success && apps[i].penalties > 0 { apps[i].penalties -= 1 }
+        finishTaskWindowIfDone(app)
+    }
+
+    mutating func finishTaskWindowIfDone(_ app: AppID) {
+        let i = Int(app.index)
+        guard apps[i].runningTasks.isEmpty else { return }
+        apps[i].taskDeadline = nil
+        apps[i].taskWindowNumber &+= 1
+        stopEnergyClock(app)
+        schedulerDirty = true
+        if apps[i].inFlight == nil { suspendIfIdle(app) }
+    }
+
+    mutating func taskExpiryFired(_ app: AppID, epoch: UInt32, window: UInt32) {
+        let i = Int(app.index)
+        guard apps[i].epoch == epoch, apps[i].taskWindowNumber == window, let deadline = apps[i].taskDeadline else { return }
+        queue.push(.taskDeadline(app, epoch: epoch, window: window), at: max(now, deadline))
+        expireRunningTasks(app, because: "its time is running out")
+    }
+
+    mutating func expireRunningTasks(_ app: AppID, because why: String) {
+        let i = Int(app.index)
+        for task in apps[i].runningTasks where !task.expired {
+            guard let t = apps[i].runningTasks.firstIndex(where: { $0.identifier == task.identifier }) else { continue }
+            apps[i].runningTasks[t].expired = true
+            record(app, .taskExpire(identifier: task.identifier))
+            noteTaskHistory(app, task.identifier, "expired: \(why)")
+            if task.hasExpirationHandler {
+                apps[i].jobs.append(.bgTaskExpired(task.identifier))
+            } else {
+                // No handler set: the task is marked complete, unsuccessful [D].
+                apps[i].runningTasks.remove(at: t)
+                record(app, .taskComplete(identifier: task.identifier, success: false))
+                noteTaskHistory(app, task.identifier, "completed unsuccessfully at expiry: no expiration handler set")
+            }
+        }
+        finishTaskWindowIfDone(app)
+        pump(app)
+    }
+
+    mutating func taskDeadlineFired(_ app: AppID, epoch: UInt32, window: UInt32) {
+        let i = Int(app.index)
+        guard apps[i].epoch == epoch, apps[i].taskWindowNumber == window, !apps[i].runningTasks.isEmpty else { return }
+        let names = apps[i].runningTasks.map { text($0.identifier) }.joined(separator: ", ")
+        for task in apps[i].runningTasks where !task.simulated {
+            noteTaskHistory(app, task.identifier, "never completed: the app was killed and will be launched less often")
+        }
+        apps[i].penalties += 1
+        terminate(app, .taskNotCompleted,
+                  detail: "setTaskCompleted(success:) was not called for \(names) before its time ran out")
+    }
+
+    /// A processing task is expired when the person starts using the device (SPEC §5).
+    mutating func expireProcessingTasksForDeviceUse() {
+        for i in apps.indices where apps[i].runningTasks.contains(where: { $0.kind == .processing && !$0.expired }) {
+            let app = AppID(index: Int32(i))
+            apps[i].taskDeadline = now + schedulerPolicy.taskExpirationLeadTime
+            apps[i].taskWindowNumber &+= 1
+            queue.push(.taskDeadline(app, epoch: apps[i].epoch, window: apps[i].taskWindowNumber),
+                       at: now + schedulerPolicy.taskExpirationLeadTime)
+            expireRunningTasks(app, because: "the user started using the device")
+        }
+    }
+
+    // MARK: Debug controls (SPEC §5: first-class test API)
+
+    /// `_simulateLaunchForTaskWithIdentifier`: starts a pending task now,
+    /// whatever the scheduler would say.
+    public mutating func simulateLaunch(for app: AppID, identifier: String) -> Bool {
+        let id = text(identifier)
+        guard let r = pendingTasks.firstIndex(where: { $0.app == app && $0.identifier == id }) else {
+            log(app, "_simulateLaunchForTaskWithIdentifier: no pending request for \(identifier)")
+            return false
+        }
+        let task = pendingTasks.remove(at: r)
+        start([task], for: app, simulated: true)
+        return true
+    }
+
+    /// `_simulateExpirationForTaskWithIdentifier`: expires a running task now.
+    public mutating func simulateExpiration(for app: AppID, identifier: String) -> Bool {
+        let i = Int(app.index)
+        let id = text(identifier)
+        guard apps[i].runningTasks.contains(where: { $0.identifier == id && !$0.expired }) else {
+            log(app, "_simulateExpirationForTaskWithIdentifier: \(identifier) is not running")
+            return false
+        }
+        apps[i].taskDeadline = now + schedulerPolicy.taskExpirationLeadTime
+        apps[i].taskWindowNumber &+= 1
+        queue.push(.taskDeadline(app, epoch: apps[i].epoch, window: apps[i].taskWindowNumber),
+                   at: now + schedulerPolicy.taskExpirationLeadTime)
+        expireRunningTasks(app, because: "_simulateExpirationForTaskWithIdentifier")
+        return true
+    }
+
+    // MARK: Energy (EnergyBudgetPolicy)
+
+    mutating func startEnergyClock(_ app: AppID) {
+        let i = Int(app.index)
+        if apps[i].energyStartedAt == nil { apps[i].energyStartedAt = now }
+    }
+
+    mutating func stopEnergyClock(_ app: AppID) {
+        let i = Int(app.index)
+        guard let started = apps[i].energyStartedAt else { return }
+        apps[i].energyStartedAt = nil
+        let day = wall(now) / Time.days(1)
+        if apps[i].energyDay != day { apps[i].energyDay = day; apps[i].energyUsed = 0 }
+        apps[i].energyUsed += now - started
+    }
+
+    // MARK: History for `explain`
+
+    mutating func noteTaskHistory(_ app: AppID, _ id: TextID, _ what: String) {
+        taskHistory.append(TaskHistoryEntry(time: now, app: app, identifier: id, what: what))
+        if taskHistory.count > 4096 { taskHistory.removeFirst(1024) }
+    }
+}
+
+struct TaskHistoryEntry: Sendable {
+    var time: Nanoseconds
+    var app: AppID
+    var identifier: TextID
+    var what: String
+}

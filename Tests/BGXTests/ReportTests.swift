@@ -1,0 +1,241 @@
+import BGXCore
+import BGXSimulation
+import Foundation
+import Testing
+
+/// The timeline report (issue 6): its structure follows the trace, it stays
+/// small for a week of 20 apps, it is deterministic, and a real browser draws
+/// it as a picture.
+@Suite("Timeline report (HTML)")
+struct ReportTests {
+    static func run(_ scenario: Scenario) throws -> ScenarioRun {
+        let run = try ScenarioRun(scenario)
+        run.run()
+        return run
+    }
+
+    static func demo() throws -> ScenarioRun {
+        try run(ScenarioParser(file: Demo.file).parse(Demo.scenario))
+    }
+
+    /// The trace kinds the report marks on app rows.
+    static let markedKinds = ["launch", "terminate", "bgtask.begin", "bgtask.expire", "bgtask.invalid",
+                              "notification.deliver", "notification.drop"]
+
+    /// Counts of `data-kind` markers per app, read back from the HTML: every
+    /// app group `<g class="app" data-app="…">…</g>` of every day strip.
+    static func markers(in html: String) -> [String: [String: Int]] {
+        var counts: [String: [String: Int]] = [:]
+        for chunk in html.components(separatedBy: "<g class=\"app\" data-app=\"").dropFirst() {
+            let app = String(chunk.prefix { $0 != "\"" })
+            let group = chunk.components(separatedBy: "</g>")[0]
+            for piece in group.components(separatedBy: "data-kind=\"").dropFirst() {
+                counts[app, default: [:]][String(piece.prefix { $0 != "\"" }), default: 0] += 1
+            }
+        }
+        return counts
+    }
+
+    static func occurrences(_ needle: String, in html: String) -> Int {
+        html.components(separatedBy: needle).count - 1
+    }
+
+    @Test("every app has a row, a summary line and a concerns line; markers match the trace's counts",
+          arguments: [Demo.file] + scenarioFiles)
+    func structureFollowsTheTrace(_ path: String) throws {
+        let run = path == Demo.file ? try Self.demo() : try Self.run(ScenarioParser.parse(contentsOf: path))
+        let html = TimelineReport(run: run).html
+        let device = run.device
+        let names = device.renderer.appNames
+        let strips = Self.occurrences("<svg class=\"timeline\"", in: html)
+        #expect(strips >= 1)
+        let found = Self.markers(in: html)
+        for (index, name) in names.enumerated() {
+            let attribute = "data-app=\"\(name)\""
+            // One row per strip, plus one line in each of the two tables.
+            #expect(Self.occurrences(attribute, in: html) == strips + 2, "\(path): \(name)")
+            let events = device.trace.filter { $0.app == AppID(index: Int32(index)) }
+            for kind in Self.markedKinds {
+                let expected = events.filter { $0.kindName == kind }.count
+                #expect((found[name]?[kind] ?? 0) == expected, "\(path): \(name) \(kind)")
+            }
+        }
+        // Nothing but the marked kinds is marked.
+        #expect(Set(found.values.flatMap(\.keys)).isSubset(of: Set(Self.markedKinds)))
+    }
+
+    @Test("the demo's report shows its kill with the reason, and the three concerns")
+    func demoContent() throws {
+        let html = TimelineReport(run: try Self.demo()).html
+        #expect(html.hasPrefix("<!DOCTYPE html>"))
+        #expect(html.contains("terminate: reason=backgroundTaskTimeout code=0x2182bad2"))
+        #expect(html.contains("The three concerns (SPEC §12)"))
+        #expect(html.contains("background task &#39;send&#39; ×2"))
+        // Self-contained: no script, nothing fetched.
+        #expect(!html.contains("<script"))
+        #expect(!html.contains("http://") && !html.contains("https://"))
+        #expect(!html.contains("src="))
+    }
+
+    @Test("cold and warm launches, and wakes by cause, are counted from the trace")
+    func coldAndWarm() throws {
+        let scenario = try ScenarioParser(file: "warm.yaml").parse("""
+        duration: 1h
+        apps: [{bundle: com.example.a}]
+        timeline:
+          - {at: 1m, user: launch com.example.a}
+          - {at: 2m, user: home}
+          - {at: 10m, user: launch com.example.a}
+          - {at: 11m, user: lock}
+          - {at: 12m, user: unlock}
+          - {at: 20m, user: forceQuit com.example.a}
+          - {at: 30m, user: launch com.example.a}
+        """)
+        let html = TimelineReport(run: try Self.run(scenario)).html
+        // Two processes (cold); a return from suspension and one from unlock (warm).
+        #expect(html.contains("<td class=\"n\">2</td><td class=\"n\">2</td><td>user 2</td>"))
+        #expect(html.contains("<td>userForceQuit 1</td>"))
+    }
+
+    @Test("text from the scenario is escaped")
+    func escaping() throws {
+        let scenario = try ScenarioParser(file: "<b>&\"x\".yaml").parse("""
+        duration: 1h
+        apps:
+          - bundle: com.example.a
+            on:
+              didEnterBackground:
+                - beginBackgroundTask: "<script>alert('x')</script>"
+        timeline:
+          - {at: 1m, user: launch com.example.a}
+          - {at: 2m, user: home}
+        """)
+        let html = TimelineReport(run: try Self.run(scenario)).html
+        #expect(!html.contains("<script>"))
+        #expect(!html.contains("<b>"))
+        #expect(html.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;"))
+    }
+
+    @Test("the same run gives byte-identical reports")
+    func deterministic() throws {
+        let first = TimelineReport(run: try Self.demo()).html
+        let second = TimelineReport(run: try Self.demo()).html
+        #expect(first == second)
+        let week = try Self.syntheticWeek()
+        #expect(TimelineReport(run: try Self.run(week)).html == TimelineReport(run: try Self.run(week)).html)
+    }
+
+    @Test("a week of 20 apps: a strip per calendar day with every app, well under 2 MB")
+    func weekOfTwentyApps() throws {
+        let run = try Self.run(try Self.syntheticWeek())
+        let html = TimelineReport(run: run).html
+        let bytes = html.utf8.count
+        #expect(bytes < 1_000_000, "\(bytes) bytes")
+        // 7 days from Monday 06:00 touch 8 calendar days; the first and last are partial.
+        #expect(Self.occurrences("<svg class=\"timeline\"", in: html) == 8)
+        for day in 0...7 { #expect(html.contains(">Day \(day) · ")) }
+        #expect(html.contains(">Day 7 · Mon 2026-01-12</h3>"))
+        #expect(Self.occurrences("<title>before the run</title>", in: html) == 1)
+        #expect(Self.occurrences("<title>after the run</title>", in: html) == 1)
+        for name in run.device.renderer.appNames {
+            #expect(Self.occurrences("<g class=\"app\" data-app=\"\(name)\"", in: html) == 8)
+        }
+        // The device rows show what changed: nights on the charger, locked.
+        #expect(Self.occurrences("<rect class=\"charging\"", in: html) >= 6)
+        #expect(Self.occurrences("<rect class=\"locked\"", in: html) >= 6)
+        #expect(Self.occurrences("<rect class=\"net-cellular\"", in: html) >= 1)
+        #expect(Self.occurrences("<rect class=\"lowpower\"", in: html) >= 1)
+        // Coordinates are rounded to a tenth.
+        #expect(html.range(of: #"x="[0-9]+\.[0-9]{2}"#, options: .regularExpression) == nil)
+    }
+
+    /// 20 apps used a few times a day for a week, with background tasks that
+    /// end, expire or are killed, and nights on the charger.
+    static func syntheticWeek() throws -> Scenario {
+        var yaml = """
+        profile: modern
+        seed: 3
+        start: 2026-01-05T06:00:00
+        duration: 7d
+        device: {battery: 60%, charging: false, network: wifi}
+        apps:
+
+        """
+        for i in 0..<20 {
+            yaml += "  - bundle: com.example.app\(i)\n    on:\n      didEnterBackground:\n"
+            yaml += "        - beginBackgroundTask: sync\n        - wait: \(i % 3 == 0 ? "10m" : "\(5 + i)s")\n"
+            if i % 3 != 0 || i % 2 == 0 { yaml += "        - endBackgroundTask: sync\n" }
+            if i % 2 == 0 {
+                yaml += "      backgroundTaskExpired sync:\n        - endBackgroundTask: sync\n"
+            }
+        }
+        yaml += "usage:\n"
+        for i in 0..<20 {
+            let hours = [7 + i % 5, 12 + i % 3, 18 + i % 4]
+            let sessions = hours.map { "\"\($0 < 10 ? "0" : "")\($0):\(10 + 2 * i) \(2 + i % 7)m\"" }
+            yaml += "  - {app: com.example.app\(i), daily: [\(sessions.joined(separator: ", "))]}\n"
+        }
+        yaml += "timeline:\n"
+        for day in 0..<7 {
+            let d = day == 0 ? "" : "\(day)d "
+            yaml += "  - {at: \(d)23:00, user: lock}\n  - {at: \(d)23:10, device: {charging: true}}\n"
+            yaml += "  - {at: \(day + 1)d 06:30, device: {charging: false}}\n"
+        }
+        yaml += "  - {at: 2d 09:00, device: {network: cellular}}\n  - {at: 2d 11:00, device: {network: wifi}}\n"
+        yaml += "  - {at: 4d 14:00, device: {lowPowerMode: true}}\n  - {at: 4d 20:00, device: {lowPowerMode: false}}\n"
+        return try ScenarioParser(file: "week.yaml").parse(yaml)
+    }
+}
+
+/// The report from the command line: `bgx run --report` and `bgx demo`.
+@Suite("Timeline report from the command line")
+struct ReportCommandLineTests {
+    func bgx(_ arguments: [String], in directory: URL) throws -> (status: Int32, stdout: String) {
+        let exe = try #require(CommandLineTests.executable, "the bgx executable was not built beside the tests")
+        let process = Process()
+        process.executableURL = exe
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    func temporaryDirectory() throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bgx-report-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    @Test("bgx run --report FILE writes the report and prints what it printed before")
+    func runWritesReport() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let scenario = repositoryRoot.appendingPathComponent("Scenarios/spec2-task-never-ended.yaml").path
+        let report = dir.appendingPathComponent("out.html").path
+        let with = try bgx(["run", scenario, "--report", report], in: dir)
+        let without = try bgx(["run", scenario], in: dir)
+        #expect(with.status == 0)
+        #expect(with.stdout == without.stdout)
+        let html = try String(contentsOfFile: report, encoding: .utf8)
+        #expect(html.contains("bgx timeline: \(scenario)"))
+        #expect(html.contains("backgroundTaskTimeout"))
+        let unwritable = try bgx(["run", scenario, "--report", "/nonexistent/dir/out.html"], in: dir)
+        #expect(unwritable.status == 2)
+    }
+
+    @Test("bgx demo writes bgx-demo.html in the current directory and says so")
+    func demoWritesReport() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let r = try bgx(["demo"], in: dir)
+        #expect(r.status == 0)
+        #expect(r.stdout.contains("bgx-demo.html"))
+        let html = try String(contentsOfFile: dir.appendingPathComponent("bgx-demo.html").path, encoding: .utf8)
+        #expect(html.contains("bgx timeline: bgx demo"))
+    }
+}
