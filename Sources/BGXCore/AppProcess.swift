@@ -56,6 +56,10 @@ public struct AppStats: Sendable, Equatable {
     public var backgroundTasksBegun = 0
     public var backgroundTasksExpired = 0
     public var watchdogHits = 0
+    public var scheduledTasksStarted = 0
+    public var scheduledTasksExpired = 0
+    public var fetches = 0
+    public init() {}
 }
 
 /// Everything the system knows about one installed app.

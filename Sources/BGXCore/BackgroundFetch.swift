@@ -51,6 +51,7 @@ extension Engine {
         apps[i].lastFetch = now
         apps[i].lastBackgroundLaunch = now
         startEnergyClock(app)
+        apps[i].stats.fetches += 1
         record(app, .fetchStart)
         queue.push(.fetchTimeout(app, epoch: apps[i].epoch, fetch: apps[i].fetchNumber), at: now + schedulerPolicy.fetchTimeout)
         apps[i].jobs.append(.performFetch)

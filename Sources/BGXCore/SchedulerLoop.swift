@@ -9,6 +9,7 @@ extension Engine {
         schedulerDirty = false
         var next: Nanoseconds?
         var starting: [Int] = []
+        var reasons: [String] = []
         for k in pendingTasks.indices {
             let p = pendingTasks[k]
             let candidate = Candidate(app: p.app, kind: p.request.kind == .processing ? .processing : .appRefresh,
@@ -28,6 +29,7 @@ extension Engine {
             pendingTasks[k].blockedSince = since
             if judgement.run {
                 starting.append(k)
+                reasons.append(judgement.reason)
             } else {
                 if pendingTasks[k].lastDeferReason != judgement.reason {
                     pendingTasks[k].lastDeferReason = judgement.reason
@@ -44,8 +46,14 @@ extension Engine {
             let chosen = starting.map { pendingTasks[$0] }
             for k in starting.reversed() { pendingTasks.remove(at: k) }
             var byApp: [Int32: [PendingTask]] = [:]
-            for task in chosen { byApp[task.app.index, default: []].append(task) }
-            for index in byApp.keys.sorted() { start(byApp[index]!, for: AppID(index: index)) }
+            var reasonByApp: [Int32: String] = [:]
+            for (task, reason) in zip(chosen, reasons) {
+                byApp[task.app.index, default: []].append(task)
+                if reasonByApp[task.app.index] == nil { reasonByApp[task.app.index] = reason }
+            }
+            for index in byApp.keys.sorted() {
+                start(byApp[index]!, for: AppID(index: index), reason: reasonByApp[index] ?? "")
+            }
         }
         schedulerGeneration &+= 1
         schedulerWake = next

@@ -13,7 +13,7 @@ public struct SchedulerPolicy: Sendable, Equatable {
 
     /// dasd's policy weights, as seen in device logs [O] (SPEC §6).
     public var weights: [SchedulingPolicy: Double] = [
-        .application: 30,        // ApplicationPolicy 5–50
+        .application: 50,        // ApplicationPolicy 5–50
         .deviceActivity: 10,     // DeviceActivityPolicy 2–20
         .thunderingHerd: 1,      // ThunderingHerdPolicy 1
         .networkQuality: 8,      // NetworkQualityPolicy 8–11
@@ -23,6 +23,8 @@ public struct SchedulerPolicy: Sendable, Equatable {
         .rateLimit: 1,           // ActivityRateLimitPolicy 1
         .energyBudget: 2,        // EnergyBudgetPolicy (weight not in the logs; bgx's choice)
     ]
+    /// App refresh and fetch weigh power less: they are short and run by day [O].
+    public var refreshWeightOverrides: [SchedulingPolicy: Double] = [.chargerPluggedIn: 5]
     /// A candidate runs when Σ weight·score / Σ weight reaches this [O].
     public var appRefreshThreshold = 0.5
     public var processingThreshold = 0.8
@@ -71,5 +73,7 @@ public struct SchedulerPolicy: Sendable, Equatable {
 
     public init() {}
 
-    public func weight(_ policy: SchedulingPolicy) -> Double { weights[policy] ?? 0 }
+    public func weight(_ policy: SchedulingPolicy, processing: Bool) -> Double {
+        (processing ? nil : refreshWeightOverrides[policy]) ?? weights[policy] ?? 0
+    }
 }

@@ -171,7 +171,7 @@ extension Engine {
             }
             let next = [predicted.map { $0 - p.refreshLeadTime }, staleAt].compactMap { $0 }.min()
             let when = predicted.map { "next predicted use \(clockText($0))" } ?? "no predicted use in the next two days"
-            return out(.canProceed(0.2), when, next: next)
+            return out(.canProceed(0), when, next: next)
         case .rateLimit:
             guard c.kind != .processing, let last = a.lastBackgroundLaunch, let firstUse = a.usage.firstUse else {
                 return out(.canProceed(1), "no recent background launch")
@@ -216,7 +216,7 @@ extension Engine {
             case .mustNotProceed: if mustNot == nil { mustNot = o }
             case .absolutelyMustProceed: must = true
             case let .canProceed(score):
-                let w = schedulerPolicy.weight(o.policy)
+                let w = schedulerPolicy.weight(o.policy, processing: c.kind == .processing)
                 total += w
                 weighted += w * score
             }
@@ -226,7 +226,25 @@ extension Engine {
         if must { return (outcomes, true, score, "absolutely must proceed", next) }
         let threshold = c.kind == .processing ? schedulerPolicy.processingThreshold : schedulerPolicy.appRefreshThreshold
         let shown = String(Double(Int(score * 100)) / 100)
-        if score >= threshold { return (outcomes, true, score, "score \(shown) ≥ \(threshold)", next) }
-        return (outcomes, false, score, "score \(shown) < \(threshold)", next)
+        if score >= threshold {
+            // Name the policy that weighs most in favour: why now.
+            var best: (gain: Double, outcome: PolicyOutcome)?
+            for o in outcomes {
+                guard case let .canProceed(s) = o.verdict else { continue }
+                let gain = schedulerPolicy.weight(o.policy, processing: c.kind == .processing) * s
+                if gain > (best?.gain ?? 0) { best = (gain, o) }
+            }
+            let why = best.map { " — \($0.outcome.policy.rawValue): \($0.outcome.rationale)" } ?? ""
+            return (outcomes, true, score, "score \(shown) ≥ \(threshold)\(why)", next)
+        }
+        // Name the policy that costs the most: what the candidate waits for.
+        var worst: (shortfall: Double, outcome: PolicyOutcome)?
+        for o in outcomes {
+            guard case let .canProceed(s) = o.verdict else { continue }
+            let shortfall = schedulerPolicy.weight(o.policy, processing: c.kind == .processing) * (1 - s)
+            if shortfall > (worst?.shortfall ?? 0) { worst = (shortfall, o) }
+        }
+        let why = worst.map { " — \($0.outcome.policy.rawValue): \($0.outcome.rationale)" } ?? ""
+        return (outcomes, false, score, "score \(shown) < \(threshold)\(why)", next)
     }
 }

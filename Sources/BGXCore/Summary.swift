@@ -10,6 +10,9 @@ public struct AppSummary: Sendable, Equatable {
     public var backgroundTasksBegun: Int
     public var backgroundTasksExpired: Int
     public var watchdogHits: Int
+    public var scheduledTasksStarted: Int
+    public var scheduledTasksExpired: Int
+    public var fetches: Int
 
     public init(bundleIdentifier: String, stats: AppStats) {
         self.bundleIdentifier = bundleIdentifier
@@ -29,6 +32,9 @@ public struct AppSummary: Sendable, Equatable {
         backgroundTasksBegun = stats.backgroundTasksBegun
         backgroundTasksExpired = stats.backgroundTasksExpired
         watchdogHits = stats.watchdogHits
+        scheduledTasksStarted = stats.scheduledTasksStarted
+        scheduledTasksExpired = stats.scheduledTasksExpired
+        fetches = stats.fetches
     }
 
     /// A few aligned lines for people.
@@ -43,6 +49,7 @@ public struct AppSummary: Sendable, Equatable {
         let t = TerminationReason.allCases.compactMap { r in terminations[r].map { "\(r) \($0)" } }
         out += "  terminations: " + (t.isEmpty ? "none" : t.joined(separator: ", ")) + "\n"
         out += "  bg tasks:     \(backgroundTasksBegun) begun, \(backgroundTasksExpired) expired\n"
+        out += "  BGTasks:      \(scheduledTasksStarted) run, \(scheduledTasksExpired) expired; fetches: \(fetches)\n"
         return out
     }
 
@@ -58,7 +65,9 @@ public struct AppSummary: Sendable, Equatable {
         return "{\"app\": \(name), \"secondsInState\": \(states), "
             + "\"backgroundSeconds\": \(Time.format(Time.seconds(backgroundSeconds))), "
             + "\"launches\": \(l), \"terminations\": \(t), "
-            + "\"backgroundTasks\": {\"begun\": \(backgroundTasksBegun), \"expired\": \(backgroundTasksExpired)}}"
+            + "\"backgroundTasks\": {\"begun\": \(backgroundTasksBegun), \"expired\": \(backgroundTasksExpired)}, "
+            + "\"scheduledTasks\": {\"started\": \(scheduledTasksStarted), \"expired\": \(scheduledTasksExpired)}, "
+            + "\"fetches\": \(fetches)}"
     }
 }
 

@@ -109,7 +109,7 @@ extension Engine {
     /// Hands tasks to an app: launches it into the background, resumes it,
     /// or delivers to it where it runs. All tasks of one launch share one
     /// budget (SPEC §5).
-    mutating func start(_ tasks: [PendingTask], for app: AppID, simulated: Bool = false) {
+    mutating func start(_ tasks: [PendingTask], for app: AppID, simulated: Bool = false, reason: String = "") {
         let i = Int(app.index)
         guard !tasks.isEmpty else { return }
         if apps[i].state.isForeground { return }
@@ -134,9 +134,10 @@ extension Engine {
             apps[i].runningTasks.append(RunningTask(identifier: task.identifier, kind: task.request.kind, started: now,
                                                     requiresExternalPower: task.request.requiresExternalPower,
                                                     simulated: simulated))
-            record(app, .taskStart(identifier: task.identifier))
-            noteTaskHistory(app, task.identifier, simulated ? "started by _simulateLaunchForTaskWithIdentifier"
-                            : "started: " + (task.lastDeferReason.map { _ in "conditions met" } ?? "conditions met"))
+            let why = simulated ? "_simulateLaunchForTaskWithIdentifier" : reason
+            apps[i].stats.scheduledTasksStarted += 1
+            record(app, .taskStart(identifier: task.identifier, reason: text(why)))
+            noteTaskHistory(app, task.identifier, "started: \(why)")
             apps[i].jobs.append(.bgTask(task.identifier))
         }
         pump(app)
@@ -194,6 +195,7 @@ extension Engine {
         for task in apps[i].runningTasks where !task.expired {
             guard let t = apps[i].runningTasks.firstIndex(where: { $0.identifier == task.identifier }) else { continue }
             apps[i].runningTasks[t].expired = true
+            apps[i].stats.scheduledTasksExpired += 1
             record(app, .taskExpire(identifier: task.identifier))
             noteTaskHistory(app, task.identifier, "expired: \(why)")
             if task.hasExpirationHandler {

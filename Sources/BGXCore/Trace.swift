@@ -55,7 +55,7 @@ public struct TraceEvent: Sendable, Equatable {
         case taskReject(identifier: TextID, error: BGTaskSchedulerError, reason: TextID)
         case taskCancel(identifier: TextID)
         case taskDefer(identifier: TextID, reason: TextID)
-        case taskStart(identifier: TextID)
+        case taskStart(identifier: TextID, reason: TextID)
         case taskExpire(identifier: TextID)
         case taskComplete(identifier: TextID, success: Bool)
         case fetchDefer(reason: TextID)
@@ -168,8 +168,10 @@ extension TraceEvent {
             return [("id", .string(notifications(id))), ("to", .string(toApp ? "app" : "user"))]
         case let .notificationDrop(id, reason):
             return [("id", .string(notifications(id))), ("reason", .string(text(reason)))]
-        case let .taskRegister(id), let .taskCancel(id), let .taskStart(id), let .taskExpire(id):
+        case let .taskRegister(id), let .taskCancel(id), let .taskExpire(id):
             return [("identifier", .string(text(id)))]
+        case let .taskStart(id, reason):
+            return [("identifier", .string(text(id))), ("reason", .string(text(reason)))]
         case let .taskSubmit(id, kind, replaced):
             return [("identifier", .string(text(id))), ("type", .string(kind.description)), ("replaced", .bool(replaced))]
         case let .taskReject(id, error, reason):

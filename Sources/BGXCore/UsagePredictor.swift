@@ -66,14 +66,16 @@ struct UsageHistory: Sendable {
         return nil
     }
 
-    /// Average uses a day over the last week of history.
+    /// Average uses a day over the last week's full days (today alone, on the first day).
     func usesPerDay(todayWall wall: Nanoseconds, firstUseWall: Nanoseconds) -> Double {
         let today = wall / Time.days(1)
-        let observed = max(1, min(7, today - firstUseWall / Time.days(1) + 1))
+        let fullDays = min(7, today - firstUseWall / Time.days(1))
+        let from = fullDays > 0 ? today - fullDays : today
+        let to = fullDays > 0 ? today - 1 : today
         var total = 0
-        for slot in dayNumber.indices where dayNumber[slot] > today - observed && dayNumber[slot] <= today {
+        for slot in dayNumber.indices where dayNumber[slot] >= from && dayNumber[slot] <= to {
             total += uses[slot]
         }
-        return Double(total) / Double(observed)
+        return Double(total) / Double(max(1, fullDays))
     }
 }

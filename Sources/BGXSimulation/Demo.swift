@@ -1,22 +1,49 @@
-/// The built-in scenario `bgx demo` runs (DESIGN.md "Command line").
-/// For now the foundation's part of it: background tasks around a trip to
-/// the home screen. ColorFeed joins when BGTaskScheduler does.
+/// The built-in scenario `bgx demo` runs (DESIGN.md "Command line"): the
+/// WWDC19 "ColorFeed" app through a week of a person's habits, beside a
+/// messaging app.
 public enum Demo {
     public static let file = "<demo>"
     public static let scenario = """
-    # A day with two messaging apps (SPEC §1, §2).
-    # com.example.messenger: a send that outlives a trip to the home screen.
-    #   At 08:00 the send takes 8 s and ends its background task in time.
-    #   At 12:30 a large photo takes 2 minutes; the expiration handler
-    #   saves a draft and ends the task, so the app is suspended, not killed.
-    # com.example.chatty: begins a background task and never ends it;
-    #   iOS kills it when the 30 s budget runs out (backgroundTaskTimeout).
+    # A week with ColorFeed (WWDC19 session 707) and two messaging apps.
+    #
+    # ColorFeed (SPEC §5, §6): every trip to the background submits an app
+    #   refresh (earliest in 15 minutes); the refresh fetches for 4 s and
+    #   resubmits. Database cleaning is a processing task that needs power,
+    #   once a week. The scheduler decides when each runs, and says why.
+    # com.example.messenger (SPEC §2): a send that outlives a trip to the home
+    #   screen; its background task ends in time.
+    # com.example.chatty (SPEC §2): begins a background task and never ends
+    #   it; iOS kills it when the 30 s budget runs out (backgroundTaskTimeout).
+    # The person: ColorFeed at breakfast, lunch and in the evening; messages
+    #   morning and evening; the phone locks and charges overnight.
     profile: modern
     seed: 7
     start: 2026-01-05T00:00:00
-    duration: 1d
+    duration: 7d
     device: {battery: 80%, charging: false, network: wifi, passcode: true}
     apps:
+      - bundle: com.example.colorfeed
+        backgroundModes: [fetch, processing]
+        permittedTaskIdentifiers: [com.example.colorfeed.refresh, com.example.colorfeed.db_cleaning]
+        on:
+          didFinishLaunching:
+            - register: com.example.colorfeed.refresh
+            - register: com.example.colorfeed.db_cleaning
+            - submit: {identifier: com.example.colorfeed.db_cleaning, type: processing, requiresExternalPower: true}
+          didEnterBackground:
+            - submit: {identifier: com.example.colorfeed.refresh, type: appRefresh, earliestBegin: 15m}
+          task com.example.colorfeed.refresh:
+            - submit: {identifier: com.example.colorfeed.refresh, type: appRefresh, earliestBegin: 15m}
+            - wait: 4s
+            - complete: true
+          expire com.example.colorfeed.refresh:
+            - complete: false
+          task com.example.colorfeed.db_cleaning:
+            - work: 40s
+            - submit: {identifier: com.example.colorfeed.db_cleaning, type: processing, requiresExternalPower: true, earliestBegin: 6d}
+            - complete: true
+          expire com.example.colorfeed.db_cleaning:
+            - complete: false
       - bundle: com.example.messenger
         on:
           didEnterBackground:
@@ -24,34 +51,48 @@ public enum Demo {
             - wait: 8s
             - endBackgroundTask: send
           backgroundTaskExpired send:
-            - work: 1s
             - endBackgroundTask: send
-      - bundle: com.example.messenger.photos
-        on:
-          didEnterBackground:
-            - beginBackgroundTask: upload
-            - wait: 2m
-            - endBackgroundTask: upload
-          backgroundTaskExpired upload:
-            - work: 500ms
-            - endBackgroundTask: upload
       - bundle: com.example.chatty
         on:
           didEnterBackground:
             - beginBackgroundTask: sync
             - wait: 10m
+            - endBackgroundTask: sync
     usage:
-      - {app: com.example.messenger, daily: ["08:00 3m", "19:00 10m"]}
+      - {app: com.example.colorfeed, daily: ["08:00 5m", "13:00 10m", "19:30 20m"]}
+      - {app: com.example.messenger, daily: ["08:10 3m", "21:00 10m"]}
     timeline:
-      - {at: 12:30, user: launch com.example.messenger.photos}
-      - {at: 12:32, user: home}
       - {at: 17:45, user: launch com.example.chatty}
-      - {at: 17:50, user: lock}
+      - {at: 17:50, user: home}
+      - {at: 23:00, user: lock}
+      - {at: 23:30, device: {charging: true}}
+      - {at: 1d 07:00, device: {charging: false}}
+      - {at: 1d 23:00, user: lock}
+      - {at: 1d 23:30, device: {charging: true}}
+      - {at: 2d 07:00, device: {charging: false}}
+      - {at: 2d 23:00, user: lock}
+      - {at: 2d 23:30, device: {charging: true}}
+      - {at: 3d 07:00, device: {charging: false}}
+      - {at: 3d 23:00, user: lock}
+      - {at: 3d 23:30, device: {charging: true}}
+      - {at: 4d 07:00, device: {charging: false}}
+      - {at: 4d 23:00, user: lock}
+      - {at: 4d 23:30, device: {charging: true}}
+      - {at: 5d 07:00, device: {charging: false}}
+      - {at: 5d 23:00, user: lock}
+      - {at: 5d 23:30, device: {charging: true}}
+      - {at: 6d 07:00, device: {charging: false}}
+      - {at: 6d 23:00, user: lock}
+      - {at: 6d 23:30, device: {charging: true}}
     expect:
-      - {kind: bgtask.end, app: com.example.messenger, between: [08:03, 08:04]}
-      - {kind: bgtask.expire, app: com.example.messenger.photos, between: [12:32, 12:33]}
-      - {kind: state, app: com.example.messenger.photos, to: suspended, between: [12:32, 12:33]}
+      # The weekly cleaning runs on power at night, then not again until six days later.
+      - {kind: task.start, identifier: com.example.colorfeed.db_cleaning, between: [23:30, 1d 07:00]}
+      - {kind: task.start, identifier: com.example.colorfeed.db_cleaning, count: 2}
+      # App refresh runs every day, and lands shortly before the breakfast session once learned.
+      - {kind: task.start, identifier: com.example.colorfeed.refresh, between: [3d 07:40, 3d 08:00]}
+      - {kind: task.complete, identifier: com.example.colorfeed.refresh, success: "false", count: 0}
+      - {kind: bgtask.end, app: com.example.messenger, between: [08:13, 08:14]}
       - {kind: terminate, app: com.example.chatty, reason: backgroundTaskTimeout}
-      - {kind: terminate, app: com.example.messenger, count: 0}
+      - {kind: terminate, app: com.example.colorfeed, count: 0}
     """
 }

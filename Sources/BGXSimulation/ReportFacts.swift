@@ -15,6 +15,11 @@ struct ReportFacts {
     var tasksBegun = 0
     var tasksExpired = 0
     var tasksRefused = 0
+    /// BGTaskScheduler tasks and fetches (SPEC §5, §6).
+    var bgTasksRun = 0
+    var bgTasksExpired = 0
+    var bgTasksRefused = 0
+    var fetches = 0
     var terminations: [TerminationReason: Int] = [:]
     /// What ran while the app was in the background, in order of first
     /// appearance, with counts.
@@ -73,6 +78,10 @@ struct ReportFacts {
             case .bgtaskBegin: facts[i].tasksBegun += 1
             case .bgtaskExpire: facts[i].tasksExpired += 1
             case .bgtaskInvalid: facts[i].tasksRefused += 1
+            case .taskStart: facts[i].bgTasksRun += 1
+            case .taskExpire: facts[i].bgTasksExpired += 1
+            case .taskReject: facts[i].bgTasksRefused += 1
+            case .fetchStart: facts[i].fetches += 1
             case let .terminate(reason, _): facts[i].terminations[reason, default: 0] += 1
             default: break
             }
@@ -80,6 +89,8 @@ struct ReportFacts {
             switch event.kind {
             case let .callback(callback): note(i, "ran \(callback.name)")
             case let .bgtaskBegin(_, name): note(i, "background task '\(names.text(name))'")
+            case let .taskStart(id, _): note(i, "BGTask '\(names.text(id))'")
+            case .fetchStart: note(i, "background fetch")
             case let .notificationSchedule(id, _): note(i, "scheduled notification '\(names.notification(id))'")
             default: break
             }

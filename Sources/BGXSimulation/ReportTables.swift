@@ -36,7 +36,7 @@ struct ReportTables {
     var summaryTable: String {
         var out = "<h2>Summary</h2>\n<table class=\"summary\"><thead><tr><th>App</th><th>In front</th>"
             + "<th>Background running</th><th>Suspended</th><th>Cold launches</th><th>Warm launches</th>"
-            + "<th>Launches and wakes by cause</th><th>Background tasks<br>begun / expired / refused</th>"
+            + "<th>Launches and wakes by cause</th><th>Background tasks<br>begun / expired / refused</th><th>BGTasks<br>run / expired / refused</th><th>Fetches</th>"
             + "<th>Terminations by reason</th></tr></thead>\n<tbody>\n"
         for (i, app) in names.apps.enumerated() {
             let f = facts[i]
@@ -49,6 +49,8 @@ struct ReportTables {
                 + "<td class=\"n\">\(f.coldLaunches)</td><td class=\"n\">\(f.warmLaunches)</td>"
                 + "<td>\(F.escape(F.counts(f.wakes)))</td>"
                 + "<td class=\"n\">\(f.tasksBegun) / \(f.tasksExpired) / \(f.tasksRefused)</td>"
+                + "<td class=\"n\">\(f.bgTasksRun) / \(f.bgTasksExpired) / \(f.bgTasksRefused)</td>"
+                + "<td class=\"n\">\(f.fetches)</td>"
                 + "<td>\(F.escape(terminations(f, kills: false)))</td></tr>\n"
         }
         return out + "</tbody></table>\n"

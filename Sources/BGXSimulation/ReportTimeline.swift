@@ -174,6 +174,7 @@ enum MarkerStyle: String, CaseIterable {
     case terminateKill = "kill", terminateOther = "term"
     case taskBegin = "task-begin", taskExpire = "task-expire", taskRefused = "task-refused"
     case notificationDeliver = "notif", notificationDrop = "notif-drop"
+    case bgTaskStart = "bgt-start", bgTaskExpire = "bgt-expire", bgTaskReject = "bgt-reject", fetchStart = "fetch"
     case reboot
 
     init?(_ kind: TraceEvent.Kind) {
@@ -190,6 +191,10 @@ enum MarkerStyle: String, CaseIterable {
         case .bgtaskInvalid: self = .taskRefused
         case .notificationDeliver: self = .notificationDeliver
         case .notificationDrop: self = .notificationDrop
+        case .taskStart: self = .bgTaskStart
+        case .taskExpire: self = .bgTaskExpire
+        case .taskReject: self = .bgTaskReject
+        case .fetchStart: self = .fetchStart
         default: return nil
         }
     }
@@ -199,9 +204,9 @@ enum MarkerStyle: String, CaseIterable {
         switch self {
         case .launchUser, .launchNotification, .launchBackground: "launch"
         case .terminateKill, .terminateOther: "terminate"
-        case .taskBegin: "begin"
-        case .taskExpire: "expire"
-        case .taskRefused: "refused"
+        case .taskBegin, .bgTaskStart, .fetchStart: "begin"
+        case .taskExpire, .bgTaskExpire: "expire"
+        case .taskRefused, .bgTaskReject: "refused"
         case .notificationDeliver, .notificationDrop: "notification"
         case .reboot: "reboot"
         }
@@ -213,7 +218,7 @@ enum MarkerStyle: String, CaseIterable {
         switch self {
         case .notificationDeliver, .notificationDrop: 0
         case .launchUser, .launchNotification, .launchBackground, .terminateKill, .terminateOther, .reboot: 1
-        case .taskBegin, .taskExpire, .taskRefused: 2
+        case .taskBegin, .taskExpire, .taskRefused, .bgTaskStart, .bgTaskExpire, .bgTaskReject, .fetchStart: 2
         }
     }
 
@@ -229,6 +234,10 @@ enum MarkerStyle: String, CaseIterable {
         case .taskRefused: "background task refused"
         case .notificationDeliver: "notification delivered"
         case .notificationDrop: "notification dropped"
+        case .bgTaskStart: "BGTask started (scheduler)"
+        case .bgTaskExpire: "BGTask expired"
+        case .bgTaskReject: "BGTask submit refused"
+        case .fetchStart: "background fetch"
         case .reboot: "device restarted"
         }
     }

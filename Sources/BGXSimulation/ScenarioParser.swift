@@ -70,7 +70,7 @@ public struct ScenarioParser {
         "notification.deliver": ["id", "to"], "notification.drop": ["id", "reason"],
         "task.register": ["identifier"], "task.submit": ["identifier", "type", "replaced"],
         "task.reject": ["identifier", "error", "code", "reason"], "task.cancel": ["identifier"],
-        "task.defer": ["identifier", "reason"], "task.start": ["identifier"], "task.expire": ["identifier"],
+        "task.defer": ["identifier", "reason"], "task.start": ["identifier", "reason"], "task.expire": ["identifier"],
         "task.complete": ["identifier", "success"], "fetch.defer": ["reason"], "fetch.start": [],
         "fetch.complete": ["result"],
     ]

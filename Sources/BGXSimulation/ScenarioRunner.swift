@@ -88,6 +88,16 @@ public final class ScenarioRun {
         }
     }
 
+    /// Runs up to a moment (for `explain`); expectations are not checked.
+    public func run(until time: Nanoseconds) {
+        device.run(until: min(time, scenario.duration))
+    }
+
+    /// The scenario's start time of day, for reading `--at` times.
+    public var startOffset: Nanoseconds {
+        Time.seconds(Int(scenario.start.timeIntervalSince1970.rounded()) % 86_400)
+    }
+
     /// Runs to the scenario's end and checks its expectations.
     public func run() {
         device.run(until: scenario.duration)

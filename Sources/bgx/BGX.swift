@@ -8,7 +8,7 @@ struct BGX: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bgx",
         abstract: "The iOS background-execution system, simulated in virtual time.",
-        subcommands: [Run.self, Demo.self, Check.self, Bench.self])
+        subcommands: [Run.self, Demo.self, Explain.self, Check.self, Bench.self])
 }
 
 /// Bad input: `error: FILE:LINE:COLUMN: message` on stderr, exit code 2.
@@ -82,7 +82,7 @@ func runScenario(_ scenario: Scenario, seed: UInt64?, tracePath: String?, json: 
     } else if !traceToStdout {
         if narrate {
             let text = TraceText(device: device)
-            print("What happened (user actions, background tasks, suspensions, terminations):")
+            print("What the system decided (tasks started and why, expiries, refusals, kills; the full story is in --trace):")
             for event in device.trace where BGX.isStory(event) { print("  " + text.line(event)) }
             print("")
         }
@@ -103,10 +103,12 @@ enum TraceRendererJSON {
 }
 
 extension BGX {
+    /// What the demo narrates: the system's decisions — tasks started (with
+    /// why), expired and refused, fetches, and every kill. The rest is in the trace.
     static func isStory(_ event: TraceEvent) -> Bool {
         switch event.kind {
-        case .user, .bgtaskBegin, .bgtaskEnd, .bgtaskExpire, .bgtaskInvalid, .terminate, .log, .launch: return true
-        case let .state(_, to, _): return to == .suspended || to == .background
+        case .taskStart, .taskExpire, .taskReject, .fetchStart, .terminate, .bgtaskExpire, .bgtaskInvalid: return true
+        case let .taskComplete(_, success): return !success
         default: return false
         }
     }
@@ -146,6 +148,47 @@ struct Demo: ParsableCommand {
                                      narrate: true)
         print("\nThe timeline report: \(Self.reportFile) (open it in a browser).")
         if !passed { throw ExitCode(1) }
+    }
+}
+
+struct Explain: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Why a task has or hasn't run, and when it will: each scheduling policy's view at a moment.")
+    @Argument(help: "The scenario file (YAML).") var scenario: String
+    @Option(help: "The BGTaskScheduler identifier.") var task: String?
+    @Option(help: "The app's bundle identifier (found from the task identifier when omitted).") var app: String?
+    @Option(help: "The moment: HH:MM, 'Nd HH:MM' or a duration from the start (default: the end).") var at: String?
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() throws {
+        let s = try loadScenario(scenario)
+        guard task != nil || app != nil else { throw fail("error: explain needs --task IDENTIFIER or --app BUNDLE") }
+        let run: ScenarioRun
+        do { run = try ScenarioRun(s) } catch let error as ScenarioError { throw fail(error.description) }
+        var moment = s.duration
+        if let at {
+            guard let t = Units.moment(at, startOffset: run.startOffset), t >= 0, t <= s.duration else {
+                throw fail("error: --at '\(at)' is not a moment of this run (HH:MM, 'Nd HH:MM' or a duration, "
+                           + "within \(Time.describe(s.duration)))")
+            }
+            moment = t
+        }
+        let bundle = app ?? task.flatMap { id in
+            s.apps.first { $0.manifest.permittedTaskIdentifiers.contains(id) }?.manifest.bundleIdentifier
+        }
+        guard let bundle, let appID = run.device.app(bundle) else {
+            throw fail("error: no app " + (app.map { "'\($0)'" } ?? "permits '\(task ?? "")'; name one with --app"))
+        }
+        run.run(until: moment)
+        let engine = run.device.engine
+        let identifiers = task.map { [$0] } ?? engine.taskIdentifiers(of: appID)
+        if identifiers.isEmpty { print("\(bundle) has no BGTaskScheduler requests at \(engine.clockText(moment))") }
+        let explanations = identifiers.map { engine.explainTask(app: appID, identifier: $0) }
+        if json {
+            print(explanations.count == 1 ? explanations[0].json : "[" + explanations.map(\.json).joined(separator: ", ") + "]")
+        } else {
+            print(explanations.map(\.text).joined(separator: "\n"), terminator: "")
+        }
     }
 }
 

@@ -20,7 +20,8 @@ struct ReportTests {
 
     /// The trace kinds the report marks on app rows.
     static let markedKinds = ["launch", "terminate", "bgtask.begin", "bgtask.expire", "bgtask.invalid",
-                              "notification.deliver", "notification.drop"]
+                              "notification.deliver", "notification.drop", "task.start", "task.expire",
+                              "task.reject", "fetch.start"]
 
     /// Counts of `data-kind` markers per app, read back from the HTML: every
     /// app group `<g class="app" data-app="…">…</g>` of every day strip.
@@ -70,7 +71,8 @@ struct ReportTests {
         #expect(html.hasPrefix("<!DOCTYPE html>"))
         #expect(html.contains("terminate: reason=backgroundTaskTimeout code=0x2182bad2"))
         #expect(html.contains("The three concerns (SPEC §12)"))
-        #expect(html.contains("background task &#39;send&#39; ×2"))
+        #expect(html.contains("background task &#39;send&#39; ×14"))
+        #expect(html.contains("BGTask &#39;com.example.colorfeed.db_cleaning&#39; ×2"))
         // Self-contained: no script, nothing fetched.
         #expect(!html.contains("<script"))
         #expect(!html.contains("http://") && !html.contains("https://"))
