@@ -198,17 +198,17 @@ public struct Engine: Sendable {
         guard device.locked != locked else { return }
         device.locked = locked
         schedulerDirty = true
+        recordDevice("locked", "\(locked)")
+        if !locked && !device.unlockedSinceBoot {
+            device.unlockedSinceBoot = true
+            recordDevice("firstUnlockSinceBoot", "true")
+        }
         if locked {
             lockedSince = now
         } else {
             lockedSince = nil
             lastUnlock = now
             expireProcessingTasksForDeviceUse()
-        }
-        recordDevice("locked", "\(locked)")
-        if !locked && !device.unlockedSinceBoot {
-            device.unlockedSinceBoot = true
-            recordDevice("firstUnlockSinceBoot", "true")
         }
     }
 
