@@ -102,11 +102,13 @@ struct AppProcess: Sendable {
     /// 1 for an app that fetches fast and reports honestly; less otherwise.
     var fetchReputation = 1.0
     var fetchNumber: UInt32 = 0
-    var fetchDeferReason: String?
-    var lastFetchOutcomes: [PolicyOutcome] = []
+    var fetchDeferKey: Engine.DecisionKey?
 
     // MARK: What the scheduler knows of the app (survives termination)
     var usage: UsageHistory
+    var predictionCache: (bin: Int64, uses: Int, predicted: Nanoseconds?)?
+    /// Per quarter-hour use counts over the past days, as of one day.
+    var usageTable: (day: Int64, uses: Int, counts: [UInt8], observed: Int64)?
     var lastBackgroundLaunch: Nanoseconds?
     /// Tasks left uncompleted; each doubles the spacing between launches.
     var penalties = 0

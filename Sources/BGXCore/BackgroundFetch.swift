@@ -11,6 +11,8 @@ extension Engine {
                 + "your supported UIBackgroundModes in your Info.plist; no fetch will happen.")
         }
         apps[i].fetchInterval = interval.map { max($0, schedulerPolicy.minimumFetchInterval) }
+        if interval != nil && !fetchApps.contains(app) { fetchApps.append(app) }
+        if interval == nil { fetchApps.removeAll { $0 == app } }
         schedulerDirty = true
     }
 
@@ -22,15 +24,14 @@ extension Engine {
         let since = apps[i].lastFetch ?? firstUse
         let candidate = Candidate(app: app, kind: .fetch, earliest: since + interval, submittedAt: since,
                                   requiresNetwork: false, requiresPower: false)
-        let judgement = judge(candidate)
-        apps[i].lastFetchOutcomes = judgement.outcomes
+        let judgement = decide(candidate)
         if judgement.run {
             startFetch(app)
             return nil
         }
-        if apps[i].fetchDeferReason != judgement.reason {
-            apps[i].fetchDeferReason = judgement.reason
-            record(app, .fetchDefer(reason: text(judgement.reason)))
+        if apps[i].fetchDeferKey != judgement.key {
+            apps[i].fetchDeferKey = judgement.key
+            record(app, .fetchDefer(reason: appendText(reason(judgement, candidate))))
         }
         return judgement.nextChange
     }
@@ -45,7 +46,7 @@ extension Engine {
         case .active, .inactive: return
         case .background: break
         }
-        apps[i].fetchDeferReason = nil
+        apps[i].fetchDeferKey = nil
         apps[i].fetchNumber &+= 1
         apps[i].fetchInFlight = FetchInFlight(number: apps[i].fetchNumber, started: now)
         apps[i].lastFetch = now

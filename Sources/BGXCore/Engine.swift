@@ -23,6 +23,11 @@ public struct Engine: Sendable {
     /// Time of day at t = 0: the predictor and `clockText` think in wall-clock time.
     public let wallClockOffset: Nanoseconds
     var pendingTasks: [PendingTask] = []
+    /// `profile.scheduler`'s weights as tables indexed by policy.
+    let refreshWeights: [Double]
+    let processingWeights: [Double]
+    /// Apps with a background fetch interval (the scheduler's fetch candidates).
+    var fetchApps: [AppID] = []
     var schedulerDirty = false
     var schedulerGeneration: UInt32 = 0
     /// When the scheduler will next look again, if only time passes.
@@ -45,6 +50,8 @@ public struct Engine: Sendable {
         self.device = device
         self.random = SeededRandom(seed: seed)
         self.wallClockOffset = wallClockOffset
+        self.refreshWeights = profile.scheduler.weightTable(processing: false)
+        self.processingWeights = profile.scheduler.weightTable(processing: true)
         if device.locked { lockedSince = 0 }
         if device.passcode && device.locked { self.device.unlockedSinceBoot = false }
     }
@@ -268,6 +275,13 @@ extension Engine {
         return TextID(index: i)
     }
     public func text(_ id: TextID) -> String { texts.strings[Int(id.index)] }
+
+    /// Stores text that rarely repeats (a decision's reason) without
+    /// hashing it for reuse.
+    mutating func appendText(_ s: String) -> TextID {
+        texts.strings.append(s)
+        return TextID(index: Int32(texts.strings.count - 1))
+    }
     /// Interns text for an event the host schedules.
     public mutating func intern(_ s: String) -> TextID { text(s) }
 }

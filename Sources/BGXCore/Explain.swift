@@ -129,7 +129,7 @@ extension Engine {
                                       submittedAt: pending.submittedAt,
                                       requiresNetwork: pending.request.requiresNetworkConnectivity,
                                       requiresPower: pending.request.requiresExternalPower)
-            let judgement = judge(candidate)
+            let judgement = judge(candidate, detailed: true)
             e.decision = judgement.run ? "would start now (\(judgement.reason))" : "deferred: \(judgement.reason)"
             e.score = judgement.score
             e.threshold = candidate.kind == .processing ? schedulerPolicy.processingThreshold : schedulerPolicy.appRefreshThreshold
@@ -140,7 +140,7 @@ extension Engine {
                 case let .canProceed(s): (verdict, score) = ("can proceed", s)
                 case .absolutelyMustProceed: (verdict, score) = ("absolutely must", nil)
                 }
-                let since = o.verdict == .mustNotProceed ? (pending.blockedSince[o.policy] ?? now) : nil
+                let since = o.verdict == .mustNotProceed ? (pending.blockedSince[o.policy.index] ?? now) : nil
                 return TaskExplanation.PolicyLine(policy: o.policy.rawValue, verdict: verdict, score: score,
                                                   weight: schedulerPolicy.weight(o.policy, processing: candidate.kind == .processing),
                                                   rationale: o.rationale,
@@ -151,9 +151,12 @@ extension Engine {
                 e.nextLookReason = judgement.outcomes.filter { $0.nextChange == next }
                     .map { "\($0.policy.rawValue) changes" }.joined(separator: ", ")
             }
-            for p in e.policies { p.blockedSince.map { times.insert($0) }; p.changesAt.map { times.insert($0) } }
+            for p in e.policies {
+                if let t = p.blockedSince { times.insert(t) }
+                if let t = p.changesAt { times.insert(t) }
+            }
             times.insert(pending.submittedAt)
-            pending.request.earliestBegin.map { times.insert($0) }
+            if let t = pending.request.earliestBegin { times.insert(t) }
         } else if let id, let running = a.runningTasks.first(where: { $0.identifier.index == id }) {
             e.status = .running(since: running.started, timeLeft: a.taskDeadline.map { max(0, $0 - now) })
             e.kind = running.kind.description

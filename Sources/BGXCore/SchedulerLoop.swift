@@ -7,40 +7,50 @@ extension Engine {
 
     mutating func evaluateScheduler() {
         schedulerDirty = false
+        if pendingTasks.isEmpty && fetchApps.isEmpty {
+            schedulerWake = nil
+            return
+        }
         var next: Nanoseconds?
         var starting: [Int] = []
         var reasons: [String] = []
+        for k in pendingTasks.indices where pendingTasks[k].request.kind == .appRefresh {
+            refreshPredictionCache(pendingTasks[k].app)
+        }
+        for app in fetchApps { refreshPredictionCache(app) }
         for k in pendingTasks.indices {
             let p = pendingTasks[k]
             let candidate = Candidate(app: p.app, kind: p.request.kind == .processing ? .processing : .appRefresh,
                                       earliest: p.request.earliestBegin ?? p.submittedAt, submittedAt: p.submittedAt,
                                       requiresNetwork: p.request.requiresNetworkConnectivity,
                                       requiresPower: p.request.requiresExternalPower)
-            let judgement = judge(candidate)
-            pendingTasks[k].lastOutcomes = judgement.outcomes
+            let judgement = decide(candidate)
             pendingTasks[k].lastScore = judgement.score
             pendingTasks[k].lastEvaluated = now
             pendingTasks[k].nextChange = judgement.nextChange
-            var since = pendingTasks[k].blockedSince
-            for o in judgement.outcomes {
-                if o.verdict == .mustNotProceed { if since[o.policy] == nil { since[o.policy] = now } }
-                else { since[o.policy] = nil }
+            for index in 0..<pendingTasks[k].blockedSince.count {
+                if judgement.mustNotMask & (1 << UInt32(index)) != 0 {
+                    if pendingTasks[k].blockedSince[index] == nil { pendingTasks[k].blockedSince[index] = now }
+                } else if pendingTasks[k].blockedSince[index] != nil {
+                    pendingTasks[k].blockedSince[index] = nil
+                }
             }
-            pendingTasks[k].blockedSince = since
             if judgement.run {
                 starting.append(k)
-                reasons.append(judgement.reason)
+                reasons.append(reason(judgement, candidate))
             } else {
-                if pendingTasks[k].lastDeferReason != judgement.reason {
-                    pendingTasks[k].lastDeferReason = judgement.reason
-                    record(p.app, .taskDefer(identifier: p.identifier, reason: text(judgement.reason)))
-                    noteTaskHistory(p.app, p.identifier, "deferred: \(judgement.reason)")
+                // A deferral is recorded when what holds the task back changes.
+                if pendingTasks[k].lastDeferKey != judgement.key {
+                    pendingTasks[k].lastDeferKey = judgement.key
+                    let why = reason(judgement, candidate)
+                    record(p.app, .taskDefer(identifier: p.identifier, reason: appendText(why)))
+                    noteTaskHistory(p.app, p.identifier, "deferred: \(why)")
                 }
                 if let n = judgement.nextChange { next = min(next ?? n, n) }
             }
         }
-        for i in apps.indices {
-            if let n = evaluateFetch(AppID(index: Int32(i))) { next = min(next ?? n, n) }
+        for app in fetchApps {
+            if let n = evaluateFetch(app) { next = min(next ?? n, n) }
         }
         if !starting.isEmpty {
             let chosen = starting.map { pendingTasks[$0] }

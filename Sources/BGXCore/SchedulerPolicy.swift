@@ -76,4 +76,9 @@ public struct SchedulerPolicy: Sendable, Equatable {
     public func weight(_ policy: SchedulingPolicy, processing: Bool) -> Double {
         (processing ? nil : refreshWeightOverrides[policy]) ?? weights[policy] ?? 0
     }
+
+    /// The weights as tables indexed by `SchedulingPolicy.index`, for the hot path.
+    func weightTable(processing: Bool) -> [Double] {
+        SchedulingPolicy.allCases.map { weight($0, processing: processing) }
+    }
 }

@@ -18,9 +18,32 @@ public enum SchedulingPolicy: String, Sendable, CaseIterable, Hashable, Comparab
     case rateLimit = "ActivityRateLimitPolicy"
     case energyBudget = "EnergyBudgetPolicy"
 
-    public static func < (a: Self, b: Self) -> Bool {
-        allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+    /// The policy's position in `allCases`: tables indexed by it avoid
+    /// hashing the name on the hot path.
+    public var index: Int {
+        switch self {
+        case .earliestBeginDate: 0
+        case .backgroundAppRefresh: 1
+        case .firstUnlock: 2
+        case .forceQuit: 3
+        case .lowPowerMode: 4
+        case .batteryLevel: 5
+        case .thermal: 6
+        case .chargerPluggedIn: 7
+        case .networkQuality: 8
+        case .deviceActivity: 9
+        case .thunderingHerd: 10
+        case .application: 11
+        case .rateLimit: 12
+        case .energyBudget: 13
+        }
     }
+
+    public static func < (a: Self, b: Self) -> Bool { a.index < b.index }
+
+    // Hash and compare by position, not by the name (the raw value).
+    public func hash(into hasher: inout Hasher) { hasher.combine(index) }
+    public static func == (a: Self, b: Self) -> Bool { a.index == b.index }
 }
 
 public enum PolicyVerdict: Sendable, Equatable {
@@ -54,21 +77,31 @@ extension Engine {
     /// Wall-clock time (time of day matters to the predictor).
     func wall(_ t: Nanoseconds) -> Nanoseconds { t + wallClockOffset }
 
-    /// `1d 08:15` in the scenario's wall-clock time.
+    /// `1d 08:15` in the scenario's wall-clock time. Built digit by digit:
+    /// rationales are full of these.
     public func clockText(_ t: Nanoseconds) -> String {
         let w = wall(t) / Time.nanosecondsPerSecond
         let day = (t + wallClockOffset % Time.days(1)) / Time.days(1)
-        let rest = w % 86_400
-        func two(_ v: Int64) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        return "\(day)d \(two(rest / 3600)):\(two(rest % 3600 / 60))"
+        let rest = Int(w % 86_400)
+        let h = rest / 3600, m = rest % 3600 / 60
+        var out = String(day)
+        out.reserveCapacity(out.utf8.count + 7)
+        out.unicodeScalars.append("d")
+        out.unicodeScalars.append(" ")
+        for digit in [h / 10, h % 10] { out.unicodeScalars.append(Unicode.Scalar(UInt8(48 + digit))) }
+        out.unicodeScalars.append(":")
+        for digit in [m / 10, m % 10] { out.unicodeScalars.append(Unicode.Scalar(UInt8(48 + digit))) }
+        return out
     }
 
-    func evaluate(_ policy: SchedulingPolicy, _ c: Candidate) -> PolicyOutcome {
-        func out(_ v: PolicyVerdict, _ why: String, next: Nanoseconds? = nil) -> PolicyOutcome {
-            PolicyOutcome(policy: policy, verdict: v, rationale: why, nextChange: next)
+    /// One policy's answer. Rationales are words, built only when `detailed`
+    /// (for the trace, history and `explain`): the scheduler decides without them.
+    func evaluate(_ policy: SchedulingPolicy, _ c: Candidate, detailed: Bool = true) -> PolicyOutcome {
+        func out(_ v: PolicyVerdict, _ why: @autoclosure () -> String, next: Nanoseconds? = nil) -> PolicyOutcome {
+            PolicyOutcome(policy: policy, verdict: v, rationale: detailed ? why() : "", nextChange: next)
         }
         let p = schedulerPolicy
-        let a = apps[Int(c.app.index)]
+        let ai = Int(c.app.index)
         switch policy {
         case .earliestBeginDate:
             if c.kind != .fetch, c.earliest - c.submittedAt > p.farFutureCutoff {
@@ -81,7 +114,7 @@ extension Engine {
             return out(.canProceed(1), "earliest begin \(clockText(c.earliest)) reached")
         case .backgroundAppRefresh:
             if !device.backgroundAppRefresh { return out(.mustNotProceed, "Background App Refresh is off in Settings") }
-            if !a.manifest.backgroundAppRefresh {
+            if !apps[ai].manifest.backgroundAppRefresh {
                 return out(.mustNotProceed, "Background App Refresh is off for this app in Settings")
             }
             return out(.canProceed(1), "Background App Refresh is on")
@@ -89,7 +122,7 @@ extension Engine {
             if !device.unlockedSinceBoot { return out(.mustNotProceed, "the device has not been unlocked since boot") }
             return out(.canProceed(1), "unlocked since boot")
         case .forceQuit:
-            if a.forceQuit {
+            if apps[ai].forceQuit {
                 return out(.mustNotProceed, "the user force-quit the app; no background launch until the user opens it")
             }
             return out(.canProceed(1), "not force-quit")
@@ -115,7 +148,7 @@ extension Engine {
             if c.kind == .processing {
                 let since = max(c.submittedAt, c.earliest)
                 let bestEffort = since + p.processingBestEffort
-                if now >= bestEffort, let last = a.usage.lastUse, now - last <= p.unusedAppCutoff {
+                if now >= bestEffort, let last = apps[ai].usage.lastUse, now - last <= p.unusedAppCutoff {
                     return out(.canProceed(1), "best effort: pending since \(clockText(since)), "
                                + "over \(Time.describe(p.processingBestEffort)), and the app was used this week")
                 }
@@ -151,8 +184,8 @@ extension Engine {
             }
             return out(.canProceed(1), "no crowd after unlock")
         case .application:
-            if a.state.isForeground { return out(.mustNotProceed, "the app is in the foreground") }
-            guard let lastUse = a.usage.lastUse, let firstUse = a.usage.firstUse else {
+            if apps[ai].state.isForeground { return out(.mustNotProceed, "the app is in the foreground") }
+            guard let lastUse = apps[ai].usage.lastUse, let firstUse = apps[ai].usage.firstUse else {
                 return out(.mustNotProceed, "the app has never been used in the foreground")
             }
             if now - lastUse > p.unusedAppCutoff {
@@ -160,38 +193,36 @@ extension Engine {
                            + "(over \(Time.describe(p.unusedAppCutoff)))")
             }
             if c.kind == .processing { return out(.canProceed(1), "the app was used this week (\(clockText(lastUse)))") }
-            let predicted = a.usage.predictedUse(afterWall: wall(now), firstUseWall: wall(firstUse),
-                                                 threshold: p.usageProbabilityThreshold).map { $0 - wallClockOffset }
+            let predicted = predictedUse(of: c.app, firstUse: firstUse)
             if let predicted, now >= predicted - p.refreshLeadTime {
                 return out(.canProceed(1), "predicted use at \(clockText(predicted))")
             }
-            let staleAt = (a.lastBackgroundLaunch ?? firstUse) + p.refreshStaleness
+            let staleAt = (apps[ai].lastBackgroundLaunch ?? firstUse) + p.refreshStaleness
             if now >= staleAt {
                 return out(.canProceed(0.6), "no background launch for \(Time.describe(p.refreshStaleness))")
             }
-            let next = [predicted.map { $0 - p.refreshLeadTime }, staleAt].compactMap { $0 }.min()
-            let when = predicted.map { "next predicted use \(clockText($0))" } ?? "no predicted use in the next two days"
-            return out(.canProceed(0), when, next: next)
+            let next = predicted.map { min($0 - p.refreshLeadTime, staleAt) } ?? staleAt
+            return out(.canProceed(0), predicted.map { "next predicted use \(clockText($0))" }
+                       ?? "no predicted use in the next two days", next: next)
         case .rateLimit:
-            guard c.kind != .processing, let last = a.lastBackgroundLaunch, let firstUse = a.usage.firstUse else {
+            guard c.kind != .processing, let last = apps[ai].lastBackgroundLaunch, let firstUse = apps[ai].usage.firstUse else {
                 return out(.canProceed(1), "no recent background launch")
             }
-            let perDay = a.usage.usesPerDay(todayWall: wall(now), firstUseWall: wall(firstUse))
+            let perDay = apps[ai].usage.usesPerDay(todayWall: wall(now), firstUseWall: wall(firstUse))
             var spacing = perDay >= 3 ? p.spacingFrequentApp : perDay >= 1 ? p.spacingDailyApp : p.spacingRareApp
-            spacing <<= Int64(min(a.penalties, p.maxPenaltyDoublings))
-            if c.kind == .fetch { spacing = Nanoseconds(Double(spacing) / max(0.25, a.fetchReputation)) }
+            spacing <<= Int64(min(apps[ai].penalties, p.maxPenaltyDoublings))
+            if c.kind == .fetch { spacing = Nanoseconds(Double(spacing) / max(0.25, apps[ai].fetchReputation)) }
             if now < last + spacing {
-                let usage = String(Double(Int(perDay * 10)) / 10)
                 return out(.mustNotProceed, "last background launch \(clockText(last)); next allowed "
-                           + "\(clockText(last + spacing)) (app used \(usage)×/day"
-                           + (a.penalties > 0 ? ", \(a.penalties) task(s) left uncompleted" : "") + ")",
+                           + "\(clockText(last + spacing)) (app used \(String(Double(Int(perDay * 10)) / 10))×/day"
+                           + (apps[ai].penalties > 0 ? ", \(apps[ai].penalties) task(s) left uncompleted" : "") + ")",
                            next: last + spacing)
             }
             return out(.canProceed(1), "spacing since \(clockText(last)) respected")
         case .energyBudget:
             guard c.kind != .processing else { return out(.canProceed(1), "processing has its own budget") }
             let day = wall(now) / Time.days(1)
-            let used = a.energyDay == day ? a.energyUsed : 0
+            let used = apps[ai].energyDay == day ? apps[ai].energyUsed : 0
             if used >= p.dailyEnergyBudget {
                 let nextDay = (day + 1) * Time.days(1) - wallClockOffset
                 return out(.mustNotProceed, "daily energy budget of \(Time.describe(p.dailyEnergyBudget)) spent",
@@ -202,49 +233,117 @@ extension Engine {
         }
     }
 
-    /// All policies for one candidate, and the decision they add up to.
-    func judge(_ c: Candidate) -> (outcomes: [PolicyOutcome], run: Bool, score: Double, reason: String,
-                                   nextChange: Nanoseconds?) {
-        let outcomes = SchedulingPolicy.allCases.map { evaluate($0, c) }
+    /// The app's next predicted use after now (virtual time), cached per
+    /// quarter-hour and usage history: evaluations within one quarter-hour
+    /// share the answer.
+    func predictedUse(of app: AppID, firstUse: Nanoseconds) -> Nanoseconds? {
+        let i = Int(app.index)
+        let bin = wall(now) / UsageHistory.bin
+        if let cached = apps[i].predictionCache, cached.bin == bin, cached.uses == apps[i].usage.useCount {
+            return cached.predicted
+        }
+        return apps[i].usage.predictedUse(afterWall: wall(now), firstUseWall: wall(firstUse),
+                                          threshold: schedulerPolicy.usageProbabilityThreshold).map { $0 - wallClockOffset }
+    }
+
+    /// Fills the prediction cache (the scheduler's loop is mutating; `evaluate` is not).
+    mutating func refreshPredictionCache(_ app: AppID) {
+        let i = Int(app.index)
+        guard let firstUse = apps[i].usage.firstUse else { return }
+        let bin = wall(now) / UsageHistory.bin
+        if let cached = apps[i].predictionCache, cached.bin == bin, cached.uses == apps[i].usage.useCount { return }
+        let day = wall(now) / Time.days(1)
+        if apps[i].usageTable?.day != day || apps[i].usageTable?.uses != apps[i].usage.useCount {
+            let (counts, observed) = apps[i].usage.binCounts(beforeDay: day, firstUseWall: wall(firstUse))
+            apps[i].usageTable = (day, apps[i].usage.useCount, counts, observed)
+        }
+        let table = apps[i].usageTable!
+        let predicted = UsageHistory.predictedUse(afterWall: wall(now), counts: table.counts, observed: table.observed,
+                                                  threshold: schedulerPolicy.usageProbabilityThreshold)
+        apps[i].predictionCache = (bin, apps[i].usage.useCount, predicted.map { $0 - wallClockOffset })
+    }
+
+    /// What decided: the first policy that said Must Not Proceed, or the one
+    /// weighing most for (run) or against (defer) — the reason, before words.
+    enum DecisionKey: Equatable, Sendable {
+        case mustNot(SchedulingPolicy)
+        case absolutelyMust
+        case ran(SchedulingPolicy?)
+        case waits(SchedulingPolicy?)
+    }
+
+    struct Judgement {
+        var run: Bool
+        var score: Double
+        var threshold: Double
+        var key: DecisionKey
+        var nextChange: Nanoseconds?
+        /// Which policies said Must Not Proceed (bit `index`).
+        var mustNotMask: UInt32
+        /// The deciding policy's outcome (for its words).
+        var decisive: PolicyOutcome?
+    }
+
+    /// All policies for one candidate and the decision they add up to —
+    /// without words (`reason(_:_:)` adds them when someone will read them)
+    /// and without allocating.
+    func decide(_ c: Candidate, detailed: Bool = false) -> Judgement {
+        let processing = c.kind == .processing
+        let weights = processing ? processingWeights : refreshWeights
         var total = 0.0, weighted = 0.0
         var mustNot: PolicyOutcome?
+        var mask: UInt32 = 0
         var must = false
         var next: Nanoseconds?
-        for o in outcomes {
+        var best: (gain: Double, outcome: PolicyOutcome)?
+        var worst: (shortfall: Double, outcome: PolicyOutcome)?
+        for policy in SchedulingPolicy.allCases {
+            let o = evaluate(policy, c, detailed: detailed)
             if let n = o.nextChange, n > now { next = min(next ?? n, n) }
             switch o.verdict {
-            case .mustNotProceed: if mustNot == nil { mustNot = o }
+            case .mustNotProceed:
+                mask |= 1 << UInt32(policy.index)
+                if mustNot == nil { mustNot = o }
             case .absolutelyMustProceed: must = true
             case let .canProceed(score):
-                let w = schedulerPolicy.weight(o.policy, processing: c.kind == .processing)
+                let w = weights[policy.index]
                 total += w
                 weighted += w * score
+                if w * score > (best?.gain ?? 0) { best = (w * score, o) }
+                if w * (1 - score) > (worst?.shortfall ?? 0) { worst = (w * (1 - score), o) }
             }
         }
         let score = total > 0 ? weighted / total : 1
-        if let m = mustNot { return (outcomes, false, score, "\(m.policy.rawValue): \(m.rationale)", next) }
-        if must { return (outcomes, true, score, "absolutely must proceed", next) }
-        let threshold = c.kind == .processing ? schedulerPolicy.processingThreshold : schedulerPolicy.appRefreshThreshold
-        let shown = String(Double(Int(score * 100)) / 100)
-        if score >= threshold {
-            // Name the policy that weighs most in favour: why now.
-            var best: (gain: Double, outcome: PolicyOutcome)?
-            for o in outcomes {
-                guard case let .canProceed(s) = o.verdict else { continue }
-                let gain = schedulerPolicy.weight(o.policy, processing: c.kind == .processing) * s
-                if gain > (best?.gain ?? 0) { best = (gain, o) }
-            }
-            let why = best.map { " — \($0.outcome.policy.rawValue): \($0.outcome.rationale)" } ?? ""
-            return (outcomes, true, score, "score \(shown) ≥ \(threshold)\(why)", next)
+        let threshold = processing ? schedulerPolicy.processingThreshold : schedulerPolicy.appRefreshThreshold
+        var j = Judgement(run: false, score: score, threshold: threshold, key: .waits(nil), nextChange: next,
+                          mustNotMask: mask, decisive: nil)
+        if let m = mustNot { (j.key, j.decisive) = (.mustNot(m.policy), m) }
+        else if must { (j.run, j.key) = (true, .absolutelyMust) }
+        else if score >= threshold { (j.run, j.key, j.decisive) = (true, .ran(best?.outcome.policy), best?.outcome) }
+        else { (j.key, j.decisive) = (.waits(worst?.outcome.policy), worst?.outcome) }
+        return j
+    }
+
+    /// The decision in words: the deciding policy's rationale, and the score
+    /// against the threshold where the score decided.
+    func reason(_ j: Judgement, _ c: Candidate) -> String {
+        let words = j.decisive.map { o in
+            "\(o.policy.rawValue): " + (o.rationale.isEmpty ? evaluate(o.policy, c, detailed: true).rationale : o.rationale)
         }
-        // Name the policy that costs the most: what the candidate waits for.
-        var worst: (shortfall: Double, outcome: PolicyOutcome)?
-        for o in outcomes {
-            guard case let .canProceed(s) = o.verdict else { continue }
-            let shortfall = schedulerPolicy.weight(o.policy, processing: c.kind == .processing) * (1 - s)
-            if shortfall > (worst?.shortfall ?? 0) { worst = (shortfall, o) }
+        let shown = String(Double(Int(j.score * 100)) / 100)
+        switch j.key {
+        case .mustNot: return words ?? ""
+        case .absolutelyMust: return "absolutely must proceed"
+        case .ran: return "score \(shown) ≥ \(j.threshold)" + (words.map { " — " + $0 } ?? "")
+        case .waits: return "score \(shown) < \(j.threshold)" + (words.map { " — " + $0 } ?? "")
         }
-        let why = worst.map { " — \($0.outcome.policy.rawValue): \($0.outcome.rationale)" } ?? ""
-        return (outcomes, false, score, "score \(shown) < \(threshold)\(why)", next)
+    }
+
+    /// `decide` and `reason` together, for `explain` and tests.
+    func judge(_ c: Candidate, detailed: Bool = false) -> (outcomes: [PolicyOutcome], run: Bool, score: Double,
+                                                          reason: String, nextChange: Nanoseconds?) {
+        let j = decide(c, detailed: detailed)
+        let outcomes = SchedulingPolicy.allCases.map { evaluate($0, c, detailed: detailed) }
+        return (outcomes, j.run, j.score, reason(j, c), j.nextChange)
     }
 }

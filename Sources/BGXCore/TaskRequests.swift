@@ -61,14 +61,12 @@ struct PendingTask: Sendable {
     var identifier: TextID
     var request: TaskRequestSpec
     var submittedAt: Nanoseconds
-    /// The last evaluation, policy by policy (what `explain` prints).
-    var lastOutcomes: [PolicyOutcome] = []
     var lastScore: Double = 0
     var lastEvaluated: Nanoseconds?
     /// Since when each policy has answered Must Not Proceed.
-    var blockedSince: [SchedulingPolicy: Nanoseconds] = [:]
-    /// The reason last recorded in a `task.defer` event.
-    var lastDeferReason: String?
+    var blockedSince = [Nanoseconds?](repeating: nil, count: SchedulingPolicy.allCases.count)
+    /// What held the task back at its last `task.defer` event.
+    var lastDeferKey: Engine.DecisionKey?
     var nextChange: Nanoseconds?
 }
 

@@ -136,7 +136,7 @@ extension Engine {
                                                     simulated: simulated))
             let why = simulated ? "_simulateLaunchForTaskWithIdentifier" : reason
             apps[i].stats.scheduledTasksStarted += 1
-            record(app, .taskStart(identifier: task.identifier, reason: text(why)))
+            record(app, .taskStart(identifier: task.identifier, reason: appendText(why)))
             noteTaskHistory(app, task.identifier, "started: \(why)")
             apps[i].jobs.append(.bgTask(task.identifier))
         }

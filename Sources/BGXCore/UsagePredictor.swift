@@ -13,6 +13,8 @@ struct UsageHistory: Sendable {
     var bitsLow: [UInt64]
     var bitsHigh: [UInt64]
     var uses: [Int]
+    /// Uses recorded so far (a version number for caches).
+    var useCount = 0
 
     init(days: Int) {
         dayNumber = Array(repeating: -1, count: days)
@@ -25,6 +27,7 @@ struct UsageHistory: Sendable {
     mutating func noteUse(at t: Nanoseconds, wall: Nanoseconds) {
         if firstUse == nil { firstUse = t }
         lastUse = t
+        useCount += 1
         let day = wall / Time.days(1)
         let slot = Int(day % Int64(dayNumber.count))
         if dayNumber[slot] != day {
@@ -47,21 +50,32 @@ struct UsageHistory: Sendable {
         min(Int64(dayNumber.count), max(0, day - firstUseWall / Time.days(1)))
     }
 
+    /// For each quarter-hour of the day, on how many of the observed days
+    /// before `day` the app was used then.
+    func binCounts(beforeDay day: Int64, firstUseWall: Nanoseconds) -> (counts: [UInt8], observed: Int64) {
+        let observed = daysObserved(before: day, firstUseWall: firstUseWall)
+        var counts = [UInt8](repeating: 0, count: Self.binsPerDay)
+        for slot in dayNumber.indices where dayNumber[slot] < day && dayNumber[slot] >= day - observed {
+            for b in 0..<Self.binsPerDay where usedInBin(slot: slot, bin: b) { counts[b] += 1 }
+        }
+        return (counts, observed)
+    }
+
     /// The first quarter-hour at or after `wall` (within two days) in which the
-    /// app was used on at least `threshold` of the observed past days; as wall time.
+    /// app was used on at least `threshold` of the observed past days; as wall
+    /// time. Tomorrow is predicted from the same days as today.
     func predictedUse(afterWall wall: Nanoseconds, firstUseWall: Nanoseconds, threshold: Double) -> Nanoseconds? {
+        let (counts, observed) = binCounts(beforeDay: wall / Time.days(1), firstUseWall: firstUseWall)
+        return Self.predictedUse(afterWall: wall, counts: counts, observed: observed, threshold: threshold)
+    }
+
+    static func predictedUse(afterWall wall: Nanoseconds, counts: [UInt8], observed: Int64,
+                             threshold: Double) -> Nanoseconds? {
+        guard observed > 0 else { return nil }
         let start = wall - wall % Self.bin
-        for k in 0..<(2 * Self.binsPerDay) {
-            let binStart = start + Int64(k) * Self.bin
-            let day = binStart / Time.days(1)
-            let observed = daysObserved(before: day, firstUseWall: firstUseWall)
-            guard observed > 0 else { continue }
-            let b = Int((binStart % Time.days(1)) / Self.bin)
-            var count = 0
-            for slot in dayNumber.indices where dayNumber[slot] < day && dayNumber[slot] >= day - observed {
-                if usedInBin(slot: slot, bin: b) { count += 1 }
-            }
-            if Double(count) / Double(observed) >= threshold { return binStart }
+        let first = Int((start % Time.days(1)) / Self.bin)
+        for k in 0..<(2 * Self.binsPerDay) where Double(counts[(first + k) % Self.binsPerDay]) / Double(observed) >= threshold {
+            return start + Int64(k) * Self.bin
         }
         return nil
     }

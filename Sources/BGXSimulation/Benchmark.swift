@@ -103,6 +103,31 @@ public enum Benchmark {
     }
 }
 
+extension Benchmark {
+    /// Simulated device-days per second for the demo device (ColorFeed and the
+    /// messaging apps through their week), trace events produced and counted.
+    public struct DeviceDays: Sendable {
+        public var days: Double
+        public var seconds: Double
+        public var traceEvents: Int
+        public var perSecond: Double { days / seconds }
+    }
+
+    public static func deviceDays(runs: Int = 200, measure: (() -> Void) -> Double) throws -> DeviceDays {
+        let scenario = try ScenarioParser(file: Demo.file).parse(Demo.scenario)
+        var traceEvents = 0
+        let seconds = measure {
+            for _ in 0..<runs {
+                guard let run = try? ScenarioRun(scenario, keepsTrace: false) else { return }
+                run.device.traceSink = { traceEvents += $0.count }
+                run.run(until: scenario.duration)
+            }
+        }
+        return DeviceDays(days: Double(runs) * Time.toSeconds(scenario.duration) / 86_400, seconds: seconds,
+                          traceEvents: traceEvents)
+    }
+}
+
 /// Apps as plain state, not closures: every tenth app forgets to end its
 /// background task (and is killed); the rest end it after 1–40 s, in their
 /// expiration handler when that comes first.

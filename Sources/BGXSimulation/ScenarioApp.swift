@@ -103,13 +103,13 @@ public final class ScenarioApp: HostedApp {
         var context = Context.none
         switch callback {
         case let .bgTask(id):
-            let name = process.device.engine.text(id)
+            let name = process.device.withEngine { $0.text(id) }
             handler = .task(name)
             context = .task(name)
             // The expiration handler is "set" when the scenario has one.
             process.setTaskExpirationHandler(identifier: name, isSet: spec.handlers[.expire(name)] != nil)
         case let .bgTaskExpired(id):
-            let name = process.device.engine.text(id)
+            let name = process.device.withEngine { $0.text(id) }
             handler = .expire(name)
             context = .task(name)
         case .performFetch:

@@ -99,8 +99,10 @@ public final class SimulatedDevice {
     /// Runs every event due up to and including `time`, then sets the clock there.
     public func run(until time: Nanoseconds) {
         drain()
-        while let next = engine.nextEventTime, next <= time {
-            engine.step()
+        // Through `withEngine` (inout): reading a computed property of the
+        // stored engine would copy the whole engine.
+        while let next = withEngine({ $0.nextEventTime }), next <= time {
+            withEngine { _ = $0.step() }
             drain()
         }
         engine.advanceClock(to: time)
@@ -110,8 +112,8 @@ public final class SimulatedDevice {
     /// Carries out the engine's directives until it has none left; app code
     /// may produce more as it runs.
     func drain() {
-        while engine.hasDirectives {
-            engine.takeDirectives(into: &directives)
+        while withEngine({ $0.hasDirectives }) {
+            withEngine { $0.takeDirectives(into: &directives) }
             let batch = directives
             for directive in batch { carryOut(directive) }
         }
@@ -172,7 +174,7 @@ public final class AppRuntime: SystemConnection {
     public let launchCause: LaunchCause?
     public let program: HostedApp
     public private(set) lazy var application: Application = Application(
-        bundleIdentifier: device.engine.bundleIdentifier(app), connection: self,
+        bundleIdentifier: device.withEngine { $0.bundleIdentifier(app) }, connection: self,
         delegate: (program as? DelegateApp)?.delegate)
     var timers: [Int32: () -> Bool] = [:]
     var taskHandlers: [String: (BGTask) -> Void] = [:]
@@ -236,8 +238,8 @@ public final class AppRuntime: SystemConnection {
     // MARK: SystemConnection
 
     public var now: Date { device.startDate.addingTimeInterval(device.nowSeconds) }
-    public var processState: ProcessState { device.engine.state(of: app) }
-    public var backgroundTimeRemaining: Double { device.engine.backgroundTimeRemaining(for: app) }
+    public var processState: ProcessState { device.withEngine { $0.state(of: app) } }
+    public var backgroundTimeRemaining: Double { device.withEngine { $0.backgroundTimeRemaining(for: app) } }
 
     public func beginBackgroundTask(name: String?, expirationHandler: (() -> Void)?) -> Int {
         let id = device.withEngine { $0.beginBackgroundTask(for: app, name: name) }
@@ -279,7 +281,7 @@ public final class AppRuntime: SystemConnection {
     }
     public func removeAllPendingNotifications() { device.withEngine { $0.cancelAllNotifications(for: app) } }
     public func pendingNotificationIdentifiers() -> [String] {
-        device.engine.pendingNotifications(for: app).map(\.id)
+        device.withEngine { $0.pendingNotifications(for: app) }.map(\.id)
     }
 
     // MARK: BGTaskScheduler and fetch
@@ -299,7 +301,7 @@ public final class AppRuntime: SystemConnection {
     public func cancelAllTasks() { device.withEngine { $0.cancelAllTasks(for: app) } }
     /// Earliest dates as delays from now (negative when past).
     public func pendingTaskRequests() -> [TaskRequestSpec] {
-        device.engine.pendingTaskRequests(for: app).map { spec in
+        device.withEngine { $0.pendingTaskRequests(for: app) }.map { spec in
             var relative = spec
             relative.earliestBegin = spec.earliestBegin.map { $0 - device.now }
             return relative
@@ -321,9 +323,9 @@ public final class AppRuntime: SystemConnection {
 
     /// The BGTask object for a task the system hands over.
     func task(for id: TextID) -> BGTask {
-        let name = device.engine.text(id)
+        let name = device.withEngine { $0.text(id) }
         if let existing = runningTasks[name] { return existing }
-        let task: BGTask = device.engine.runningTaskKind(for: app, identifier: name) == .processing
+        let task: BGTask = device.withEngine { $0.runningTaskKind(for: app, identifier: name) } == .processing
             ? BGProcessingTask(identifier: name, connection: self) : BGAppRefreshTask(identifier: name, connection: self)
         runningTasks[name] = task
         return task
@@ -348,7 +350,7 @@ final class DelegateApp: HostedApp {
         case .willTerminate: delegate.applicationWillTerminate(application)
         case let .backgroundTaskExpired(id): return process.runExpirationHandler(id)
         case let .localNotification(id):
-            delegate.application(application, didReceiveLocalNotification: process.device.engine.notificationName(id))
+            delegate.application(application, didReceiveLocalNotification: process.device.withEngine { $0.notificationName(id) })
         case let .bgTask(id):
             let task = process.task(for: id)
             process.taskHandlers[task.identifier]?(task)

@@ -226,14 +226,26 @@ struct Bench: ParsableCommand {
     @Flag(help: "Print the result as JSON.") var json = false
     @Option(help: "How many engine events to run.") var events = 2_000_000
     @Option(help: "How many synthetic apps.") var apps = 300
+    @Option(help: "How many runs of the demo week for the device-days measure.") var deviceRuns = 200
 
     func run() throws {
-        guard events > 0, apps > 0 else { throw fail("error: --events and --apps must be positive") }
+        guard events > 0, apps > 0, deviceRuns > 0 else {
+            throw fail("error: --events, --apps and --device-runs must be positive")
+        }
         let clock = ContinuousClock()
-        let result = Benchmark.run(events: events, apps: apps) { body in
+        let measure: (() -> Void) -> Double = { body in
             let d = clock.measure(body)
             return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
         }
-        print(json ? result.json : result.text)
+        let result = Benchmark.run(events: events, apps: apps, measure: measure)
+        let days = try Benchmark.deviceDays(runs: deviceRuns, measure: measure)
+        if json {
+            print(String(result.json.dropLast()) + ", \"deviceDaysPerSecond\": \(Int(days.perSecond.rounded())), "
+                  + "\"deviceDays\": \(days.days), \"deviceDayTraceEvents\": \(days.traceEvents)}")
+        } else {
+            print(result.text)
+            print("demo device:   \(Int(days.perSecond.rounded())) simulated device-days/s "
+                  + "(\(Int(days.days)) days of the ColorFeed week, \(days.traceEvents) trace events)")
+        }
     }
 }

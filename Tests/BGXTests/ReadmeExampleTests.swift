@@ -28,3 +28,40 @@ func readmeExample() {
     #expect(lines.contains(#"{"t": 68, "app": "com.example.uploader", "kind": "bgtask.end", "id": 1}"#))
     #expect(lines.contains(#"{"t": 68, "app": "com.example.uploader", "kind": "state", "from": "background", "to": "suspended", "reason": "no assertions"}"#))
 }
+
+/// The README's BGTaskScheduler example, verbatim.
+final class ReadmeColorFeed: ApplicationDelegate {
+    func application(_ application: Application, didFinishLaunchingWithOptions options: LaunchOptions?) -> Bool {
+        BGTaskScheduler.shared.register(forTaskWithIdentifier: "com.example.colorfeed.refresh", using: nil) { task in
+            self.scheduleAppRefresh()
+            task.expirationHandler = { task.setTaskCompleted(success: false) }
+            Runtime.asyncAfter(seconds: 4) { task.setTaskCompleted(success: true) }   // the fetch
+        }
+        return true
+    }
+    func applicationDidEnterBackground(_ application: Application) { scheduleAppRefresh() }
+    func scheduleAppRefresh() {
+        let request = BGAppRefreshTaskRequest(identifier: "com.example.colorfeed.refresh")
+        request.earliestBeginDate = Runtime.now.addingTimeInterval(15 * 60)
+        do { try BGTaskScheduler.shared.submit(request) } catch { print("Could not schedule app refresh: \(error)") }
+    }
+}
+
+@Test("README: the ColorFeed example registers, submits on going home, and its task completes (SPEC §5)")
+func readmeColorFeedExample() {
+    let device = SimulatedDevice(profile: .modern)
+    let app = device.install(AppManifest(bundleIdentifier: "com.example.colorfeed", backgroundModes: [.fetch],
+                                         permittedTaskIdentifiers: ["com.example.colorfeed.refresh"]),
+                             delegate: { ReadmeColorFeed() })
+    device.perform(.launch(app))
+    device.advance(seconds: 60)
+    device.perform(.home)
+    #expect(device.engine.pendingTaskRequests(for: app).first?.earliestBegin == Time.seconds(60 + 15 * 60))
+    #expect(device.simulateLaunch(app, identifier: "com.example.colorfeed.refresh"))
+    device.advance(seconds: 10)
+    let lines = device.traceLines
+    #expect(lines.contains(#"{"t": 60, "app": "com.example.colorfeed", "kind": "task.start", "identifier": "com.example.colorfeed.refresh", "reason": "_simulateLaunchForTaskWithIdentifier"}"#))
+    #expect(lines.contains(#"{"t": 64, "app": "com.example.colorfeed", "kind": "task.complete", "identifier": "com.example.colorfeed.refresh", "success": true}"#))
+    // The launch handler resubmitted: one request pending again, earliest 15 minutes after the task began.
+    #expect(device.engine.pendingTaskRequests(for: app).map(\.earliestBegin) == [Time.seconds(60 + 15 * 60)])
+}
