@@ -13,6 +13,8 @@ public struct ManifestUsage: Sendable, Equatable {
     public var modesUsed: [(mode: BackgroundMode, use: String)] = []
     /// BGTaskScheduler identifiers registered or submitted.
     public var taskIdentifiers: [String] = []
+    /// Where the app submits BGTaskScheduler requests while launching (a lint, SPEC §5).
+    public var submitsDuringLaunch: [String] = []
     public var known: Bool
     public init(known: Bool = true) { self.known = known }
 
@@ -55,6 +57,11 @@ public enum ManifestCheck {
             findings.append(.init(severity: .error, message:
                 "\(app): task identifier '\(identifier)' is not in BGTaskSchedulerPermittedIdentifiers; "
                 + "register returns false and submit throws notPermitted"))
+        }
+        for place in usage.submitsDuringLaunch {
+            findings.append(.init(severity: .warning, message:
+                "\(app): BGTaskScheduler.submit is synchronous and blocks its caller; submitting in "
+                + "didFinishLaunching (\(place)) slows the launch — submit from a background queue or later"))
         }
         let used = Set(usage.modesUsed.map(\.mode))
         for mode in manifest.backgroundModes.sorted(by: { $0.rawValue < $1.rawValue }) where !used.contains(mode) {

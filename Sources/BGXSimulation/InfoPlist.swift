@@ -66,6 +66,7 @@ public enum InfoPlist {
                 case let .register(id): usage.taskIdentifiers.append(id)
                 case let .submit(s):
                     usage.taskIdentifiers.append(s.identifier)
+                    if handler == .didFinishLaunching { usage.submitsDuringLaunch.append("line \(a.location.line)") }
                     usage.modesUsed.append((s.kind.requiredMode, "'submit' (\(s.kind), line \(a.location.line))"))
                 case .setMinimumBackgroundFetchInterval(.some):
                     usage.modesUsed.append((.fetch, "setMinimumBackgroundFetchInterval (line \(a.location.line))"))

@@ -104,3 +104,25 @@ func countersFitTheEnums() {
     #expect(LaunchCause.allCases.count <= AppStats().launches.scalarCount)
     #expect(TerminationReason.allCases.count <= AppStats().terminations.scalarCount)
 }
+
+@Test("SPEC §5 lint: submitting in didFinishLaunching is flagged, because submit blocks its caller")
+func submitDuringLaunchLint() throws {
+    let yaml = """
+    apps:
+      - bundle: com.example.feed
+        backgroundModes: [processing]
+        permittedTaskIdentifiers: [com.example.feed.db]
+        on:
+          didFinishLaunching:
+            - register: com.example.feed.db
+            - submit: {identifier: com.example.feed.db, type: processing}
+          didEnterBackground:
+            - submit: {identifier: com.example.feed.db, type: processing}
+    """
+    let scenario = try ScenarioParser(file: "t.yaml").parse(yaml)
+    let findings = ManifestCheck.check(scenario.apps[0].manifest, usage: InfoPlist.usage(of: scenario.apps[0]))
+    #expect(findings.map(\.description) == [
+        "warning: com.example.feed: BGTaskScheduler.submit is synchronous and blocks its caller; submitting in "
+            + "didFinishLaunching (line 8) slows the launch — submit from a background queue or later",
+    ])
+}
