@@ -37,7 +37,14 @@ extension Engine {
 
     /// `submit(_:)`: synchronous, throws like iOS. Resubmitting an identifier
     /// replaces its pending request.
-    public mutating func submitTask(for app: AppID, _ request: TaskRequestSpec) throws(BGTaskSchedulerError) {
+    public mutating func submitTask(for submitter: AppID, _ request: TaskRequestSpec) throws(BGTaskSchedulerError) {
+        // An extension submits for its containing app, which the task launches.
+        let app = apps[Int(submitter.index)].manifest.extensionOf.flatMap { self.app(named: $0) } ?? submitter
+        let fromExtension = app != submitter
+        if fromExtension {
+            log(submitter, "BGTaskScheduler: \(request.identifier) submitted for the containing app "
+                + bundleIdentifier(app))
+        }
         let i = Int(app.index)
         let id = text(request.identifier)
         func reject(_ error: BGTaskSchedulerError, _ why: String) -> BGTaskSchedulerError {
@@ -57,7 +64,7 @@ extension Engine {
         if !apps[i].manifest.permittedTaskIdentifiers.contains(request.identifier) {
             throw reject(.notPermitted, "\(request.identifier) is not in BGTaskSchedulerPermittedIdentifiers")
         }
-        if apps[i].state.isRunning && !apps[i].registered.contains(id) {
+        if !fromExtension && apps[i].state.isRunning && !apps[i].registered.contains(id) {
             terminate(app, .noLaunchHandler,
                       detail: "NSInternalInconsistencyException: No launch handler registered for task with "
                         + "identifier \(request.identifier)")

@@ -163,6 +163,9 @@ public struct AppManifest: Sendable, Equatable {
     public var memory: Int64
     /// The app's own Background App Refresh switch in Settings.
     public var backgroundAppRefresh: Bool = true
+    /// For an app extension: its containing app's bundle identifier. Its
+    /// BGTaskScheduler requests are the containing app's and launch it (SPEC §5).
+    public var extensionOf: String?
 
     public init(bundleIdentifier: String, backgroundModes: Set<BackgroundMode> = [],
                 permittedTaskIdentifiers: [String] = [], exitsOnSuspend: Bool = false,

@@ -27,7 +27,7 @@ public struct ScenarioParser {
     static let deviceKeys = ["battery", "charging", "network", "bandwidth", "lowPowerMode", "backgroundAppRefresh",
                              "passcode", "memory", "multitasking", "thermal"]
     static let appKeys = ["bundle", "backgroundModes", "permittedTaskIdentifiers", "exitsOnSuspend", "memory",
-                          "backgroundAppRefresh", "on"]
+                          "backgroundAppRefresh", "extensionOf", "on"]
     static let lifecycleHandlers: [String: ScenarioApp.Handler] = [
         "didFinishLaunching": .didFinishLaunching, "didBecomeActive": .didBecomeActive,
         "willResignActive": .willResignActive, "didEnterBackground": .didEnterBackground,
@@ -134,6 +134,13 @@ public struct ScenarioParser {
             scenario.apps.append(spec)
         }
         let bundles = scenario.apps.map(\.manifest.bundleIdentifier)
+        for (spec, node) in zip(scenario.apps, try sequence(appsNode, "apps")) {
+            guard let host = spec.manifest.extensionOf else { continue }
+            let at = (try? mapping(node, "an app", known: nil))?.keyNodes["extensionOf"] ?? node
+            guard bundles.contains(host), host != spec.manifest.bundleIdentifier else {
+                throw unknown(at, "containing app", host, bundles.filter { $0 != spec.manifest.bundleIdentifier })
+            }
+        }
         if let n = top["usage"] {
             for entry in try sequence(n, "usage") { scenario.usage.append(try usage(entry, bundles: bundles)) }
         }
@@ -235,6 +242,7 @@ public struct ScenarioParser {
         }
         if let n = m["exitsOnSuspend"] { manifest.exitsOnSuspend = try bool(n, "exitsOnSuspend") }
         if let n = m["backgroundAppRefresh"] { manifest.backgroundAppRefresh = try bool(n, "backgroundAppRefresh") }
+        if let n = m["extensionOf"] { manifest.extensionOf = try scalar(n, "extensionOf") }
         if let n = m["memory"] {
             let text = try scalar(n, "memory")
             guard let v = Units.size(text), v > 0, v <= 64 * 1024 * 1024 * 1024 else {

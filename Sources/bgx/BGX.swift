@@ -206,8 +206,15 @@ struct Check: ParsableCommand {
             findings = ManifestCheck.check(manifest, usage: ManifestUsage(known: false))
         } else {
             let scenario = try loadScenario(file)
-            for app in scenario.apps {
-                findings += ManifestCheck.check(app.manifest, usage: InfoPlist.usage(of: app))
+            // An extension's BGTaskScheduler use is its containing app's (SPEC §5).
+            for app in scenario.apps where app.manifest.extensionOf == nil {
+                var usage = InfoPlist.usage(of: app)
+                for ext in scenario.apps where ext.manifest.extensionOf == app.manifest.bundleIdentifier {
+                    let u = InfoPlist.usage(of: ext)
+                    usage.modesUsed += u.modesUsed
+                    usage.taskIdentifiers += u.taskIdentifiers
+                }
+                findings += ManifestCheck.check(app.manifest, usage: usage)
             }
             notes = ScenarioRun.unsupportedFeatures(scenario).map { "note: \($0.location): \($0.message)" }
         }
