@@ -20,6 +20,11 @@ extension Engine {
         for app in fetchApps { refreshPredictionCache(app) }
         for k in pendingTasks.indices {
             let p = pendingTasks[k]
+            // One run at a time per identifier: a request resubmitted from its
+            // own launch handler waits for that run to end — else it would
+            // start again at the same instant, forever (SPEC §5: to repeat,
+            // resubmit in the handler).
+            if apps[Int(p.app.index)].runningTasks.contains(where: { $0.identifier == p.identifier }) { continue }
             let candidate = Candidate(app: p.app, kind: p.request.kind == .processing ? .processing : .appRefresh,
                                       earliest: p.request.earliestBegin ?? p.submittedAt, submittedAt: p.submittedAt,
                                       requiresNetwork: p.request.requiresNetworkConnectivity,

@@ -99,8 +99,10 @@ final class RandomSchedulerApp: ApplicationDelegate {
         let earliest = s.delay.map { Time.toSeconds(Time.seconds(Runtime.now.timeIntervalSince(startOfRun))) + $0 }
         do {
             try BGTaskScheduler.shared.submit(s.request())
-            log.entries.append(.init(identifier: s.identifier, earliest: earliest, requiresNetwork: s.requiresNetwork,
-                                     requiresPower: s.requiresPower, isProcessing: s.isProcessing))
+            // Only processing requests carry the requirements (BGAppRefreshTaskRequest has none).
+            log.entries.append(.init(identifier: s.identifier, earliest: earliest,
+                                     requiresNetwork: s.isProcessing && s.requiresNetwork,
+                                     requiresPower: s.isProcessing && s.requiresPower, isProcessing: s.isProcessing))
         } catch {}
     }
 
@@ -152,8 +154,9 @@ struct SchedulerRun {
 
     var appSwitchOn: Bool { (deviceGene >> 60) % 8 != 0 }
 
-    func run() -> (device: SimulatedDevice, app: AppID, log: SubmissionLog) {
+    func run(watch: ((SimulatedDevice) -> Void)? = nil) -> (device: SimulatedDevice, app: AppID, log: SubmissionLog) {
         let device = SimulatedDevice(device: initialState, seed: deviceGene)
+        watch?(device)
         let log = SubmissionLog()
         let submissions = plan.map(RandomSubmission.init)
         var manifest = AppManifest(bundleIdentifier: Self.bundle, backgroundModes: [.fetch, .processing],

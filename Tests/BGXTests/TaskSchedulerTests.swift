@@ -525,6 +525,56 @@ struct TaskSchedulerTests {
         #expect(zip(starts, starts.dropFirst()).allSatisfy { $1 - $0 >= 3600 }, "launches are spaced: \(starts)")
     }
 
+    @Test("SPEC §5: a request resubmitted from its own launch handler waits for that run to end (no restart at the same instant)")
+    func resubmitFromHandlerWaitsForTheRun() {
+        // A nightly backup resubmits itself first thing in its handler, with
+        // no earliest date: the next run must not start while this one runs.
+        final class NightlyBackupApp: ApplicationDelegate {
+            static let id = "com.example.backup.nightly"
+            func schedule() {
+                let request = BGProcessingTaskRequest(identifier: Self.id)
+                request.requiresExternalPower = true
+                try? BGTaskScheduler.shared.submit(request)
+            }
+            func application(_ application: Application, didFinishLaunchingWithOptions options: LaunchOptions?) -> Bool {
+                BGTaskScheduler.shared.register(forTaskWithIdentifier: Self.id, using: nil) { task in
+                    self.schedule()
+                    task.expirationHandler = { task.setTaskCompleted(success: false) }
+                    Runtime.asyncAfter(seconds: 10) { task.setTaskCompleted(success: true) }
+                }
+                return true
+            }
+            func applicationDidEnterBackground(_ application: Application) { schedule() }
+        }
+        var state = DeviceState()
+        state.charging = true
+        let device = SimulatedDevice(device: state)
+        let app = device.install(AppManifest(bundleIdentifier: "com.example.backup", backgroundModes: [.processing],
+                                             permittedTaskIdentifiers: [NightlyBackupApp.id])) { NightlyBackupApp() }
+        var events = 0
+        device.traceSink = { batch in
+            events += batch.count
+            // Before the fix this run never returned: start, resubmit, start … at one instant.
+            precondition(events < 100_000, "livelock: a resubmitted task restarts at the same instant")
+        }
+        device.perform(.launch(app))
+        device.advance(seconds: 120)
+        device.perform(.lock)                  // idle from 720
+        device.advance(seconds: 680)           // t = 800
+        device.perform(.unlock)
+        let log = device.schedulerEvents(of: app, only: ["task.start", "task.complete"])
+        let starts = log.filter { $0.kind == "task.start" }.map(\.t)
+        #expect(starts.first == 720)
+        #expect(Set(starts).count == starts.count, "two runs started at one instant: \(starts)")
+        // Every run starts only after the previous one completed.
+        var running = false
+        for e in log {
+            if e.kind == "task.start" { #expect(!running, "\(e) while the previous run was still running"); running = true }
+            else { running = false }
+        }
+        #expect(device.terminations(of: app).isEmpty)
+    }
+
     @Test("SPEC §5: a refresh launch of a suspended app resumes it into the background and suspends it after completion")
     func refreshResumesSuspendedApp() {
         let (device, app, _) = feedDevice()
