@@ -110,6 +110,8 @@ struct AppProcess: Sendable {
     /// Per quarter-hour use counts over the past days, as of one day.
     var usageTable: (day: Int64, uses: Int, counts: [UInt8], observed: Int64)?
     var lastBackgroundLaunch: Nanoseconds?
+    /// When a processing task of the app last completed successfully.
+    var lastProcessingCompletion: Nanoseconds?
     /// Tasks left uncompleted; each doubles the spacing between launches.
     var penalties = 0
     var energyDay: Int64 = -1

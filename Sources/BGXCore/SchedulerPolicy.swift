@@ -56,6 +56,9 @@ public struct SchedulerPolicy: Sendable, Equatable {
     public var spacingFrequentApp: Nanoseconds = Time.hours(1)     // ≥ 3 uses a day
     public var spacingDailyApp: Nanoseconds = Time.hours(3)        // ≥ 1 use a day
     public var spacingRareApp: Nanoseconds = Time.hours(12)        // fewer
+    /// After a processing task completes, the app's next one waits this long:
+    /// processing typically runs once a night [O].
+    public var spacingProcessing: Nanoseconds = Time.hours(12)
     /// Each task left uncompleted doubles the spacing, up to 2^this [S][D].
     public var maxPenaltyDoublings = 4
 

@@ -205,7 +205,17 @@ extension Engine {
             return out(.canProceed(0), predicted.map { "next predicted use \(clockText($0))" }
                        ?? "no predicted use in the next two days", next: next)
         case .rateLimit:
-            guard c.kind != .processing, let last = apps[ai].lastBackgroundLaunch, let firstUse = apps[ai].usage.firstUse else {
+            if c.kind == .processing {
+                guard let done = apps[ai].lastProcessingCompletion else {
+                    return out(.canProceed(1), "no processing task completed yet")
+                }
+                if now < done + p.spacingProcessing {
+                    return out(.mustNotProceed, "a processing task completed at \(clockText(done)); the next may run from "
+                               + "\(clockText(done + p.spacingProcessing))", next: done + p.spacingProcessing)
+                }
+                return out(.canProceed(1), "last processing task completed \(clockText(done))")
+            }
+            guard let last = apps[ai].lastBackgroundLaunch, let firstUse = apps[ai].usage.firstUse else {
                 return out(.canProceed(1), "no recent background launch")
             }
             let perDay = apps[ai].usage.usesPerDay(todayWall: wall(now), firstUseWall: wall(firstUse))

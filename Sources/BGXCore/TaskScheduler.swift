@@ -173,7 +173,9 @@ extension Engine {
             log(app, "BGTaskScheduler: setTaskCompleted called for \(identifier), which is not running")
             return
         }
+        let kind = apps[i].runningTasks[t].kind
         apps[i].runningTasks.remove(at: t)
+        if kind == .processing && success { apps[i].lastProcessingCompletion = now }
         record(app, .taskComplete(identifier: id, success: success))
         noteTaskHistory(app, id, "completed, success \(success)")
         if success && apps[i].penalties > 0 { apps[i].penalties -= 1 }

@@ -455,3 +455,35 @@ struct SchedulerJudgementTests {
         #expect((json["t"] as? NSNumber)?.doubleValue == 10_800)
     }
 }
+
+@Test("SPEC §5 [O]: processing runs about once a night — after one completes, the app's next waits 12 h")
+func processingSpacing() throws {
+    let yaml = """
+    start: 2026-01-05T08:00:00
+    duration: 2d
+    device: {charging: true}
+    apps:
+      - bundle: com.example.photos
+        backgroundModes: [processing]
+        permittedTaskIdentifiers: [com.example.photos.index]
+        on:
+          didFinishLaunching:
+            - register: com.example.photos.index
+            - submit: {identifier: com.example.photos.index, type: processing}
+          task com.example.photos.index:
+            - submit: {identifier: com.example.photos.index, type: processing}
+            - wait: 1m
+            - complete: true
+    timeline:
+      - {at: 09:00, user: launch com.example.photos}
+      - {at: 09:05, user: lock}
+    expect:
+      - {kind: task.start, between: ["09:15", "09:15"]}
+      - {kind: task.start, between: ["09:16", "1d 09:15:59"], count: 1}
+      - {kind: task.start, between: ["21:16", "21:16"]}
+      - {kind: task.defer, reason: "ActivityRateLimitPolicy: a processing task completed at 0d 09:16; the next may run from 0d 21:16", between: ["09:16", "09:16"]}
+    """
+    let run = try ScenarioRun(try ScenarioParser(file: "spacing.yaml").parse(yaml))
+    run.run()
+    for r in run.results { #expect(r.passed, "\(r.message)") }
+}

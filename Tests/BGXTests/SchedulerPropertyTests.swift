@@ -340,7 +340,8 @@ struct SchedulerPropertyTests {
             processing += events.filter { $0.kind == "task.start" && $0.identifier != RandomSubmission.identifiers[0] }.count
             defers += events.filter { $0.kind == "task.defer" }.count
         }
-        #expect(starts >= 20, "\(starts) starts")
+        // (Processing runs at most once per 12 h per app since SchedulerPolicy.spacingProcessing.)
+        #expect(starts >= 10, "\(starts) starts")
         #expect(processing >= 5, "\(processing) processing starts")
         #expect(defers >= 50, "\(defers) deferrals")
     }
