@@ -107,8 +107,12 @@ struct AppProcess: Sendable {
     // MARK: What the scheduler knows of the app (survives termination)
     var usage: UsageHistory
     var predictionCache: (bin: Int64, uses: Int, predicted: Nanoseconds?)?
-    /// Per quarter-hour use counts over the past days, as of one day.
-    var usageTable: (day: Int64, uses: Int, counts: [UInt8], observed: Int64)?
+    /// Per quarter-hour use counts over the past days, as of one day
+    /// (kept as separate fields: reading a tuple holding an array copies it).
+    var usageTableDay: Int64 = -1
+    var usageTableUses = -1
+    var usageCounts: [UInt8] = []
+    var usageObserved: Int64 = 0
     var lastBackgroundLaunch: Nanoseconds?
     /// When a processing task of the app last completed successfully.
     var lastProcessingCompletion: Nanoseconds?

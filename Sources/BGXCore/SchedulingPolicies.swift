@@ -263,12 +263,15 @@ extension Engine {
         let bin = wall(now) / UsageHistory.bin
         if let cached = apps[i].predictionCache, cached.bin == bin, cached.uses == apps[i].usage.useCount { return }
         let day = wall(now) / Time.days(1)
-        if apps[i].usageTable?.day != day || apps[i].usageTable?.uses != apps[i].usage.useCount {
+        if apps[i].usageTableDay != day || apps[i].usageTableUses != apps[i].usage.useCount {
             let (counts, observed) = apps[i].usage.binCounts(beforeDay: day, firstUseWall: wall(firstUse))
-            apps[i].usageTable = (day, apps[i].usage.useCount, counts, observed)
+            apps[i].usageTableDay = day
+            apps[i].usageTableUses = apps[i].usage.useCount
+            apps[i].usageCounts = counts
+            apps[i].usageObserved = observed
         }
-        let table = apps[i].usageTable!
-        let predicted = UsageHistory.predictedUse(afterWall: wall(now), counts: table.counts, observed: table.observed,
+        let predicted = UsageHistory.predictedUse(afterWall: wall(now), counts: apps[i].usageCounts,
+                                                  observed: apps[i].usageObserved,
                                                   threshold: schedulerPolicy.usageProbabilityThreshold)
         apps[i].predictionCache = (bin, apps[i].usage.useCount, predicted.map { $0 - wallClockOffset })
     }
