@@ -172,13 +172,8 @@ extension Engine {
             e.history = taskHistory.filter { $0.app == app && $0.identifier.index == id }.suffix(12).map { ($0.time, $0.what) }
         }
         for h in e.history { times.insert(h.time) }
-        for t in times { e.clock[t] = clockText(t) + (t % Time.minutes(1) != 0 ? ":" + Self.seconds(t) : "") }
+        for t in times { e.clock[t] = Time.wallClock(wall(t), seconds: wall(t) % Time.minutes(1) != 0) }
         return e
-    }
-
-    static func seconds(_ t: Nanoseconds) -> String {
-        let s = (t / Time.nanosecondsPerSecond) % 60
-        return s < 10 ? "0\(s)" : "\(s)"
     }
 
     /// Identifiers an app has pending, running, or has a history for.

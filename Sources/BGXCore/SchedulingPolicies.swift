@@ -77,22 +77,8 @@ extension Engine {
     /// Wall-clock time (time of day matters to the predictor).
     func wall(_ t: Nanoseconds) -> Nanoseconds { t + wallClockOffset }
 
-    /// `1d 08:15` in the scenario's wall-clock time. Built digit by digit:
-    /// rationales are full of these.
-    public func clockText(_ t: Nanoseconds) -> String {
-        let w = wall(t) / Time.nanosecondsPerSecond
-        let day = (t + wallClockOffset % Time.days(1)) / Time.days(1)
-        let rest = Int(w % 86_400)
-        let h = rest / 3600, m = rest % 3600 / 60
-        var out = String(day)
-        out.reserveCapacity(out.utf8.count + 7)
-        out.unicodeScalars.append("d")
-        out.unicodeScalars.append(" ")
-        for digit in [h / 10, h % 10] { out.unicodeScalars.append(Unicode.Scalar(UInt8(48 + digit))) }
-        out.unicodeScalars.append(":")
-        for digit in [m / 10, m % 10] { out.unicodeScalars.append(Unicode.Scalar(UInt8(48 + digit))) }
-        return out
-    }
+    /// `1d 08:15` in the scenario's wall-clock time.
+    public func clockText(_ t: Nanoseconds) -> String { Time.wallClock(wall(t)) }
 
     /// One policy's answer. Rationales are words, built only when `detailed`
     /// (for the trace, history and `explain`): the scheduler decides without them.

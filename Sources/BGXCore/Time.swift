@@ -47,4 +47,27 @@ public enum Time {
         if s > 0 || fraction > 0 { parts += format(s * nanosecondsPerSecond + fraction) + "s" }
         return parts
     }
+
+    /// Wall-clock text for a moment `wall` nanoseconds after the start day's
+    /// midnight: `1d 08:15`, `1d 08:15:05`, or `08:15` without the day. Built
+    /// digit by digit: traces, reports and rationales are full of these.
+    public static func wallClock(_ wall: Nanoseconds, seconds: Bool = false, day: Bool = true) -> String {
+        let total = wall / nanosecondsPerSecond
+        let d = total / 86_400, rest = Int(total % 86_400)
+        var out = day ? String(d) : ""
+        out.reserveCapacity(out.utf8.count + 10)
+        if day { out.unicodeScalars.append("d"); out.unicodeScalars.append(" ") }
+        func two(_ v: Int) {
+            out.unicodeScalars.append(Unicode.Scalar(UInt8(48 + v / 10)))
+            out.unicodeScalars.append(Unicode.Scalar(UInt8(48 + v % 10)))
+        }
+        two(rest / 3600)
+        out.unicodeScalars.append(":")
+        two(rest % 3600 / 60)
+        if seconds {
+            out.unicodeScalars.append(":")
+            two(rest % 60)
+        }
+        return out
+    }
 }

@@ -22,12 +22,7 @@ struct ReportClock {
 
     /// `08:00`, `08:00:05`, or `1d 08:00:05` with the day when asked.
     func clock(_ t: Nanoseconds, seconds: Bool = true, day: Bool = true) -> String {
-        let total = wall(t) / Time.nanosecondsPerSecond
-        let d = total / 86_400, rest = total % 86_400
-        var text = day ? "\(d)d " : ""
-        text += Self.two(rest / 3600) + ":" + Self.two(rest % 3600 / 60)
-        if seconds { text += ":" + Self.two(rest % 60) }
-        return text
+        Time.wallClock(wall(t), seconds: seconds, day: day)
     }
 
     /// `Mon 2026-01-05` for the n-th calendar day of the run (0 = the start day).

@@ -14,12 +14,7 @@ public struct TraceText {
     }
 
     /// `1d 08:00:05`, in the scenario's wall-clock time.
-    public func clock(_ t: Nanoseconds) -> String {
-        let total = (t + startOffset) / Time.nanosecondsPerSecond
-        let day = total / 86_400, rest = total % 86_400
-        func two(_ v: Int64) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        return "\(day)d \(two(rest / 3600)):\(two(rest % 3600 / 60)):\(two(rest % 60))"
-    }
+    public func clock(_ t: Nanoseconds) -> String { Time.wallClock(t + startOffset, seconds: true) }
 
     public func line(_ event: TraceEvent) -> String {
         let app = event.app.map { renderer.appNames[Int($0.index)] } ?? "device"
