@@ -121,6 +121,9 @@ struct AppProcess: Sendable {
     var energyDay: Int64 = -1
     var energyUsed: Nanoseconds = 0
     var energyStartedAt: Nanoseconds?
+    /// Background launches over cellular today (DataBudgetPolicy).
+    var cellularDay: Int64 = -1
+    var cellularLaunches = 0
 
     // MARK: CPU monitor (SPEC §10)
     var cpu = CPUUsage()

@@ -25,6 +25,7 @@ public struct SchedulerPolicy: Sendable, Equatable {
     ]
     /// App refresh and fetch weigh power less: they are short and run by day [O].
     public var refreshWeightOverrides: [SchedulingPolicy: Double] = [.chargerPluggedIn: 5]
+    // DataBudgetPolicy has no weight: it only gates (Must Not Proceed when spent).
     /// A candidate runs when Σ weight·score / Σ weight reaches this [O].
     public var appRefreshThreshold = 0.5
     public var processingThreshold = 0.8
@@ -62,6 +63,9 @@ public struct SchedulerPolicy: Sendable, Equatable {
     /// Each task left uncompleted doubles the spacing, up to 2^this [S][D].
     public var maxPenaltyDoublings = 4
 
+    /// Background launches an app may make over cellular per day: the data
+    /// budget, counted in launches until transfers are simulated (bgx's choice).
+    public var dailyCellularLaunches = 6
     /// Background-task seconds an app may use per day for refresh and fetch [O].
     public var dailyEnergyBudget: Nanoseconds = Time.minutes(10)
 

@@ -17,6 +17,7 @@ public enum SchedulingPolicy: String, Sendable, CaseIterable, Hashable, Comparab
     case application = "ApplicationPolicy"
     case rateLimit = "ActivityRateLimitPolicy"
     case energyBudget = "EnergyBudgetPolicy"
+    case dataBudget = "DataBudgetPolicy"
 
     /// The policy's position in `allCases`: tables indexed by it avoid
     /// hashing the name on the hot path.
@@ -36,6 +37,7 @@ public enum SchedulingPolicy: String, Sendable, CaseIterable, Hashable, Comparab
         case .application: 11
         case .rateLimit: 12
         case .energyBudget: 13
+        case .dataBudget: 14
         }
     }
 
@@ -226,6 +228,18 @@ extension Engine {
             }
             return out(.canProceed(1 - Double(used) / Double(p.dailyEnergyBudget)),
                        "\(Time.describe(used)) of \(Time.describe(p.dailyEnergyBudget)) used today")
+        case .dataBudget:
+            // Until transfers are simulated, data is counted in launches made
+            // over cellular; Wi-Fi is not budgeted.
+            guard device.network == .cellular else { return out(.canProceed(1), "not on cellular") }
+            let day = wall(now) / Time.days(1)
+            let used = apps[ai].cellularDay == day ? apps[ai].cellularLaunches : 0
+            if used >= p.dailyCellularLaunches {
+                return out(.mustNotProceed, "daily cellular data budget spent (\(used) background launches on cellular "
+                           + "today)", next: (day + 1) * Time.days(1) - wallClockOffset)
+            }
+            return out(.canProceed(1 - Double(used) / Double(p.dailyCellularLaunches)),
+                       "\(used) of \(p.dailyCellularLaunches) cellular background launches used today")
         }
     }
 

@@ -137,6 +137,7 @@ extension Engine {
         }
         if !simulated { apps[i].lastBackgroundLaunch = now }
         startEnergyClock(app)
+        noteCellularLaunch(app)
         for task in tasks {
             apps[i].runningTasks.append(RunningTask(identifier: task.identifier, kind: task.request.kind, started: now,
                                                     requiresExternalPower: task.request.requiresExternalPower,
@@ -289,6 +290,15 @@ extension Engine {
         let day = wall(now) / Time.days(1)
         if apps[i].energyDay != day { apps[i].energyDay = day; apps[i].energyUsed = 0 }
         apps[i].energyUsed += now - started
+    }
+
+    /// A background launch over cellular spends the app's data budget.
+    mutating func noteCellularLaunch(_ app: AppID) {
+        guard device.network == .cellular else { return }
+        let i = Int(app.index)
+        let day = wall(now) / Time.days(1)
+        if apps[i].cellularDay != day { apps[i].cellularDay = day; apps[i].cellularLaunches = 0 }
+        apps[i].cellularLaunches += 1
     }
 
     // MARK: History for `explain`
