@@ -322,7 +322,8 @@ struct SchedulerPropertyTests {
             let run = SchedulerRun(deviceGene: device, appGene: app, plan: plan, actions: actions)
             let first = run.run().device.traceLines
             let second = run.run().device.traceLines
-            #expect(!first.isEmpty)
+            // Action kind 15 only lets time pass: a run of those alone leaves no trace.
+            if actions.contains(where: { $0 % 16 != 15 }) { #expect(!first.isEmpty) }
             #expect(first == second)
         }
     }
