@@ -5,7 +5,14 @@ extension Engine {
     // MARK: The person
 
     mutating func handleUser(_ action: UserAction) {
-        schedulerDirty = true
+        // The scheduler looks again only if an app it has candidates for is
+        // involved; lock and unlock mark it themselves (setLocked).
+        switch action {
+        case let .launch(app), let .switchTo(app), let .forceQuit(app): markSchedulerDirty(for: app)
+        case .home, .lock, .unlock: break
+        }
+        if let front = frontApp { markSchedulerDirty(for: front) }
+        if let previous = frontAppWhenLocked { markSchedulerDirty(for: previous) }
         switch action {
         case let .launch(app):
             record(app, .user(.launch))
@@ -345,7 +352,7 @@ extension Engine {
         apps[i].fetchInFlight = nil
         stopEnergyClock(app)
         apps[i].cpu.intervals.removeAll()
-        schedulerDirty = true
+        markSchedulerDirty(for: app)
         if frontApp == app { frontApp = nil }
         outbox.append(.terminate(app))
     }

@@ -75,6 +75,16 @@ extension Engine {
         if let next { queue.push(.schedulerWake(generation: schedulerGeneration), at: next) }
     }
 
+    /// Something changed for `app`: judge again if the scheduler has anything
+    /// of it in hand.
+    mutating func markSchedulerDirty(for app: AppID) {
+        if schedulerDirty { return }
+        if pendingTasks.contains(where: { $0.app == app }) || fetchApps.contains(app)
+            || !apps[Int(app.index)].runningTasks.isEmpty {
+            schedulerDirty = true
+        }
+    }
+
     mutating func schedulerWakeFired(generation: UInt32) {
         if generation == schedulerGeneration { schedulerDirty = true }
     }
