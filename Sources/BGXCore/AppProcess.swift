@@ -114,8 +114,8 @@ struct AppProcess: Sendable {
     var usageCounts: [UInt8] = []
     var usageObserved: Int64 = 0
     var lastBackgroundLaunch: Nanoseconds?
-    /// When a processing task of the app last completed successfully.
-    var lastProcessingCompletion: Nanoseconds?
+    /// When a processing task of the app last ended, and whether it succeeded.
+    var lastProcessingEnd: (time: Nanoseconds, success: Bool)?
     /// Tasks left uncompleted; each doubles the spacing between launches.
     var penalties = 0
     var energyDay: Int64 = -1

@@ -32,6 +32,8 @@ public struct Engine: Sendable {
     var schedulerGeneration: UInt32 = 0
     /// When the scheduler will next look again, if only time passes.
     public internal(set) var schedulerWake: Nanoseconds?
+    /// How often the scheduler has judged its candidates (a diagnostic).
+    public internal(set) var schedulerEvaluations = 0
     var taskHistory: [TaskHistoryEntry] = []
     /// When the device was last locked (nil while unlocked), and unlocked.
     var lockedSince: Nanoseconds?

@@ -7,6 +7,7 @@ extension Engine {
 
     mutating func evaluateScheduler() {
         schedulerDirty = false
+        schedulerEvaluations &+= 1
         if pendingTasks.isEmpty && fetchApps.isEmpty {
             schedulerWake = nil
             return

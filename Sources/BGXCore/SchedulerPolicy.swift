@@ -60,6 +60,10 @@ public struct SchedulerPolicy: Sendable, Equatable {
     /// After a processing task completes, the app's next one waits this long:
     /// processing typically runs once a night [O].
     public var spacingProcessing: Nanoseconds = Time.hours(12)
+    /// After a processing run that failed, expired or was killed, a retry
+    /// waits this long (bgx's choice; it also stops a request resubmitted by
+    /// a failing handler from restarting at the same instant forever).
+    public var processingRetryDelay: Nanoseconds = Time.minutes(10)
     /// Each task left uncompleted doubles the spacing, up to 2^this [S][D].
     public var maxPenaltyDoublings = 4
 

@@ -194,14 +194,16 @@ extension Engine {
                        ?? "no predicted use in the next two days", next: next)
         case .rateLimit:
             if c.kind == .processing {
-                guard let done = apps[ai].lastProcessingCompletion else {
+                guard let end = apps[ai].lastProcessingEnd else {
                     return out(.canProceed(1), "no processing task completed yet")
                 }
-                if now < done + p.spacingProcessing {
-                    return out(.mustNotProceed, "a processing task completed at \(clockText(done)); the next may run from "
-                               + "\(clockText(done + p.spacingProcessing))", next: done + p.spacingProcessing)
+                let wait = end.success ? p.spacingProcessing : p.processingRetryDelay
+                if now < end.time + wait {
+                    return out(.mustNotProceed, (end.success ? "a processing task completed at " : "a processing task failed at ")
+                               + "\(clockText(end.time)); the next may run from \(clockText(end.time + wait))",
+                               next: end.time + wait)
                 }
-                return out(.canProceed(1), "last processing task completed \(clockText(done))")
+                return out(.canProceed(1), "last processing task ended \(clockText(end.time))")
             }
             guard let last = apps[ai].lastBackgroundLaunch, let firstUse = apps[ai].usage.firstUse else {
                 return out(.canProceed(1), "no recent background launch")

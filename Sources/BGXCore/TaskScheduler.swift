@@ -176,7 +176,7 @@ extension Engine {
         }
         let kind = apps[i].runningTasks[t].kind
         apps[i].runningTasks.remove(at: t)
-        if kind == .processing && success { apps[i].lastProcessingCompletion = now }
+        if kind == .processing { apps[i].lastProcessingEnd = (now, success) }
         record(app, .taskComplete(identifier: id, success: success))
         noteTaskHistory(app, id, "completed, success \(success)")
         if success && apps[i].penalties > 0 { apps[i].penalties -= 1 }
@@ -213,6 +213,7 @@ extension Engine {
             } else {
                 // No handler set: the task is marked complete, unsuccessful [D].
                 apps[i].runningTasks.remove(at: t)
+                if task.kind == .processing { apps[i].lastProcessingEnd = (now, false) }
                 record(app, .taskComplete(identifier: task.identifier, success: false))
                 noteTaskHistory(app, task.identifier, "completed unsuccessfully at expiry: no expiration handler set")
             }
@@ -229,6 +230,7 @@ extension Engine {
             noteTaskHistory(app, task.identifier, "never completed: the app was killed and will be launched less often")
         }
         apps[i].penalties += 1
+        if apps[i].runningTasks.contains(where: { $0.kind == .processing }) { apps[i].lastProcessingEnd = (now, false) }
         terminate(app, .taskNotCompleted,
                   detail: "setTaskCompleted(success:) was not called for \(names) before its time ran out")
     }

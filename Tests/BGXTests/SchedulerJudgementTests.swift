@@ -487,3 +487,35 @@ func processingSpacing() throws {
     run.run()
     for r in run.results { #expect(r.passed, "\(r.message)") }
 }
+
+@Test("SPEC §5: a processing handler that fails at once and resubmits does not restart in the same instant forever — it retries 10 min later")
+func failingProcessingRetriesLater() throws {
+    let yaml = """
+    start: 2026-01-05T08:00:00
+    duration: 2h
+    device: {charging: true}
+    apps:
+      - bundle: com.example.flaky
+        backgroundModes: [processing]
+        permittedTaskIdentifiers: [com.example.flaky.job]
+        on:
+          didFinishLaunching:
+            - register: com.example.flaky.job
+          didEnterBackground:
+            - submit: {identifier: com.example.flaky.job, type: processing}
+          task com.example.flaky.job:
+            - submit: {identifier: com.example.flaky.job, type: processing}
+            - complete: false
+    timeline:
+      - {at: 08:00, user: launch com.example.flaky}
+      - {at: 08:01, user: lock}
+    expect:
+      - {kind: task.start, between: ["08:11", "08:11"], count: 1}
+      - {kind: task.start, between: ["08:11:01", "08:20:59"], count: 0}
+      - {kind: task.start, between: ["08:21", "08:21"], count: 1}
+      - {kind: task.defer, reason: "ActivityRateLimitPolicy: a processing task failed at 0d 08:11; the next may run from 0d 08:21", between: ["08:11", "08:11"]}
+    """
+    let run = try ScenarioRun(try ScenarioParser(file: "flaky.yaml").parse(yaml))
+    run.run()
+    for r in run.results { #expect(r.passed, "\(r.message)") }
+}
