@@ -43,6 +43,10 @@ public enum SchedulingPolicy: String, Sendable, CaseIterable, Hashable, Comparab
 
     public static func < (a: Self, b: Self) -> Bool { a.index < b.index }
 
+    /// `allCases`, made once: the synthesized `allCases` builds a new array
+    /// on every call, and the scheduler walks the policies on its hot path.
+    static let ordered: [SchedulingPolicy] = allCases
+
     // Hash and compare by position, not by the name (the raw value).
     public func hash(into hasher: inout Hasher) { hasher.combine(index) }
     public static func == (a: Self, b: Self) -> Bool { a.index == b.index }
@@ -312,7 +316,7 @@ extension Engine {
         var next: Nanoseconds?
         var best: (gain: Double, outcome: PolicyOutcome)?
         var worst: (shortfall: Double, outcome: PolicyOutcome)?
-        for policy in SchedulingPolicy.allCases {
+        for policy in SchedulingPolicy.ordered {
             let o = evaluate(policy, c, detailed: detailed)
             if let n = o.nextChange, n > now { next = min(next ?? n, n) }
             switch o.verdict {
@@ -345,13 +349,22 @@ extension Engine {
         let words = j.decisive.map { o in
             "\(o.policy.rawValue): " + (o.rationale.isEmpty ? evaluate(o.policy, c, detailed: true).rationale : o.rationale)
         }
-        let shown = String(Double(Int(j.score * 100)) / 100)
+        let shown = Self.twoDecimals(j.score)
         switch j.key {
         case .mustNot: return words ?? ""
         case .absolutelyMust: return "absolutely must proceed"
         case .ran: return "score \(shown) ≥ \(j.threshold)" + (words.map { " — " + $0 } ?? "")
         case .waits: return "score \(shown) < \(j.threshold)" + (words.map { " — " + $0 } ?? "")
         }
+    }
+
+    /// `0.79`, `1.0`: the score as a rationale shows it (truncated, as before),
+    /// without formatting a Double.
+    static func twoDecimals(_ v: Double) -> String {
+        let hundredths = Int(v * 100)
+        let whole = hundredths / 100, rest = hundredths % 100
+        if rest == 0 { return "\(whole).0" }
+        return rest % 10 == 0 ? "\(whole).\(rest / 10)" : (rest < 10 ? "\(whole).0\(rest)" : "\(whole).\(rest)")
     }
 
     /// `decide` and `reason` together, for `explain` and tests.

@@ -64,7 +64,7 @@ struct PendingTask: Sendable {
     var lastScore: Double = 0
     var lastEvaluated: Nanoseconds?
     /// Since when each policy has answered Must Not Proceed.
-    var blockedSince = [Nanoseconds?](repeating: nil, count: SchedulingPolicy.allCases.count)
+    var blockedSince = [Nanoseconds?](repeating: nil, count: SchedulingPolicy.ordered.count)
     /// What held the task back at its last `task.defer` event.
     var lastDeferKey: Engine.DecisionKey?
     var nextChange: Nanoseconds?
