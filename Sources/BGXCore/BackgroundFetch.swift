@@ -38,20 +38,13 @@ extension Engine {
 
     mutating func startFetch(_ app: AppID) {
         let i = Int(app.index)
-        switch apps[i].state {
-        case .notRunning: launch(app, cause: .fetch)
-        case .suspended:
-            resume(app)
-            openBackgroundWindow(app)
-        case .active, .inactive: return
-        case .background: break
-        }
+        if apps[i].state.isForeground { return }
+        wakeForBackgroundWork(app, cause: .fetch)
         apps[i].fetchDeferKey = nil
         apps[i].fetchNumber &+= 1
         apps[i].fetchInFlight = FetchInFlight(number: apps[i].fetchNumber, started: now)
         apps[i].lastFetch = now
         apps[i].lastBackgroundLaunch = now
-        startEnergyClock(app)
         apps[i].stats.fetches += 1
         record(app, .fetchStart)
         queue.push(.fetchTimeout(app, epoch: apps[i].epoch, fetch: apps[i].fetchNumber), at: now + schedulerPolicy.fetchTimeout)
@@ -80,7 +73,7 @@ extension Engine {
         apps[i].fetchReputation = reputation
         stopEnergyClock(app)
         schedulerDirty = true
-        if apps[i].inFlight == nil { suspendIfIdle(app) }
+        suspendIfThreadFree(app)
     }
 
     mutating func fetchTimeoutFired(_ app: AppID, epoch: UInt32, fetch: UInt32) {

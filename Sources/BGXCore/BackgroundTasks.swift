@@ -53,9 +53,7 @@ extension Engine {
         }
         apps[i].tasks.remove(at: index)
         record(app, .bgtaskEnd(id: id))
-        // Code running now finishes its turn first; suspension follows when
-        // the main thread is free.
-        if apps[i].inFlight == nil { suspendIfIdle(app) }
+        suspendIfThreadFree(app)
     }
 
     /// `backgroundTimeRemaining`: effectively infinite in the foreground or

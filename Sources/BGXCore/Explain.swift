@@ -124,11 +124,7 @@ extension Engine {
             e.status = .pending(since: pending.submittedAt)
             e.kind = pending.request.kind.description
             e.earliestBegin = pending.request.earliestBegin
-            let candidate = Candidate(app: app, kind: pending.request.kind == .processing ? .processing : .appRefresh,
-                                      earliest: pending.request.earliestBegin ?? pending.submittedAt,
-                                      submittedAt: pending.submittedAt,
-                                      requiresNetwork: pending.request.requiresNetworkConnectivity,
-                                      requiresPower: pending.request.requiresExternalPower)
+            let candidate = pending.candidate
             let judgement = judge(candidate, detailed: true)
             e.decision = judgement.run ? "would start now (\(judgement.reason))" : "deferred: \(judgement.reason)"
             e.score = judgement.score

@@ -167,6 +167,12 @@ extension Engine {
         outbox.append(.suspend(app))
     }
 
+    /// An assertion ended (a task, a fetch). Code running now finishes its
+    /// turn first; if the main thread is busy, `returned` suspends the app.
+    mutating func suspendIfThreadFree(_ app: AppID) {
+        if apps[Int(app.index)].inFlight == nil { suspendIfIdle(app) }
+    }
+
     // MARK: The main thread
 
     /// Runs queued jobs while the main thread is free and the app runs.

@@ -26,14 +26,8 @@ extension Engine {
             // start again at the same instant, forever (SPEC §5: to repeat,
             // resubmit in the handler).
             if apps[Int(p.app.index)].runningTasks.contains(where: { $0.identifier == p.identifier }) { continue }
-            let candidate = Candidate(app: p.app, kind: p.request.kind == .processing ? .processing : .appRefresh,
-                                      earliest: p.request.earliestBegin ?? p.submittedAt, submittedAt: p.submittedAt,
-                                      requiresNetwork: p.request.requiresNetworkConnectivity,
-                                      requiresPower: p.request.requiresExternalPower)
+            let candidate = p.candidate
             let judgement = decide(candidate)
-            pendingTasks[k].lastScore = judgement.score
-            pendingTasks[k].lastEvaluated = now
-            pendingTasks[k].nextChange = judgement.nextChange
             for index in 0..<pendingTasks[k].blockedSince.count {
                 if judgement.mustNotMask & (1 << UInt32(index)) != 0 {
                     if pendingTasks[k].blockedSince[index] == nil { pendingTasks[k].blockedSince[index] = now }

@@ -61,13 +61,17 @@ struct PendingTask: Sendable {
     var identifier: TextID
     var request: TaskRequestSpec
     var submittedAt: Nanoseconds
-    var lastScore: Double = 0
-    var lastEvaluated: Nanoseconds?
     /// Since when each policy has answered Must Not Proceed.
     var blockedSince = [Nanoseconds?](repeating: nil, count: SchedulingPolicy.ordered.count)
     /// What held the task back at its last `task.defer` event.
     var lastDeferKey: Engine.DecisionKey?
-    var nextChange: Nanoseconds?
+
+    /// What the scheduler judges for this request.
+    var candidate: Candidate {
+        Candidate(app: app, kind: request.kind == .processing ? .processing : .appRefresh,
+                  earliest: request.earliestBegin ?? submittedAt, submittedAt: submittedAt,
+                  requiresNetwork: request.requiresNetworkConnectivity, requiresPower: request.requiresExternalPower)
+    }
 }
 
 /// A task handed to the app and not yet completed.

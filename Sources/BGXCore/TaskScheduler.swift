@@ -122,13 +122,7 @@ extension Engine {
         if apps[i].state.isForeground { return }
         let budget = tasks.contains { $0.request.kind == .processing }
             ? schedulerPolicy.processingBudget : schedulerPolicy.appRefreshBudget
-        switch apps[i].state {
-        case .notRunning: launch(app, cause: .bgTask)
-        case .suspended:
-            resume(app)
-            openBackgroundWindow(app)
-        default: break
-        }
+        wakeForBackgroundWork(app, cause: .bgTask)
         if apps[i].taskDeadline == nil {
             apps[i].taskWindowNumber &+= 1
             apps[i].taskDeadline = now + budget
@@ -136,8 +130,6 @@ extension Engine {
                        at: now + budget - schedulerPolicy.taskExpirationLeadTime)
         }
         if !simulated { apps[i].lastBackgroundLaunch = now }
-        startEnergyClock(app)
-        noteCellularLaunch(app)
         for task in tasks {
             apps[i].runningTasks.append(RunningTask(identifier: task.identifier, kind: task.request.kind, started: now,
                                                     requiresExternalPower: task.request.requiresExternalPower,
@@ -190,7 +182,7 @@ extension Engine {
         apps[i].taskWindowNumber &+= 1
         stopEnergyClock(app)
         schedulerDirty = true
-        if apps[i].inFlight == nil { suspendIfIdle(app) }
+        suspendIfThreadFree(app)
     }
 
     mutating func taskExpiryFired(_ app: AppID, epoch: UInt32, window: UInt32) {
@@ -238,13 +230,33 @@ extension Engine {
     /// A processing task is expired when the person starts using the device (SPEC §5).
     mutating func expireProcessingTasksForDeviceUse() {
         for i in apps.indices where apps[i].runningTasks.contains(where: { $0.kind == .processing && !$0.expired }) {
-            let app = AppID(index: Int32(i))
-            apps[i].taskDeadline = now + schedulerPolicy.taskExpirationLeadTime
-            apps[i].taskWindowNumber &+= 1
-            queue.push(.taskDeadline(app, epoch: apps[i].epoch, window: apps[i].taskWindowNumber),
-                       at: now + schedulerPolicy.taskExpirationLeadTime)
-            expireRunningTasks(app, because: "the user started using the device")
+            expireTasksNow(AppID(index: Int32(i)), because: "the user started using the device")
         }
+    }
+
+    /// Expiration handlers run now; the app has the lead time to complete.
+    mutating func expireTasksNow(_ app: AppID, because why: String) {
+        let i = Int(app.index)
+        let deadline = now + schedulerPolicy.taskExpirationLeadTime
+        apps[i].taskDeadline = deadline
+        apps[i].taskWindowNumber &+= 1
+        queue.push(.taskDeadline(app, epoch: apps[i].epoch, window: apps[i].taskWindowNumber), at: deadline)
+        expireRunningTasks(app, because: why)
+    }
+
+    /// Launches, resumes or leaves running an app the scheduler hands work
+    /// to (a task or a fetch), and charges the launch to its budgets.
+    mutating func wakeForBackgroundWork(_ app: AppID, cause: LaunchCause) {
+        let i = Int(app.index)
+        switch apps[i].state {
+        case .notRunning: launch(app, cause: cause)
+        case .suspended:
+            resume(app)
+            openBackgroundWindow(app)
+        case .active, .inactive, .background: break
+        }
+        startEnergyClock(app)
+        noteCellularLaunch(app)
     }
 
     // MARK: Debug controls (SPEC §5: first-class test API)
@@ -270,11 +282,7 @@ extension Engine {
             log(app, "_simulateExpirationForTaskWithIdentifier: \(identifier) is not running")
             return false
         }
-        apps[i].taskDeadline = now + schedulerPolicy.taskExpirationLeadTime
-        apps[i].taskWindowNumber &+= 1
-        queue.push(.taskDeadline(app, epoch: apps[i].epoch, window: apps[i].taskWindowNumber),
-                   at: now + schedulerPolicy.taskExpirationLeadTime)
-        expireRunningTasks(app, because: "_simulateExpirationForTaskWithIdentifier")
+        expireTasksNow(app, because: "_simulateExpirationForTaskWithIdentifier")
         return true
     }
 

@@ -519,3 +519,4 @@ func failingProcessingRetriesLater() throws {
     run.run()
     for r in run.results { #expect(r.passed, "\(r.message)") }
 }
+

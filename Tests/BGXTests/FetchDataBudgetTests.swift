@@ -1,0 +1,35 @@
+@testable import BGXCore
+import Testing
+
+@Test("SPEC §6: background fetches over cellular spend the app's data budget too")
+func fetchSpendsDataBudget() {
+    var engine = Engine(device: { var d = DeviceState(); d.network = .cellular; return d }())
+    let app = engine.install(AppManifest(bundleIdentifier: "com.example.news", backgroundModes: [.fetch]))
+    engine.schedule(.user(.launch(app)), at: 0)
+    engine.schedule(.user(.home), at: Time.minutes(1))
+    var directives: [Directive] = []
+    func drain() {
+        while engine.hasDirectives {
+            engine.takeDirectives(into: &directives)
+            for d in directives {
+                switch d {
+                case let .deliver(a, .performFetch):
+                    engine.completeFetch(for: a, result: .noData)
+                    engine.returned(a)
+                case let .deliver(a, _), let .fire(a, _, _): engine.returned(a)
+                default: break
+                }
+            }
+        }
+    }
+    while let t = engine.nextEventTime, t <= Time.minutes(2) { engine.step(); drain() }
+    engine.setMinimumBackgroundFetchInterval(for: app, 0)
+    for k in 0..<6 {
+        #expect(engine.apps[Int(app.index)].cellularLaunches == k)
+        engine.startFetch(app)
+        drain()
+    }
+    #expect(engine.apps[Int(app.index)].cellularLaunches == 6)
+    #expect(engine.evaluate(.dataBudget, Candidate(app: app, kind: .fetch, earliest: 0, submittedAt: 0,
+                                                   requiresNetwork: false, requiresPower: false)).verdict == .mustNotProceed)
+}
