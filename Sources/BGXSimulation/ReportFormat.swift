@@ -14,7 +14,7 @@ struct ReportClock {
         let epochSeconds = Int64(start.timeIntervalSince1970.rounded())
         let day = epochSeconds >= 0 ? epochSeconds / 86_400 : (epochSeconds - 86_399) / 86_400
         startEpochDay = day
-        startOffset = Time.seconds(Int(epochSeconds - day * 86_400))
+        startOffset = Units.timeOfDay(of: start)
     }
 
     /// Wall-clock nanoseconds since the start day's midnight.

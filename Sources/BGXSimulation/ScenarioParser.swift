@@ -115,7 +115,7 @@ public struct ScenarioParser {
             }
             scenario.start = date
         }
-        startOffset = Time.seconds(Int(scenario.start.timeIntervalSince1970.rounded()) % 86_400)
+        startOffset = Units.timeOfDay(of: scenario.start)
         if let n = top["duration"] {
             let d = try duration(n, "duration")
             guard d > 0 else { throw err(n, "duration must be longer than 0") }

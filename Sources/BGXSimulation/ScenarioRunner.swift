@@ -57,7 +57,7 @@ public final class ScenarioRun {
                 }
             }
         }
-        let startOffset = Time.seconds(Int(scenario.start.timeIntervalSince1970.rounded()) % 86_400)
+        let startOffset = device.engine.wallClockOffset
         let days = Int((scenario.duration + startOffset) / Time.days(1)) + 1
         for usage in scenario.usage {
             let app = device.app(usage.app)!
@@ -95,7 +95,7 @@ public final class ScenarioRun {
 
     /// The scenario's start time of day, for reading `--at` times.
     public var startOffset: Nanoseconds {
-        Time.seconds(Int(scenario.start.timeIntervalSince1970.rounded()) % 86_400)
+        device.engine.wallClockOffset
     }
 
     /// Runs to the scenario's end and checks its expectations.

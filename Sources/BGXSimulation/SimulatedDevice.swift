@@ -29,8 +29,8 @@ public final class SimulatedDevice {
 
     public init(profile: PolicyProfile = .modern, device: DeviceState = DeviceState(), seed: UInt64 = 0,
                 startDate: Date = Date(timeIntervalSince1970: 1_767_571_200)) {  // 2026-01-05 00:00 UTC
-        let timeOfDay = Int64(startDate.timeIntervalSince1970.rounded()) % 86_400
-        self.engine = Engine(profile: profile, device: device, seed: seed, wallClockOffset: Time.seconds(Int(timeOfDay)))
+        self.engine = Engine(profile: profile, device: device, seed: seed,
+                             wallClockOffset: Units.timeOfDay(of: startDate))
         self.startDate = startDate
     }
 

@@ -9,7 +9,7 @@ public struct TraceText {
 
     public init(device: SimulatedDevice) {
         renderer = device.renderer
-        startOffset = Time.seconds(Int(device.startDate.timeIntervalSince1970.rounded()) % 86_400)
+        startOffset = device.engine.wallClockOffset
         appWidth = max(6, renderer.appNames.map(\.count).max() ?? 0)
     }
 

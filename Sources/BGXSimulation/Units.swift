@@ -63,6 +63,13 @@ public enum Units {
         return v
     }
 
+    /// The wall-clock time of day of an instant (UTC): what t = 0 is, for a
+    /// scenario starting then.
+    public static func timeOfDay(of date: Date) -> Nanoseconds {
+        let seconds = Int64(date.timeIntervalSince1970.rounded())
+        return Time.seconds(Int(((seconds % 86_400) + 86_400) % 86_400))
+    }
+
     /// `HH:MM` or `HH:MM:SS` as time after midnight.
     public static func timeOfDay(_ text: String) -> Nanoseconds? {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
