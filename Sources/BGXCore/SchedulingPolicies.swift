@@ -371,7 +371,7 @@ extension Engine {
     func judge(_ c: Candidate, detailed: Bool = false) -> (outcomes: [PolicyOutcome], run: Bool, score: Double,
                                                           reason: String, nextChange: Nanoseconds?) {
         let j = decide(c, detailed: detailed)
-        let outcomes = SchedulingPolicy.allCases.map { evaluate($0, c, detailed: detailed) }
+        let outcomes = SchedulingPolicy.ordered.map { evaluate($0, c, detailed: detailed) }
         return (outcomes, j.run, j.score, reason(j, c), j.nextChange)
     }
 }

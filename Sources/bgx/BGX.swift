@@ -75,7 +75,7 @@ func runScenario(_ scenario: Scenario, seed: UInt64?, tracePath: String?, json: 
         let summaries = apps.map { device.summary(of: $0).json }.joined(separator: ", ")
         let expectations = run.results.map { r -> String in
             var m = ""
-            TraceRendererJSON.string(r.message, into: &m)
+            TraceRenderer.appendJSONString(r.message, to: &m)
             return "{\"passed\": \(r.passed), \"line\": \(r.expectation.location.line), \"message\": \(m)}"
         }.joined(separator: ", ")
         print("{\"apps\": [\(summaries)], \"expectations\": [\(expectations)], \"passed\": \(run.passed)}")
@@ -96,10 +96,6 @@ func runScenario(_ scenario: Scenario, seed: UInt64?, tracePath: String?, json: 
         }
     }
     return run.passed
-}
-
-enum TraceRendererJSON {
-    static func string(_ s: String, into out: inout String) { TraceRenderer.appendJSONString(s, to: &out) }
 }
 
 extension BGX {
