@@ -24,7 +24,8 @@ extension Engine {
         let since = apps[i].lastFetch ?? firstUse
         let candidate = Candidate(app: app, kind: .fetch, earliest: since + interval, submittedAt: since,
                                   requiresNetwork: false, requiresPower: false)
-        let judgement = decide(candidate)
+        var judgement = decide(candidate)
+        if judgement.run { refuseIfLaunchPolicySaysNo(&judgement, app, cause: .fetch) }
         if judgement.run {
             startFetch(app)
             return nil

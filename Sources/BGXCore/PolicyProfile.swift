@@ -33,6 +33,11 @@ public struct PolicyProfile: Sendable, Equatable {
     /// Shortest repeat interval for a repeating notification: 60 s [O].
     public var minimumRepeatInterval: Nanoseconds
 
+    // MARK: SPEC §11 — who gets launched
+    /// Location apps are relaunched for location and region events even
+    /// after a user force-quit: iOS 8 and later [S] (SPEC §4, §11).
+    public var relaunchLocationAfterForceQuit: Bool
+
     // MARK: SPEC §5 — BGTaskScheduler
     public var scheduler = SchedulerPolicy()
 
@@ -46,7 +51,8 @@ public struct PolicyProfile: Sendable, Equatable {
         willTerminateWatchdog: Nanoseconds = Time.seconds(5),
         sceneUpdateWatchdog: Nanoseconds = Time.seconds(10),
         localNotificationLimit: Int = 64,
-        minimumRepeatInterval: Nanoseconds = Time.seconds(60)
+        minimumRepeatInterval: Nanoseconds = Time.seconds(60),
+        relaunchLocationAfterForceQuit: Bool = true
     ) {
         self.name = name
         self.backgroundTaskBudget = backgroundTaskBudget
@@ -58,6 +64,7 @@ public struct PolicyProfile: Sendable, Equatable {
         self.sceneUpdateWatchdog = sceneUpdateWatchdog
         self.localNotificationLimit = localNotificationLimit
         self.minimumRepeatInterval = minimumRepeatInterval
+        self.relaunchLocationAfterForceQuit = relaunchLocationAfterForceQuit
     }
 
     /// iOS 13 and later — the default.
@@ -76,7 +83,8 @@ public struct PolicyProfile: Sendable, Equatable {
         name: "ios6",
         backgroundTaskBudget: Time.seconds(600),         // [O] 600 s
         staleBackgroundTaskWarningAge: nil,
-        localNotificationLimit: 128)                     // [S] 128 active
+        localNotificationLimit: 128,                     // [S] 128 active
+        relaunchLocationAfterForceQuit: false)           // [S] iOS 8+ only
 
     public static let all: [PolicyProfile] = [.modern, .ios12, .ios6]
 

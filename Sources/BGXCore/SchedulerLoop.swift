@@ -27,7 +27,8 @@ extension Engine {
             // resubmit in the handler).
             if apps[Int(p.app.index)].runningTasks.contains(where: { $0.identifier == p.identifier }) { continue }
             let candidate = p.candidate
-            let judgement = decide(candidate)
+            var judgement = decide(candidate)
+            if judgement.run { refuseIfLaunchPolicySaysNo(&judgement, p.app, cause: .bgTask, taskIdentifier: p.identifier) }
             for index in 0..<pendingTasks[k].blockedSince.count {
                 if judgement.mustNotMask & (1 << UInt32(index)) != 0 {
                     if pendingTasks[k].blockedSince[index] == nil { pendingTasks[k].blockedSince[index] = now }
@@ -68,6 +69,17 @@ extension Engine {
         schedulerGeneration &+= 1
         schedulerWake = next
         if let next { queue.push(.schedulerWake(generation: schedulerGeneration), at: next) }
+    }
+
+    /// The policies said run; the launch policy (SPEC §11) has the last word
+    /// on launching or waking the app. A refusal waits for a change (a
+    /// device change or user action marks the scheduler dirty).
+    func refuseIfLaunchPolicySaysNo(_ j: inout Judgement, _ app: AppID, cause: LaunchCause, taskIdentifier: TextID? = nil) {
+        let verdict = launchVerdict(for: app, cause: cause, taskIdentifier: taskIdentifier.map { text($0) })
+        guard let refusal = verdict.refusal else { return }
+        j.run = false
+        j.key = .launchRefused(refusal)
+        j.decisive = nil
     }
 
     /// Something changed for `app`: judge again if the scheduler has anything

@@ -75,6 +75,8 @@ struct Candidate: Sendable {
     var submittedAt: Nanoseconds
     var requiresNetwork: Bool
     var requiresPower: Bool
+    /// What a launch for this candidate is recorded as (SPEC §11).
+    var launchCause: LaunchCause { kind == .fetch ? .fetch : .bgTask }
 }
 
 extension Engine {
@@ -111,11 +113,14 @@ extension Engine {
             }
             return out(.canProceed(1), "Background App Refresh is on")
         case .firstUnlock:
-            if !device.unlockedSinceBoot { return out(.mustNotProceed, "the device has not been unlocked since boot") }
+            // SPEC §11, asked of the launch policy (LaunchPolicy.swift).
+            if let refusal = launchRule(.firstUnlock, c.app, cause: c.launchCause) {
+                return out(.mustNotProceed, refusal.reason)
+            }
             return out(.canProceed(1), "unlocked since boot")
         case .forceQuit:
-            if apps[ai].forceQuit {
-                return out(.mustNotProceed, "the user force-quit the app; no background launch until the user opens it")
+            if let refusal = launchRule(.forceQuit, c.app, cause: c.launchCause) {
+                return out(.mustNotProceed, refusal.reason)
             }
             return out(.canProceed(1), "not force-quit")
         case .lowPowerMode:
@@ -289,6 +294,8 @@ extension Engine {
         case absolutelyMust
         case ran(SchedulingPolicy?)
         case waits(SchedulingPolicy?)
+        /// The policies said run; the launch policy (SPEC §11) said no.
+        case launchRefused(LaunchRefusal)
     }
 
     struct Judgement {
@@ -355,6 +362,7 @@ extension Engine {
         case .absolutelyMust: return "absolutely must proceed"
         case .ran: return "score \(shown) ≥ \(j.threshold)" + (words.map { " — " + $0 } ?? "")
         case .waits: return "score \(shown) < \(j.threshold)" + (words.map { " — " + $0 } ?? "")
+        case let .launchRefused(refusal): return refusal.reason
         }
     }
 

@@ -245,7 +245,9 @@ extension Engine {
     }
 
     /// Launches, resumes or leaves running an app the scheduler hands work
-    /// to (a task or a fetch), and charges the launch to its budgets.
+    /// to (a task or a fetch), and charges the launch to its budgets. The
+    /// scheduler has asked the launch policy (`launchVerdict`, SPEC §11)
+    /// before it gets here; only the debugger's simulated launch does not.
     mutating func wakeForBackgroundWork(_ app: AppID, cause: LaunchCause) {
         let i = Int(app.index)
         switch apps[i].state {

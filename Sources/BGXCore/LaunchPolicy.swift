@@ -1,0 +1,165 @@
+/// SPEC §11: who gets launched, and when — one controller every subsystem
+/// asks before it launches or wakes an app into the background.
+///
+/// The rules, in the order they are checked:
+/// 1. **Multitasking** — on a device without it no app runs in the
+///    background at all (SPEC §1).
+/// 2. **The mode** — the cause's `UIBackgroundModes` entry must be declared
+///    (SPEC §3): silentPush → `remote-notification`, voipPush and boot →
+///    `voip`, location and region → `location`, bluetooth →
+///    `bluetooth-central` or `bluetooth-peripheral`, accessory →
+///    `external-accessory`, newsstand → `newsstand-content`, fetch →
+///    `fetch`, audio → `audio`; bgTask → the task's identifier in
+///    `BGTaskSchedulerPermittedIdentifiers`; transfer needs none (a
+///    background URLSession is enough).
+/// 3. **First unlock** — with a passcode, nothing is launched into the
+///    background before the first unlock after boot. (`unlockedSinceBoot`
+///    is false only on a device with a passcode.)
+/// 4. **Force-quit** — a swipe in the app switcher sets the app's flag; a
+///    user launch (or a tapped notification) and a reboot clear it. While
+///    it is set no background cause launches the app, except location and
+///    region events when `relaunchLocationAfterForceQuit` is on (iOS 8+).
+///
+/// A user launch (`user`, `notification`) is never refused: it is what
+/// clears the force-quit flag, and it unlocks the device first.
+///
+/// The policy is a pure function of its inputs. Refusals are values
+/// (`LaunchRefusal`); their words are built only when read, so the
+/// scheduler's hot path can ask without allocating.
+public struct LaunchPolicy: Sendable, Equatable {
+    /// SPEC §4/§11 [S]: location apps are relaunched even after a user
+    /// force-quit (iOS 8 and later).
+    public var relaunchLocationAfterForceQuit: Bool
+
+    public init(relaunchLocationAfterForceQuit: Bool) {
+        self.relaunchLocationAfterForceQuit = relaunchLocationAfterForceQuit
+    }
+
+    /// What the policy needs to know about the app.
+    public struct AppFacts: Sendable, Equatable {
+        public var modes: Set<BackgroundMode>
+        public var forceQuit: Bool
+        /// For a bgTask launch: whether the task's identifier is in
+        /// `BGTaskSchedulerPermittedIdentifiers` (nil when not asked).
+        public var taskIdentifierPermitted: Bool?
+        public init(modes: Set<BackgroundMode>, forceQuit: Bool, taskIdentifierPermitted: Bool? = nil) {
+            self.modes = modes
+            self.forceQuit = forceQuit
+            self.taskIdentifierPermitted = taskIdentifierPermitted
+        }
+    }
+
+    /// The rules, each of which can be asked on its own.
+    public enum Rule: Sendable, CaseIterable { case multitasking, mode, firstUnlock, forceQuit }
+
+    /// The modes that let `cause` launch an app — any one of them is enough;
+    /// empty when the cause needs no mode.
+    public static func modes(for cause: LaunchCause) -> [BackgroundMode] {
+        switch cause {
+        case .silentPush: [.remoteNotification]
+        case .voipPush, .boot: [.voip]
+        case .location, .region: [.location]
+        case .bluetooth: [.bluetoothCentral, .bluetoothPeripheral]
+        case .accessory: [.externalAccessory]
+        case .newsstand: [.newsstandContent]
+        case .fetch: [.fetch]
+        case .audio: [.audio]
+        case .user, .notification, .bgTask, .transfer: []
+        }
+    }
+
+    /// May an app be launched or woken into the background now for `cause`?
+    public func verdict(for cause: LaunchCause, app: AppFacts, device: DeviceState) -> LaunchVerdict {
+        for rule in Rule.allCases {
+            if let refusal = check(rule, cause: cause, app: app, device: device) {
+                return LaunchVerdict(cause: cause, refusal: refusal)
+            }
+        }
+        return LaunchVerdict(cause: cause, refusal: nil)
+    }
+
+    /// One rule's answer: nil when it allows the launch.
+    public func check(_ rule: Rule, cause: LaunchCause, app: AppFacts, device: DeviceState) -> LaunchRefusal? {
+        if cause.launchesIntoForeground { return nil }
+        switch rule {
+        case .multitasking:
+            return device.multitasking ? nil : .multitaskingUnsupported
+        case .mode:
+            if cause == .bgTask, app.taskIdentifierPermitted == false { return .taskIdentifierNotPermitted }
+            let needed = Self.modes(for: cause)
+            if needed.isEmpty || needed.contains(where: app.modes.contains) { return nil }
+            return .modeMissing(needed[0])
+        case .firstUnlock:
+            return device.unlockedSinceBoot ? nil : .beforeFirstUnlock
+        case .forceQuit:
+            guard app.forceQuit else { return nil }
+            if relaunchLocationAfterForceQuit && (cause == .location || cause == .region) { return nil }
+            return .forceQuit
+        }
+    }
+}
+
+/// Why the launch policy said no.
+public enum LaunchRefusal: Sendable, Equatable {
+    case multitaskingUnsupported
+    case modeMissing(BackgroundMode)
+    case taskIdentifierNotPermitted
+    case beforeFirstUnlock
+    case forceQuit
+
+    /// The words for the trace (the scheduler's policies use the same).
+    public var reason: String {
+        switch self {
+        case .multitaskingUnsupported: "this device does not support multitasking"
+        case let .modeMissing(mode): "UIBackgroundModes lacks '\(mode.rawValue)'"
+        case .taskIdentifierNotPermitted: "the task identifier is not in BGTaskSchedulerPermittedIdentifiers"
+        case .beforeFirstUnlock: "the device has not been unlocked since boot"
+        case .forceQuit: "the user force-quit the app; no background launch until the user opens it"
+        }
+    }
+}
+
+/// The launch policy's answer for one app and cause.
+public struct LaunchVerdict: Sendable, Equatable {
+    public var cause: LaunchCause
+    /// nil when the launch (or wake) may happen.
+    public var refusal: LaunchRefusal?
+    public var allowed: Bool { refusal == nil }
+    /// For the trace: why not, or that it may.
+    public var reason: String { refusal?.reason ?? "may launch for \(cause)" }
+}
+
+extension Engine {
+    /// The launch policy this engine's profile describes.
+    public var launchPolicy: LaunchPolicy {
+        LaunchPolicy(relaunchLocationAfterForceQuit: profile.relaunchLocationAfterForceQuit)
+    }
+
+    func launchFacts(_ app: AppID) -> LaunchPolicy.AppFacts {
+        let p = apps[Int(app.index)]
+        return LaunchPolicy.AppFacts(modes: p.manifest.backgroundModes, forceQuit: p.forceQuit)
+    }
+
+    /// SPEC §11, the one entry point: may `app` be launched — or, if it is
+    /// suspended, woken — into the background now for `cause`? Every
+    /// subsystem that launches or wakes an app for background work asks
+    /// this first and, when refused, records `verdict.reason` in its trace
+    /// event (a `push.drop`, a `task.defer`, …). `taskIdentifier` is for
+    /// bgTask launches (checked against `BGTaskSchedulerPermittedIdentifiers`).
+    public func launchVerdict(for app: AppID, cause: LaunchCause, taskIdentifier: String? = nil) -> LaunchVerdict {
+        var facts = launchFacts(app)
+        if let identifier = taskIdentifier {
+            facts.taskIdentifierPermitted = apps[Int(app.index)].manifest.permittedTaskIdentifiers.contains(identifier)
+        }
+        return launchPolicy.verdict(for: cause, app: facts, device: device)
+    }
+
+    /// One rule of the launch policy for `app` (the scheduler's
+    /// ForceQuitPolicy and FirstUnlockPolicy are these rules). Cheap: the
+    /// scheduler asks on its hot path.
+    func launchRule(_ rule: LaunchPolicy.Rule, _ app: AppID, cause: LaunchCause) -> LaunchRefusal? {
+        let facts = rule == .mode ? launchFacts(app)
+            : LaunchPolicy.AppFacts(modes: [], forceQuit: apps[Int(app.index)].forceQuit)
+        return launchPolicy.check(rule, cause: cause, app: facts, device: device)
+    }
+}

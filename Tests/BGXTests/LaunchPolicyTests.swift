@@ -1,0 +1,156 @@
+@testable import BGXCore
+import BGXSimulation
+import Testing
+
+/// SPEC §11: who gets launched, and when — the launch policy alone, then as
+/// the engine and its scheduler use it.
+
+private let policy = LaunchPolicy(relaunchLocationAfterForceQuit: true)
+private let everyMode = LaunchPolicy.AppFacts(modes: Set(BackgroundMode.allCases), forceQuit: false)
+private var unlocked: DeviceState { DeviceState() }
+
+@Test("SPEC §11: with the right mode, every background cause may launch an app that was not force-quit")
+func everyCauseWithItsMode() {
+    for cause in LaunchCause.allCases {
+        let verdict = policy.verdict(for: cause, app: everyMode, device: unlocked)
+        #expect(verdict.allowed, "\(cause): \(verdict.reason)")
+    }
+}
+
+@Test("SPEC §3/§11: each background cause needs its own mode; transfers need none")
+func eachCauseNeedsItsMode() {
+    let none = LaunchPolicy.AppFacts(modes: [], forceQuit: false)
+    let expected: [LaunchCause: BackgroundMode?] = [
+        .silentPush: .remoteNotification, .voipPush: .voip, .boot: .voip, .location: .location, .region: .location,
+        .bluetooth: .bluetoothCentral, .accessory: .externalAccessory, .newsstand: .newsstandContent,
+        .fetch: .fetch, .audio: .audio, .transfer: nil, .bgTask: nil, .user: nil, .notification: nil,
+    ]
+    #expect(Set(expected.keys) == Set(LaunchCause.allCases))
+    for (cause, mode) in expected {
+        let verdict = policy.verdict(for: cause, app: none, device: unlocked)
+        #expect(verdict.refusal == mode.map { .modeMissing($0) }, "\(cause)")
+        if let mode {
+            let with = LaunchPolicy.AppFacts(modes: [mode], forceQuit: false)
+            #expect(policy.verdict(for: cause, app: with, device: unlocked).allowed, "\(cause) with \(mode)")
+        }
+    }
+    // Either Bluetooth mode lets Bluetooth events launch the app.
+    let peripheral = LaunchPolicy.AppFacts(modes: [.bluetoothPeripheral], forceQuit: false)
+    #expect(policy.verdict(for: .bluetooth, app: peripheral, device: unlocked).allowed)
+    #expect(LaunchRefusal.modeMissing(.remoteNotification).reason == "UIBackgroundModes lacks 'remote-notification'")
+}
+
+@Test("SPEC §5/§11: a BGTask launch needs its identifier in BGTaskSchedulerPermittedIdentifiers")
+func bgTaskNeedsPermittedIdentifier() {
+    var facts = LaunchPolicy.AppFacts(modes: [.fetch], forceQuit: false, taskIdentifierPermitted: false)
+    #expect(policy.verdict(for: .bgTask, app: facts, device: unlocked).refusal == .taskIdentifierNotPermitted)
+    facts.taskIdentifierPermitted = true
+    #expect(policy.verdict(for: .bgTask, app: facts, device: unlocked).allowed)
+}
+
+@Test("SPEC §11: a force-quit app is launched for no background cause — location and region only with the iOS 8+ flag")
+func forceQuitBlocksEveryBackgroundCause() {
+    let quit = LaunchPolicy.AppFacts(modes: Set(BackgroundMode.allCases), forceQuit: true)
+    let old = LaunchPolicy(relaunchLocationAfterForceQuit: false)
+    for cause in LaunchCause.allCases where !cause.launchesIntoForeground {
+        let locationLike = cause == .location || cause == .region
+        #expect(policy.verdict(for: cause, app: quit, device: unlocked).refusal == (locationLike ? nil : .forceQuit),
+                "\(cause)")
+        #expect(old.verdict(for: cause, app: quit, device: unlocked).refusal == .forceQuit, "\(cause) (iOS 4–7)")
+    }
+    // The person may always launch it: that is what clears the flag.
+    #expect(policy.verdict(for: .user, app: quit, device: unlocked).allowed)
+    #expect(policy.verdict(for: .notification, app: quit, device: unlocked).allowed)
+    #expect(PolicyProfile.modern.relaunchLocationAfterForceQuit && PolicyProfile.ios12.relaunchLocationAfterForceQuit)
+    #expect(!PolicyProfile.ios6.relaunchLocationAfterForceQuit)
+}
+
+@Test("SPEC §11: with a passcode, no background launch before the first unlock after boot")
+func noLaunchBeforeFirstUnlock() {
+    var device = DeviceState()
+    device.unlockedSinceBoot = false
+    for cause in LaunchCause.allCases where !cause.launchesIntoForeground {
+        #expect(policy.verdict(for: cause, app: everyMode, device: device).refusal == .beforeFirstUnlock, "\(cause)")
+    }
+    #expect(policy.verdict(for: .user, app: everyMode, device: device).allowed)
+}
+
+@Test("SPEC §1/§11: a device without multitasking launches nothing into the background")
+func noMultitaskingNoBackgroundLaunch() {
+    var device = DeviceState()
+    device.multitasking = false
+    for cause in LaunchCause.allCases where !cause.launchesIntoForeground {
+        #expect(policy.verdict(for: cause, app: everyMode, device: device).refusal == .multitaskingUnsupported)
+    }
+}
+
+@Test("SPEC §11: the force-quit flag is set by a swipe and cleared by a user launch or a reboot")
+func forceQuitFlagLifecycle() {
+    var engine = Engine()
+    let app = engine.install(AppManifest(bundleIdentifier: "com.example.chat", backgroundModes: [.remoteNotification]))
+    func run() {
+        var directives: [Directive] = []
+        while engine.step() {
+            engine.takeDirectives(into: &directives)
+            for case let .deliver(a, _) in directives { engine.returned(a) }
+        }
+    }
+    engine.schedule(.user(.launch(app)), at: 0)
+    engine.schedule(.user(.forceQuit(app)), at: Time.seconds(10))
+    run()
+    #expect(engine.launchVerdict(for: app, cause: .silentPush).refusal == .forceQuit)
+    engine.schedule(.device(.reboot), at: Time.seconds(20))
+    engine.schedule(.user(.unlock), at: Time.seconds(30))
+    run()
+    #expect(engine.launchVerdict(for: app, cause: .silentPush).allowed)
+    engine.schedule(.user(.forceQuit(app)), at: Time.seconds(40))  // not running: still marked
+    run()
+    #expect(engine.launchVerdict(for: app, cause: .silentPush).refusal == .forceQuit)
+    engine.schedule(.user(.launch(app)), at: Time.seconds(50))
+    run()
+    #expect(engine.launchVerdict(for: app, cause: .silentPush).allowed)
+}
+
+@Test("SPEC §11: after a reboot with a passcode the engine refuses background launches until the first unlock")
+func engineFirstUnlock() {
+    var engine = Engine()
+    let app = engine.install(AppManifest(bundleIdentifier: "com.example.voip", backgroundModes: [.voip]))
+    engine.schedule(.device(.reboot), at: 0)
+    while engine.step() {}
+    #expect(engine.launchVerdict(for: app, cause: .boot).refusal == .beforeFirstUnlock)
+    #expect(engine.launchVerdict(for: app, cause: .boot).reason == "the device has not been unlocked since boot")
+    engine.schedule(.user(.unlock), at: Time.seconds(5))
+    while engine.step() {}
+    #expect(engine.launchVerdict(for: app, cause: .boot).allowed)
+}
+
+@Test("SPEC §1/§11: a fetch the scheduler would run waits on a device without multitasking, with the launch policy's reason")
+func fetchWaitsWithoutMultitasking() {
+    let device = SimulatedDevice()
+    let app = device.install(AppManifest(bundleIdentifier: "com.example.news", backgroundModes: [.fetch]),
+                             program: { FetchingProgram() })
+    device.perform(.launch(app))
+    device.advance(seconds: 60)
+    device.change(.multitasking(false))
+    device.perform(.home)
+    device.advance(by: Time.days(1))
+    let events = device.events(of: app)
+    #expect(!events.contains { $0.kindName == "fetch.start" })
+    let names = device.renderer.names
+    let reasons = events.compactMap { e -> String? in
+        if case let .fetchDefer(reason) = e.kind { return names.text(reason) } else { return nil }
+    }
+    #expect(reasons.last == "this device does not support multitasking")
+}
+
+/// Asks for the minimum fetch interval at launch and answers every fetch at once.
+private final class FetchingProgram: HostedApp {
+    func handle(_ callback: Callback, process: AppRuntime) -> Bool {
+        switch callback {
+        case .didFinishLaunching: process.setMinimumBackgroundFetchInterval(seconds: 0)
+        case .performFetch: process.completeFetch(.noData)
+        default: break
+        }
+        return true
+    }
+}
