@@ -162,4 +162,18 @@ extension Engine {
             : LaunchPolicy.AppFacts(modes: [], forceQuit: apps[Int(app.index)].forceQuit)
         return launchPolicy.check(rule, cause: cause, app: facts, device: device)
     }
+
+    /// Carries out an allowed verdict: launches a not-running app straight
+    /// into the background for `cause`, or resumes a suspended one (it gets
+    /// a fresh background window); a running app is left as it is. Ask
+    /// `launchVerdict` first — this does not.
+    public mutating func wakeIntoBackground(_ app: AppID, cause: LaunchCause) {
+        switch apps[Int(app.index)].state {
+        case .notRunning: launch(app, cause: cause)
+        case .suspended:
+            resume(app)
+            openBackgroundWindow(app)
+        case .active, .inactive, .background: break
+        }
+    }
 }

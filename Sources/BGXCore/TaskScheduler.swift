@@ -249,14 +249,7 @@ extension Engine {
     /// scheduler has asked the launch policy (`launchVerdict`, SPEC §11)
     /// before it gets here; only the debugger's simulated launch does not.
     mutating func wakeForBackgroundWork(_ app: AppID, cause: LaunchCause) {
-        let i = Int(app.index)
-        switch apps[i].state {
-        case .notRunning: launch(app, cause: cause)
-        case .suspended:
-            resume(app)
-            openBackgroundWindow(app)
-        case .active, .inactive, .background: break
-        }
+        wakeIntoBackground(app, cause: cause)
         startEnergyClock(app)
         noteCellularLaunch(app)
     }
