@@ -110,21 +110,25 @@ extension Benchmark {
         public var days: Double
         public var seconds: Double
         public var traceEvents: Int
+        /// How often the scheduler judged its candidates in one run of the week.
+        public var evaluationsPerRun: Int
         public var perSecond: Double { days / seconds }
     }
 
     public static func deviceDays(runs: Int = 200, measure: (() -> Void) -> Double) throws -> DeviceDays {
         let scenario = try ScenarioParser(file: Demo.file).parse(Demo.scenario)
         var traceEvents = 0
+        var evaluations = 0
         let seconds = measure {
             for _ in 0..<runs {
                 guard let run = try? ScenarioRun(scenario, keepsTrace: false) else { return }
                 run.device.traceSink = { traceEvents += $0.count }
                 run.run(until: scenario.duration)
+                evaluations = run.device.withEngine { $0.schedulerEvaluations }
             }
         }
         return DeviceDays(days: Double(runs) * Time.toSeconds(scenario.duration) / 86_400, seconds: seconds,
-                          traceEvents: traceEvents)
+                          traceEvents: traceEvents, evaluationsPerRun: evaluations)
     }
 }
 

@@ -244,11 +244,13 @@ struct Bench: ParsableCommand {
         let days = try Benchmark.deviceDays(runs: deviceRuns, measure: measure)
         if json {
             print(String(result.json.dropLast()) + ", \"deviceDaysPerSecond\": \(Int(days.perSecond.rounded())), "
-                  + "\"deviceDays\": \(days.days), \"deviceDayTraceEvents\": \(days.traceEvents)}")
+                  + "\"deviceDays\": \(days.days), \"deviceDayTraceEvents\": \(days.traceEvents), "
+                  + "\"schedulerEvaluationsPerWeek\": \(days.evaluationsPerRun)}")
         } else {
             print(result.text)
             print("demo device:   \(Int(days.perSecond.rounded())) simulated device-days/s "
-                  + "(\(Int(days.days)) days of the ColorFeed week, \(days.traceEvents) trace events)")
+                  + "(\(Int(days.days)) days of the ColorFeed week, \(days.traceEvents) trace events, "
+                  + "\(days.evaluationsPerRun) scheduler evaluations a week)")
         }
     }
 }
