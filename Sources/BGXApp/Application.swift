@@ -30,6 +30,8 @@ public protocol ApplicationDelegate: AnyObject {
     /// Legacy background fetch (SPEC §6): call `completionHandler` within 30 s.
     func application(_ application: Application,
                      performFetchWithCompletionHandler completionHandler: @escaping (BackgroundFetchResult) -> Void)
+    /// SPEC §10: memory is low; free what can be rebuilt, or jetsam may kill the app.
+    func applicationDidReceiveMemoryWarning(_ application: Application)
 }
 
 extension ApplicationDelegate {
@@ -44,6 +46,7 @@ extension ApplicationDelegate {
                             performFetchWithCompletionHandler completionHandler: @escaping (BackgroundFetchResult) -> Void) {
         completionHandler(.noData)
     }
+    public func applicationDidReceiveMemoryWarning(_ application: Application) {}
 }
 
 /// `UIApplication`: the app's view of the system. One per process.
@@ -109,6 +112,22 @@ public final class Application {
 
     /// `exit(0)`: the process ends (trace reason `exit`).
     public func exit() { connection.exit() }
+
+    /// SPEC §10: what the UI shows now. The app-switcher snapshot, taken when
+    /// `applicationDidEnterBackground` returns, captures it: hide sensitive
+    /// content (a privacy overlay) before returning.
+    public var isSensitiveContentVisible: Bool {
+        get { connection.isSensitiveContentVisible }
+        set { connection.isSensitiveContentVisible = newValue }
+    }
+
+    /// As `UIDocument.hasUnsavedChanges`: the person's work not yet saved.
+    /// Setting it to false saves (traced `changes.save`); a process that ends
+    /// with it true loses the work (traced `changes.lost`).
+    public var hasUnsavedChanges: Bool {
+        get { connection.hasUnsavedChanges }
+        set { connection.hasUnsavedChanges = newValue }
+    }
 }
 
 /// The device's own time and executor, for code that must run in virtual
@@ -126,5 +145,16 @@ public enum Runtime {
     /// toward watchdogs, and nothing else runs on the main thread meanwhile.
     public static func work(seconds: Double) {
         Application.shared.connection.work(seconds: seconds)
+    }
+    /// Grows (negative: shrinks) the app's resident footprint (SPEC §10).
+    /// Past the per-process limit the app is killed at once; low free memory
+    /// brings memory warnings, then jetsam.
+    public static func allocate(bytes: Int64) {
+        Application.shared.connection.allocate(bytes: bytes)
+    }
+    /// Submits GPU work (Metal / OpenGL ES). In the background the app is
+    /// killed at once (SPEC §10, `gpuInBackground`).
+    public static func useGPU() {
+        Application.shared.connection.useGPU()
     }
 }

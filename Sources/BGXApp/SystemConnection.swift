@@ -34,6 +34,17 @@ public protocol SystemConnection: AnyObject {
     // Background fetch (SPEC §6); nil interval is "never"
     func setMinimumBackgroundFetchInterval(seconds: Double?)
     func completeFetch(_ result: BackgroundFetchResult)
+
+    // Memory and the responsible-background rules (SPEC §10)
+    /// Allocates (negative: frees) resident memory.
+    func allocate(bytes: Int64)
+    func useGPU()
+    func holdLock(_ name: String)
+    func releaseLock(_ name: String)
+    func openSocket(_ socket: NetworkSocket)
+    func closeSocket(_ socket: NetworkSocket)
+    var isSensitiveContentVisible: Bool { get set }
+    var hasUnsavedChanges: Bool { get set }
 }
 
 /// The process the code running now belongs to. The device sets it whenever

@@ -15,6 +15,8 @@ enum MainThreadJob: Sendable, Equatable {
     case bgTask(TextID)
     case bgTaskExpired(TextID)
     case performFetch
+    case memoryWarning          // didReceiveMemoryWarning (SPEC §10)
+    case socketsClosed          // the app hears of sockets closed while it was suspended
 }
 
 /// The job holding the main thread right now.
@@ -59,6 +61,9 @@ public struct AppStats: Sendable, Equatable {
     public var scheduledTasksStarted = 0
     public var scheduledTasksExpired = 0
     public var fetches = 0
+    /// Returns to the front of a process that was still there (suspended or
+    /// in the background); every launch is a cold one.
+    public var warmLaunches = 0
     public init() {}
 }
 
@@ -127,6 +132,12 @@ struct AppProcess: Sendable {
 
     // MARK: CPU monitor (SPEC §10)
     var cpu = CPUUsage()
+
+    // MARK: Memory and the responsible-background rules (SPEC §10)
+    var memory = ProcessMemory()
+    /// An audio or accessory session keeps the app in jetsam's
+    /// audio-and-accessory band (set by those services, SPEC §4).
+    var holdsAudioOrAccessoryAssertion = false
 
     init(manifest: AppManifest, usageDays: Int) {
         self.manifest = manifest

@@ -39,6 +39,11 @@ public struct Engine: Sendable {
     var lockedSince: Nanoseconds?
     var lastUnlock: Nanoseconds?
 
+    // MARK: Memory (SPEC §10)
+    /// Running apps have been warned in this episode of low memory.
+    var memoryWarned = false
+    var jetsamCheckQueued = false
+
     /// Directives not yet taken by the host, in order.
     @usableFromInline var outbox: [Directive] = []
     /// Trace events not yet taken by the host, in order.
@@ -159,6 +164,8 @@ public struct Engine: Sendable {
             _ = simulateLaunch(for: app, identifier: text(id))
         case let .simulateExpiration(app, id):
             _ = simulateExpiration(for: app, identifier: text(id))
+        case .jetsamCheck:
+            jetsamCheckFired()
         }
     }
 
@@ -192,7 +199,7 @@ public struct Engine: Sendable {
         case let .backgroundAppRefresh(v):
             device.backgroundAppRefresh = v; recordDevice("backgroundAppRefresh", "\(v)")
         case let .passcode(v): device.passcode = v; recordDevice("passcode", "\(v)")
-        case let .memory(v): device.memory = v; recordDevice("memory", "\(v)")
+        case let .memory(v): device.memory = v; recordDevice("memory", "\(v)"); checkMemoryPressure()
         case let .multitasking(v): device.multitasking = v; recordDevice("multitasking", "\(v)")
         case let .thermal(v): device.thermal = v; recordDevice("thermal", v.rawValue)
         case .reboot: reboot()

@@ -20,6 +20,8 @@ public enum EngineEvent: Sendable, Equatable {
     /// The debugger's `_simulateLaunchForTaskWithIdentifier` / `_simulateExpirationForTaskWithIdentifier`.
     case simulateLaunch(AppID, identifier: TextID)
     case simulateExpiration(AppID, identifier: TextID)
+    /// Jetsam looks at free memory (SPEC §10).
+    case jetsamCheck
 }
 
 /// Ordered by (time, insertion order), like `EmbeddedEventLoop`.

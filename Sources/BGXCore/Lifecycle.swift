@@ -68,10 +68,15 @@ extension Engine {
         case .notRunning:
             launch(app, cause: cause)
         case .suspended:
+            apps[i].stats.warmLaunches += 1
             resume(app)
             apps[i].jobs.append(.enterForeground)
             apps[i].jobs.append(.becomeActive)
-        case .background, .inactive, .active:
+        case .background:
+            apps[i].stats.warmLaunches += 1
+            apps[i].jobs.append(.enterForeground)
+            apps[i].jobs.append(.becomeActive)
+        case .inactive, .active:
             apps[i].jobs.append(.enterForeground)
             apps[i].jobs.append(.becomeActive)
         }
@@ -136,13 +141,16 @@ extension Engine {
             openBackgroundWindow(app)
             apps[i].jobs.append(.finishLaunching(cause))
         }
+        guard admitLaunchedProcess(app) else { return }
         pump(app)
     }
 
     mutating func resume(_ app: AppID) {
         let i = Int(app.index)
         guard apps[i].state == .suspended else { return }
+        let suspendedFor = now - apps[i].stateSince
         setState(app, .background, .resumed)
+        noteSocketsOnResume(app, suspendedFor: suspendedFor)
         outbox.append(.resume(app))
         let held = apps[i].heldTimers
         apps[i].heldTimers.removeAll()
@@ -162,6 +170,7 @@ extension Engine {
         let busyWithCallback = apps[i].inFlight.map { $0.isCallback } ?? false
         guard !busyWithCallback, apps[i].jobs.isEmpty, apps[i].tasks.isEmpty,
               apps[i].runningTasks.isEmpty, apps[i].fetchInFlight == nil else { return }
+        guard releaseResourcesForSuspension(app) else { return }
         closeBackgroundWindow(app)
         setState(app, .suspended, .noAssertions)
         outbox.append(.suspend(app))
@@ -234,6 +243,10 @@ extension Engine {
         case .performFetch:
             guard apps[i].fetchInFlight != nil else { return }
             deliver(.performFetch, to: app, watchdog: nil)
+        case .memoryWarning:
+            deliver(.didReceiveMemoryWarning, to: app, watchdog: nil)
+        case .socketsClosed:
+            deliver(.socketsClosed, to: app, watchdog: nil)
         }
     }
 
@@ -259,6 +272,8 @@ extension Engine {
         guard let job = apps[i].inFlight else { return }
         apps[i].inFlight = nil
         if case .didFinishLaunching = job.callback { apps[i].launchFinished = true }
+        // SPEC §10: the app-switcher snapshot, once the app has had its chance to hide things.
+        if case .didEnterBackground = job.callback, apps[i].state == .background { takeSnapshot(app) }
         if let reason = job.terminateAfterwards {
             terminate(app, reason, detail: reason == .userForceQuit
                       ? "swiped away in the app switcher" : "willTerminate returned")
@@ -338,8 +353,15 @@ extension Engine {
         let i = Int(app.index)
         guard apps[i].state != .notRunning else { return }
         apps[i].stats.terminations[Int(reason.rawValue)] += 1
-        record(app, .terminate(reason: reason, detail: text(detail)))
+        if reason == .memoryPressure, let kill = apps[i].memory.jettison {
+            record(app, .memoryKill(band: kill.band, footprint: kill.footprint, cause: kill.cause, detail: kill.detail))
+        } else {
+            record(app, .terminate(reason: reason, detail: text(detail)))
+        }
         setState(app, .notRunning, .terminated)
+        if apps[i].memory.hasUnsavedChanges { record(app, .changesLost(reason: reason)) }
+        apps[i].memory = ProcessMemory()
+        apps[i].holdsAudioOrAccessoryAssertion = false
         apps[i].epoch &+= 1
         apps[i].inFlight = nil
         apps[i].jobs.removeAll()

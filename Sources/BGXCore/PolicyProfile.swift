@@ -41,6 +41,9 @@ public struct PolicyProfile: Sendable, Equatable {
     // MARK: SPEC §5 — BGTaskScheduler
     public var scheduler = SchedulerPolicy()
 
+    // MARK: SPEC §10 — memory (jetsam)
+    public var memory = MemoryPolicy()
+
     public init(
         name: String,
         backgroundTaskBudget: Nanoseconds,
@@ -52,7 +55,8 @@ public struct PolicyProfile: Sendable, Equatable {
         sceneUpdateWatchdog: Nanoseconds = Time.seconds(10),
         localNotificationLimit: Int = 64,
         minimumRepeatInterval: Nanoseconds = Time.seconds(60),
-        relaunchLocationAfterForceQuit: Bool = true
+        relaunchLocationAfterForceQuit: Bool = true,
+        memory: MemoryPolicy = .modern
     ) {
         self.name = name
         self.backgroundTaskBudget = backgroundTaskBudget
@@ -65,6 +69,7 @@ public struct PolicyProfile: Sendable, Equatable {
         self.localNotificationLimit = localNotificationLimit
         self.minimumRepeatInterval = minimumRepeatInterval
         self.relaunchLocationAfterForceQuit = relaunchLocationAfterForceQuit
+        self.memory = memory
     }
 
     /// iOS 13 and later — the default.
@@ -76,7 +81,8 @@ public struct PolicyProfile: Sendable, Equatable {
     public static let ios12 = PolicyProfile(
         name: "ios12",
         backgroundTaskBudget: Time.seconds(180),         // [O] 180 s
-        staleBackgroundTaskWarningAge: nil)              // the warning is iOS 13+
+        staleBackgroundTaskWarningAge: nil,              // the warning is iOS 13+
+        memory: .ios12)
 
     /// iOS 4–6.
     public static let ios6 = PolicyProfile(
@@ -84,7 +90,8 @@ public struct PolicyProfile: Sendable, Equatable {
         backgroundTaskBudget: Time.seconds(600),         // [O] 600 s
         staleBackgroundTaskWarningAge: nil,
         localNotificationLimit: 128,                     // [S] 128 active
-        relaunchLocationAfterForceQuit: false)           // [S] iOS 8+ only
+        relaunchLocationAfterForceQuit: false,           // [S] iOS 8+ only
+        memory: .ios6)
 
     public static let all: [PolicyProfile] = [.modern, .ios12, .ios6]
 

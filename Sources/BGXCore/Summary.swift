@@ -13,6 +13,11 @@ public struct AppSummary: Sendable, Equatable {
     public var scheduledTasksStarted: Int
     public var scheduledTasksExpired: Int
     public var fetches: Int
+    /// Launches of a fresh process (any cause).
+    public var coldLaunches: Int { launches.values.reduce(0, +) }
+    /// Returns to the front of a process still there (SPEC §10: after a
+    /// purge the next return is a cold launch instead).
+    public var warmLaunches: Int
 
     public init(bundleIdentifier: String, stats: AppStats) {
         self.bundleIdentifier = bundleIdentifier
@@ -35,6 +40,7 @@ public struct AppSummary: Sendable, Equatable {
         scheduledTasksStarted = stats.scheduledTasksStarted
         scheduledTasksExpired = stats.scheduledTasksExpired
         fetches = stats.fetches
+        warmLaunches = stats.warmLaunches
     }
 
     /// A few aligned lines for people.
@@ -45,7 +51,8 @@ public struct AppSummary: Sendable, Equatable {
             .map { "\($0) \(secs(secondsInState[$0] ?? 0))" }.joined(separator: ", ") + "\n"
         out += "  background:   \(secs(backgroundSeconds)) running in the background\n"
         let l = LaunchCause.allCases.compactMap { c in launches[c].map { "\(c) \($0)" } }
-        out += "  launches:     " + (l.isEmpty ? "none" : l.joined(separator: ", ")) + "\n"
+        out += "  launches:     " + (l.isEmpty ? "none" : l.joined(separator: ", "))
+            + " (cold \(coldLaunches), warm \(warmLaunches))\n"
         let t = TerminationReason.allCases.compactMap { r in terminations[r].map { "\(r) \($0)" } }
         out += "  terminations: " + (t.isEmpty ? "none" : t.joined(separator: ", ")) + "\n"
         out += "  bg tasks:     \(backgroundTasksBegun) begun, \(backgroundTasksExpired) expired\n"
@@ -64,7 +71,8 @@ public struct AppSummary: Sendable, Equatable {
         let t = obj(TerminationReason.allCases.compactMap { r in terminations[r].map { (r, "\($0)") } })
         return "{\"app\": \(name), \"secondsInState\": \(states), "
             + "\"backgroundSeconds\": \(Time.format(Time.seconds(backgroundSeconds))), "
-            + "\"launches\": \(l), \"terminations\": \(t), "
+            + "\"launches\": \(l), \"coldLaunches\": \(coldLaunches), \"warmLaunches\": \(warmLaunches), "
+            + "\"terminations\": \(t), "
             + "\"backgroundTasks\": {\"begun\": \(backgroundTasksBegun), \"expired\": \(backgroundTasksExpired)}, "
             + "\"scheduledTasks\": {\"started\": \(scheduledTasksStarted), \"expired\": \(scheduledTasksExpired)}, "
             + "\"fetches\": \(fetches)}"

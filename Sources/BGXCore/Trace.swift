@@ -61,6 +61,28 @@ public struct TraceEvent: Sendable, Equatable {
         case fetchDefer(reason: TextID)
         case fetchStart
         case fetchComplete(result: BackgroundFetchResult)
+        /// SPEC §10: low memory; the app will hear `didReceiveMemoryWarning`.
+        case memoryWarning(footprint: Int64, free: Int64)
+        /// SPEC §10: a jetsam kill — a `terminate` line with reason
+        /// `memoryPressure` and the band and footprint it was killed with.
+        case memoryKill(band: JetsamBand, footprint: Int64, cause: JetsamCause, detail: TextID)
+        /// SPEC §10: the app-switcher snapshot, taken when `didEnterBackground` returns.
+        case snapshot(sensitiveContentVisible: Bool)
+        /// SPEC §10: a listening socket, Bonjour service or connection the system closed.
+        case socketClose(name: TextID, kind: SocketKind, reason: TextID)
+        /// The app saved the person's unsaved changes (`saveChanges`).
+        case changesSave
+        /// The process ended with unsaved changes: the person's work is lost.
+        case changesLost(reason: TerminationReason)
+    }
+
+    /// The reason of a `terminate` line (a jetsam kill is one too).
+    public var terminationReason: TerminationReason? {
+        switch kind {
+        case let .terminate(reason, _): reason
+        case .memoryKill: .memoryPressure
+        default: nil
+        }
     }
 
     public var kindName: String {
@@ -90,6 +112,12 @@ public struct TraceEvent: Sendable, Equatable {
         case .fetchDefer: "fetch.defer"
         case .fetchStart: "fetch.start"
         case .fetchComplete: "fetch.complete"
+        case .memoryWarning: "memory.warning"
+        case .memoryKill: "terminate"
+        case .snapshot: "snapshot"
+        case .socketClose: "socket.close"
+        case .changesSave: "changes.save"
+        case .changesLost: "changes.lost"
         }
     }
 }
@@ -187,6 +215,22 @@ extension TraceEvent {
             return []
         case let .fetchComplete(result):
             return [("result", .string(result.description))]
+        case let .memoryWarning(footprint, free):
+            return [("footprintMB", .number(Double(footprint) / Engine.megabyte)),
+                    ("freeMB", .number(Double(free) / Engine.megabyte))]
+        case let .memoryKill(band, footprint, cause, detail):
+            return [("reason", .string(TerminationReason.memoryPressure.description)),
+                    ("band", .number(Double(band.rawValue))), ("bandName", .string(band.description)),
+                    ("footprintMB", .number(Double(footprint) / Engine.megabyte)),
+                    ("cause", .string(cause.description)), ("detail", .string(text(detail)))]
+        case let .snapshot(visible):
+            return [("sensitiveContentVisible", .bool(visible))]
+        case let .socketClose(name, kind, reason):
+            return [("name", .string(text(name))), ("type", .string(kind.rawValue)), ("reason", .string(text(reason)))]
+        case .changesSave:
+            return []
+        case let .changesLost(reason):
+            return [("reason", .string(reason.description))]
         }
     }
 }

@@ -113,6 +113,11 @@ public enum Callback: Sendable, Equatable, CustomStringConvertible {
     case bgTaskExpired(TextID)
     /// `application(_:performFetchWithCompletionHandler:)` (SPEC §6).
     case performFetch
+    /// `applicationDidReceiveMemoryWarning` (SPEC §10).
+    case didReceiveMemoryWarning
+    /// Sockets the system closed while the app was suspended; it hears of
+    /// them when it runs again (SPEC §10).
+    case socketsClosed
 
     public var name: String {
         switch self {
@@ -127,6 +132,8 @@ public enum Callback: Sendable, Equatable, CustomStringConvertible {
         case .bgTask: "bgTask"
         case .bgTaskExpired: "bgTaskExpired"
         case .performFetch: "performFetch"
+        case .didReceiveMemoryWarning: "didReceiveMemoryWarning"
+        case .socketsClosed: "socketsClosed"
         }
     }
     public var description: String { name }

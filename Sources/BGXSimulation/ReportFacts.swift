@@ -82,7 +82,7 @@ struct ReportFacts {
             case .taskExpire: facts[i].bgTasksExpired += 1
             case .taskReject: facts[i].bgTasksRefused += 1
             case .fetchStart: facts[i].fetches += 1
-            case let .terminate(reason, _): facts[i].terminations[reason, default: 0] += 1
+            case .terminate, .memoryKill: facts[i].terminations[event.terminationReason!, default: 0] += 1
             default: break
             }
             guard state[i] == .background else { continue }

@@ -175,6 +175,7 @@ enum MarkerStyle: String, CaseIterable {
     case taskBegin = "task-begin", taskExpire = "task-expire", taskRefused = "task-refused"
     case notificationDeliver = "notif", notificationDrop = "notif-drop"
     case bgTaskStart = "bgt-start", bgTaskExpire = "bgt-expire", bgTaskReject = "bgt-reject", fetchStart = "fetch"
+    case memoryWarning = "mem-warn"
     case reboot
 
     init?(_ kind: TraceEvent.Kind) {
@@ -186,6 +187,8 @@ enum MarkerStyle: String, CaseIterable {
             default: self = .launchBackground
             }
         case let .terminate(reason, _): self = ReportFacts.isKill(reason) ? .terminateKill : .terminateOther
+        case .memoryKill: self = .terminateKill
+        case .memoryWarning: self = .memoryWarning
         case .bgtaskBegin: self = .taskBegin
         case .bgtaskExpire: self = .taskExpire
         case .bgtaskInvalid: self = .taskRefused
@@ -205,7 +208,7 @@ enum MarkerStyle: String, CaseIterable {
         case .launchUser, .launchNotification, .launchBackground: "launch"
         case .terminateKill, .terminateOther: "terminate"
         case .taskBegin, .bgTaskStart, .fetchStart: "begin"
-        case .taskExpire, .bgTaskExpire: "expire"
+        case .taskExpire, .bgTaskExpire, .memoryWarning: "expire"
         case .taskRefused, .bgTaskReject: "refused"
         case .notificationDeliver, .notificationDrop: "notification"
         case .reboot: "reboot"
@@ -216,7 +219,7 @@ enum MarkerStyle: String, CaseIterable {
     /// moment (a launch and its task) do not hide each other.
     var row: Int {
         switch self {
-        case .notificationDeliver, .notificationDrop: 0
+        case .notificationDeliver, .notificationDrop, .memoryWarning: 0
         case .launchUser, .launchNotification, .launchBackground, .terminateKill, .terminateOther, .reboot: 1
         case .taskBegin, .taskExpire, .taskRefused, .bgTaskStart, .bgTaskExpire, .bgTaskReject, .fetchStart: 2
         }
@@ -238,6 +241,7 @@ enum MarkerStyle: String, CaseIterable {
         case .bgTaskExpire: "BGTask expired"
         case .bgTaskReject: "BGTask submit refused"
         case .fetchStart: "background fetch"
+        case .memoryWarning: "memory warning (jetsam kills follow if memory stays low)"
         case .reboot: "device restarted"
         }
     }

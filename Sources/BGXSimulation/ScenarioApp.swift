@@ -15,7 +15,7 @@ public final class ScenarioApp: HostedApp {
 
     public enum Handler: Hashable, Sendable, CustomStringConvertible {
         case didFinishLaunching, didBecomeActive, willResignActive, didEnterBackground,
-             willEnterForeground, willTerminate, localNotification
+             willEnterForeground, willTerminate, localNotification, memoryWarning
         case backgroundTaskExpired(String)
         /// `task ID`: the BGTaskScheduler launch handler; `expire ID`: the task's expiration handler.
         case task(String)
@@ -33,6 +33,7 @@ public final class ScenarioApp: HostedApp {
             case .willEnterForeground: "willEnterForeground"
             case .willTerminate: "willTerminate"
             case .localNotification: "localNotification"
+            case .memoryWarning: "memoryWarning"
             case let .backgroundTaskExpired(name): "backgroundTaskExpired \(name)"
             case let .task(id): "task \(id)"
             case let .expire(id): "expire \(id)"
@@ -79,6 +80,15 @@ public final class ScenarioApp: HostedApp {
         case notify(Notify)
         case cancelNotification(String)
         case exit
+        /// SPEC §10: grow (negative: shrink) the footprint by this many bytes.
+        case allocate(Int64)
+        case useGPU
+        case holdLock(String)
+        case releaseLock(String)
+        /// What the UI shows, for the app-switcher snapshot.
+        case showSensitiveContent(Bool)
+        /// The person's work: `makeUnsavedChanges` (true) / `saveChanges` (false).
+        case unsavedChanges(Bool)
         /// Parsed for `bgx check` but not simulated yet: what it is, the
         /// background mode it needs and the task identifier it names, if any.
         case unsupported(name: String, mode: BackgroundMode?, taskIdentifier: String?)
@@ -122,6 +132,10 @@ public final class ScenarioApp: HostedApp {
         case .willEnterForeground: handler = .willEnterForeground
         case .willTerminate: handler = .willTerminate
         case .localNotification: handler = .localNotification
+        case .didReceiveMemoryWarning: handler = .memoryWarning
+        case .socketsClosed:
+            process.deliverClosedSockets()
+            return true
         case let .backgroundTaskExpired(id):
             guard let name = taskIDs.first(where: { $0.value == id })?.key else { return true }
             handler = .backgroundTaskExpired(name)
@@ -178,6 +192,20 @@ public final class ScenarioApp: HostedApp {
             case .exit:
                 process.exit()
                 return true
+            case let .allocate(bytes):
+                process.allocate(bytes: bytes)
+                if process.processState == .notRunning { return true }  // over its limit
+            case .useGPU:
+                process.useGPU()
+                if process.processState == .notRunning { return true }  // in the background
+            case let .holdLock(name):
+                process.holdLock(name)
+            case let .releaseLock(name):
+                process.releaseLock(name)
+            case let .showSensitiveContent(visible):
+                process.isSensitiveContentVisible = visible
+            case let .unsavedChanges(unsaved):
+                process.hasUnsavedChanges = unsaved
             case let .unsupported(name, _, _):
                 preconditionFailure("scenario validation lets no unsupported action (\(name)) reach the interpreter")
             }

@@ -32,7 +32,7 @@ public struct ScenarioParser {
         "didFinishLaunching": .didFinishLaunching, "didBecomeActive": .didBecomeActive,
         "willResignActive": .willResignActive, "didEnterBackground": .didEnterBackground,
         "willEnterForeground": .willEnterForeground, "willTerminate": .willTerminate,
-        "localNotification": .localNotification,
+        "localNotification": .localNotification, "memoryWarning": .memoryWarning,
     ]
     /// Handlers of later issues: recognised, not yet simulated.
     static let futureHandlers: [String: (feature: String, mode: BackgroundMode?, takesArgument: Bool)] = [
@@ -42,17 +42,15 @@ public struct ScenarioParser {
         "location": ("location wake-ups (SPEC §4)", nil, false),
         "accessory": ("external accessory wake-ups (SPEC §4)", .externalAccessory, false),
         "bluetooth": ("Bluetooth wake-ups (SPEC §4)", .bluetoothCentral, false),
-        "memoryWarning": ("memory warnings (SPEC §10)", nil, false),
     ]
     static let actionNames = ["work", "wait", "beginBackgroundTask", "endBackgroundTask", "notify",
                               "cancelNotification", "exit", "register", "submit", "cancel", "complete",
-                              "setMinimumBackgroundFetchInterval"]
+                              "setMinimumBackgroundFetchInterval", "allocate", "useGPU", "holdLock", "releaseLock",
+                              "showSensitiveContent", "hideSensitiveContent", "makeUnsavedChanges", "saveChanges"]
     static let futureActions: [String: String] = [
         "download": "background transfers (SPEC §8)", "playAudio": "background audio (SPEC §4)",
         "stopAudio": "background audio (SPEC §4)", "startLocation": "location (SPEC §4)",
-        "reportCall": "VoIP call reporting (SPEC §4)", "useGPU": "the GPU rule (SPEC §10)",
-        "holdLock": "the shared-lock rule (SPEC §10)", "releaseLock": "the shared-lock rule (SPEC §10)",
-        "allocate": "memory enforcement (SPEC §10)",
+        "reportCall": "VoIP call reporting (SPEC §4)",
     ]
     static let timelineKeys = ["at", "user", "device", "push", "location", "accessory", "bluetooth", "network", "debug"]
     static let futureTimeline: [String: String] = [
@@ -65,7 +63,7 @@ public struct ScenarioParser {
     static let traceKinds: [String: [String]] = [
         "state": ["from", "to", "reason"], "launch": ["cause"], "callback": ["name", "launchOptions", "id"],
         "user": ["action"], "bgtask.begin": ["id", "name"], "bgtask.end": ["id"], "bgtask.expire": ["id"],
-        "bgtask.invalid": ["name", "reason"], "terminate": ["reason", "code", "detail"], "log": ["message"],
+        "bgtask.invalid": ["name", "reason"], "terminate": ["reason", "code", "detail", "band", "bandName", "footprintMB", "cause"], "log": ["message"],
         "device": ["property", "value"], "notification.schedule": ["id", "fireIn"],
         "notification.deliver": ["id", "to"], "notification.drop": ["id", "reason"],
         "task.register": ["identifier"], "task.submit": ["identifier", "type", "replaced"],
@@ -73,11 +71,13 @@ public struct ScenarioParser {
         "task.defer": ["identifier", "reason"], "task.start": ["identifier", "reason"], "task.expire": ["identifier"],
         "task.complete": ["identifier", "success"], "fetch.defer": ["reason"], "fetch.start": [],
         "fetch.complete": ["result"],
+        "memory.warning": ["footprintMB", "freeMB"], "snapshot": ["sensitiveContentVisible"],
+        "socket.close": ["name", "type", "reason"], "changes.save": [], "changes.lost": ["reason"],
     ]
     static let futureTraceKinds: [String: String] = [
         "push.deliver": "pushes (SPEC §7)",
         "push.drop": "pushes (SPEC §7)", "transfer.complete": "background transfers (SPEC §8)",
-        "transfer.cancel": "background transfers (SPEC §8)", "memory.warning": "memory enforcement (SPEC §10)",
+        "transfer.cancel": "background transfers (SPEC §8)",
     ]
 
     // MARK: Entry
@@ -127,7 +127,7 @@ public struct ScenarioParser {
         let context = MomentContext(startOffset: startOffset, duration: scenario.duration)
         guard let appsNode = top["apps"] else { throw err(root, "the scenario has no 'apps:' list") }
         for appNode in try sequence(appsNode, "apps") {
-            let spec = try app(appNode, context)
+            let spec = try app(appNode, context, device: scenario.device)
             if scenario.apps.contains(where: { $0.manifest.bundleIdentifier == spec.manifest.bundleIdentifier }) {
                 throw err(appNode, "app '\(spec.manifest.bundleIdentifier)' is listed twice")
             }
@@ -218,7 +218,7 @@ public struct ScenarioParser {
         return (d, changes)
     }
 
-    func app(_ node: Node, _ context: MomentContext) throws -> ScenarioApp.Spec {
+    func app(_ node: Node, _ context: MomentContext, device: DeviceState) throws -> ScenarioApp.Spec {
         let m = try mapping(node, "an app", known: Self.appKeys)
         guard let bundleNode = m["bundle"] else { throw err(node, "an app needs a 'bundle:' identifier") }
         let bundle = try scalar(bundleNode, "bundle")
@@ -245,8 +245,12 @@ public struct ScenarioParser {
         if let n = m["extensionOf"] { manifest.extensionOf = try scalar(n, "extensionOf") }
         if let n = m["memory"] {
             let text = try scalar(n, "memory")
-            guard let v = Units.size(text), v > 0, v <= 64 * 1024 * 1024 * 1024 else {
+            if text.hasPrefix("-") { throw err(n, "app memory cannot be negative, got '\(text)'") }
+            guard let v = Units.size(text), v > 0 else {
                 throw err(n, "app memory must be a size like 150MB, got '\(text)'")
+            }
+            guard v <= device.memory else {
+                throw err(n, "app memory \(text) is more than the device's \(Engine.mb(device.memory)) of RAM")
             }
             manifest.memory = v
         }
@@ -256,7 +260,7 @@ public struct ScenarioParser {
             for (name, listNode) in hm.ordered {
                 let handler = try handlerName(name, node: hm.keyNodes[name]!)
                 guard handlers[handler] == nil else { throw err(hm.keyNodes[name]!, "handler '\(name)' is listed twice") }
-                let list = try actions(listNode, context)
+                let list = try actions(listNode, context, device: device)
                 for a in list {
                     guard case let .complete(completion) = a.action else { continue }
                     switch (handler, completion) {
@@ -298,11 +302,11 @@ public struct ScenarioParser {
         throw unknown(node, "handler", words.first ?? name, known.sorted())
     }
 
-    func actions(_ node: Node, _ context: MomentContext) throws -> [ScenarioApp.LocatedAction] {
-        try sequence(node, "a handler's actions").map { try action($0, context) }
+    func actions(_ node: Node, _ context: MomentContext, device: DeviceState) throws -> [ScenarioApp.LocatedAction] {
+        try sequence(node, "a handler's actions").map { try action($0, context, device: device) }
     }
 
-    func action(_ node: Node, _ context: MomentContext) throws -> ScenarioApp.LocatedAction {
+    func action(_ node: Node, _ context: MomentContext, device: DeviceState) throws -> ScenarioApp.LocatedAction {
         let name: String
         let argument: Node?
         let nameNode: Node
@@ -334,6 +338,16 @@ public struct ScenarioParser {
         case "cancelNotification": action = .cancelNotification(try scalar(try arg("a notification id"), name))
         case "notify": action = .notify(try notify(try arg("{id, after | at, repeat, body}"), context))
         case "exit": try noArgument(); action = .exit
+        case "allocate": action = .allocate(try allocation(try arg("a size like 50MB (or -50MB to free)"), device))
+        case "useGPU": try noArgument(); action = .useGPU
+        case "holdLock", "releaseLock":
+            // `- holdLock` takes the app's one lock; `- holdLock: db.sqlite` names it.
+            let lock = try argument.map { try scalar($0, name) }.flatMap { $0 == "true" ? nil : $0 } ?? "default"
+            action = name == "holdLock" ? .holdLock(lock) : .releaseLock(lock)
+        case "showSensitiveContent": try noArgument(); action = .showSensitiveContent(true)
+        case "hideSensitiveContent": try noArgument(); action = .showSensitiveContent(false)
+        case "makeUnsavedChanges": try noArgument(); action = .unsavedChanges(true)
+        case "saveChanges": try noArgument(); action = .unsavedChanges(false)
         case "register": action = .register(try scalar(try arg("a task identifier"), name))
         case "cancel": action = .cancel(try scalar(try arg("a task identifier"), name))
         case "submit": action = .submit(try submit(try arg("{identifier, type, earliestBegin, …}")))
@@ -384,6 +398,19 @@ public struct ScenarioParser {
             s.requiresExternalPower = try bool(n, "requiresExternalPower")
         }
         return s
+    }
+
+    /// `allocate: 50MB` grows the footprint, `allocate: -50MB` frees.
+    func allocation(_ node: Node, _ device: DeviceState) throws -> Int64 {
+        let text = try scalar(node, "allocate")
+        let negative = text.hasPrefix("-")
+        guard let v = Units.size(negative ? String(text.dropFirst()) : text) else {
+            throw err(node, "allocate: '\(text)' is not a size (write 50MB, or -50MB to free)")
+        }
+        guard v <= device.memory else {
+            throw err(node, "allocate: \(text) is more than the device's \(Engine.mb(device.memory)) of RAM")
+        }
+        return negative ? -v : v
     }
 
     /// Later issues' actions, read enough for `bgx check` to know the modes

@@ -182,6 +182,8 @@ public final class AppRuntime: SystemConnection {
     var expirationHandlers: [Int: () -> Void] = [:]
     var pendingBusy: Nanoseconds = 0
     var isTerminated = false
+    /// Sockets the app opened, by name (the system may close them, SPEC §10).
+    var sockets: [String: NetworkSocket] = [:]
 
     init(device: SimulatedDevice, app: AppID, cause: LaunchCause, program: HostedApp) {
         self.device = device
@@ -322,6 +324,36 @@ public final class AppRuntime: SystemConnection {
         device.withEngine { $0.completeFetch(for: app, result: result) }
     }
 
+    // MARK: Memory and the responsible-background rules (SPEC §10)
+
+    public func allocate(bytes: Int64) { device.withEngine { $0.allocate(for: app, bytes: bytes) } }
+    public func useGPU() { device.withEngine { $0.useGPU(for: app) } }
+    public func holdLock(_ name: String) { device.withEngine { $0.holdLock(for: app, name) } }
+    public func releaseLock(_ name: String) { device.withEngine { $0.releaseLock(for: app, name) } }
+    public func openSocket(_ socket: NetworkSocket) {
+        sockets[socket.name] = socket
+        device.withEngine { $0.openSocket(for: app, name: socket.name, kind: socket.kind) }
+    }
+    public func closeSocket(_ socket: NetworkSocket) {
+        sockets[socket.name] = nil
+        device.withEngine { $0.closeSocket(for: app, name: socket.name) }
+    }
+    public var isSensitiveContentVisible: Bool {
+        get { device.withEngine { $0.isSensitiveContentVisible(app) } }
+        set { device.withEngine { $0.setSensitiveContentVisible(for: app, newValue) } }
+    }
+    public var hasUnsavedChanges: Bool {
+        get { device.withEngine { $0.hasUnsavedChanges(app) } }
+        set { device.withEngine { $0.setUnsavedChanges(for: app, newValue) } }
+    }
+
+    /// Tells the app's socket objects which ones the system closed.
+    func deliverClosedSockets() {
+        for closed in device.withEngine({ $0.takeClosedSockets(of: app) }) {
+            sockets.removeValue(forKey: closed.name)?.systemClosed(reason: closed.reason)
+        }
+    }
+
     /// The BGTask object for a task the system hands over.
     func task(for id: TextID) -> BGTask {
         let name = device.withEngine { $0.text(id) }
@@ -361,6 +393,8 @@ final class DelegateApp: HostedApp {
             delegate.application(application, performFetchWithCompletionHandler: { [weak process] result in
                 process?.completeFetch(result)
             })
+        case .didReceiveMemoryWarning: delegate.applicationDidReceiveMemoryWarning(application)
+        case .socketsClosed: process.deliverClosedSockets()
         }
         return true
     }

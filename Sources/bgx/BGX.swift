@@ -103,7 +103,9 @@ extension BGX {
     /// why), expired and refused, fetches, and every kill. The rest is in the trace.
     static func isStory(_ event: TraceEvent) -> Bool {
         switch event.kind {
-        case .taskStart, .taskExpire, .taskReject, .fetchStart, .terminate, .bgtaskExpire, .bgtaskInvalid: return true
+        case .taskStart, .taskExpire, .taskReject, .fetchStart, .terminate, .memoryKill, .bgtaskExpire, .bgtaskInvalid,
+             .changesLost:
+            return true
         case let .taskComplete(_, success): return !success
         default: return false
         }

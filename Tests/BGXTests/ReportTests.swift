@@ -21,7 +21,7 @@ struct ReportTests {
     /// The trace kinds the report marks on app rows.
     static let markedKinds = ["launch", "terminate", "bgtask.begin", "bgtask.expire", "bgtask.invalid",
                               "notification.deliver", "notification.drop", "task.start", "task.expire",
-                              "task.reject", "fetch.start"]
+                              "task.reject", "fetch.start", "memory.warning"]
 
     /// Counts of `data-kind` markers per app, read back from the HTML: every
     /// app group `<g class="app" data-app="…">…</g>` of every day strip.

@@ -1,0 +1,195 @@
+/// SPEC §10: memory. Each running or suspended app holds its footprint (its
+/// manifest's `memory` plus what it allocated); the system keeps a share;
+/// what is left is free. Below the warning level running apps hear
+/// `didReceiveMemoryWarning`; below the critical level jetsam kills from the
+/// lowest band up — suspended apps first, with no notice. An app above its
+/// own limit is killed at once.
+
+/// What one process holds and owes (SPEC §10); gone with the process.
+struct ProcessMemory: Sendable {
+    /// Bytes allocated beyond the manifest's footprint (never below 0: an
+    /// app can free only what it allocated).
+    var allocated: Int64 = 0
+    /// Chosen by jetsam and on its way out (it hears `willTerminate` first).
+    var jettison: Jettison?
+    /// File locks held (`holdLock`); suspension with one held is fatal.
+    var locks: [String] = []
+    /// Listening sockets, Bonjour services and connections the app has open.
+    var sockets: [OpenSocket] = []
+    /// Sockets closed while the app was suspended, not yet told to it.
+    var closedWhileSuspended: [(name: String, reason: String)] = []
+    /// What the UI shows; the app-switcher snapshot captures it.
+    var sensitiveContentVisible = false
+    /// Work the person did that is not yet saved.
+    var hasUnsavedChanges = false
+}
+
+/// A kill jetsam has decided, with what the trace reports of it.
+struct Jettison: Sendable {
+    var band: JetsamBand
+    var footprint: Int64
+    var cause: JetsamCause
+    var detail: TextID
+}
+
+extension Engine {
+    static let megabyte = 1024.0 * 1024.0
+
+    // MARK: Accounting
+
+    /// The app's resident footprint in bytes; 0 when not running.
+    public func footprint(of app: AppID) -> Int64 {
+        let p = apps[Int(app.index)]
+        return p.state == .notRunning ? 0 : p.manifest.memory + p.memory.allocated
+    }
+
+    /// The per-process limit on this device.
+    public var appMemoryLimit: Int64 { Int64(Double(device.memory) * profile.memory.appLimitFraction) }
+    var systemMemory: Int64 { Int64(Double(device.memory) * profile.memory.systemShare) }
+    var memoryWarningLevel: Int64 { Int64(Double(device.memory) * profile.memory.warningLevel) }
+    var memoryCriticalLevel: Int64 { Int64(Double(device.memory) * profile.memory.criticalLevel) }
+
+    /// RAM neither the system nor any app holds (negative when overcommitted,
+    /// until jetsam has acted).
+    public var freeMemory: Int64 {
+        var used = systemMemory
+        for i in apps.indices where apps[i].state != .notRunning {
+            used += apps[i].manifest.memory + apps[i].memory.allocated
+        }
+        return device.memory - used
+    }
+
+    /// The app's jetsam band; nil when it is not running.
+    public func jetsamBand(of app: AppID) -> JetsamBand? {
+        let p = apps[Int(app.index)]
+        if p.state == .notRunning { return nil }
+        if p.holdsAudioOrAccessoryAssertion { return .audioAndAccessory }
+        switch p.state {
+        case .notRunning: return nil
+        case .active, .inactive: return .foreground
+        case .suspended: return .idle
+        case .background:
+            let busy = p.inFlight?.isCallback ?? false
+            let held = busy || !p.jobs.isEmpty || !p.tasks.isEmpty || !p.runningTasks.isEmpty || p.fetchInFlight != nil
+            return held ? .background : .idleDeferred
+        }
+    }
+
+    /// Jetsam has chosen the app and it is on its way out.
+    public func isBeingJettisoned(_ app: AppID) -> Bool { apps[Int(app.index)].memory.jettison != nil }
+
+    // MARK: The app's side
+
+    /// The app allocates (or, negative, frees) memory. Above its limit it
+    /// is killed at once; otherwise the system looks at free memory.
+    public mutating func allocate(for app: AppID, bytes: Int64) {
+        let i = Int(app.index)
+        guard apps[i].state.isRunning else { return }
+        apps[i].memory.allocated = max(0, apps[i].memory.allocated + bytes)
+        guard bytes > 0 else {
+            if freeMemory >= memoryWarningLevel { memoryWarned = false }
+            return
+        }
+        if enforceLimit(app) { checkMemoryPressure() }
+    }
+
+    /// Kills the app at once if it is above its per-process limit; true if it survives.
+    mutating func enforceLimit(_ app: AppID) -> Bool {
+        let fp = footprint(of: app), limit = appMemoryLimit
+        guard fp > limit, let band = jetsamBand(of: app) else { return true }
+        let detail = "footprint \(Self.mb(fp)) exceeds the per-process limit of \(Self.mb(limit)) "
+            + "(\(Int(profile.memory.appLimitFraction * 100)) % of \(Self.mb(device.memory)))"
+        apps[Int(app.index)].memory.jettison = Jettison(band: band, footprint: fp, cause: .perProcessLimit,
+                                                        detail: appendText(detail))
+        terminate(app, .memoryPressure, detail: detail)
+        return false
+    }
+
+    /// A process started: its footprint now counts. Returns false if it was killed for it.
+    mutating func admitLaunchedProcess(_ app: AppID) -> Bool {
+        guard enforceLimit(app) else { return false }
+        checkMemoryPressure()
+        return true
+    }
+
+    // MARK: The system's side
+
+    /// Below the warning level: warn every running app once per episode.
+    /// Below the critical level: let jetsam act once the warned apps'
+    /// handlers have had their turn.
+    mutating func checkMemoryPressure() {
+        let free = freeMemory
+        guard free < memoryWarningLevel else { memoryWarned = false; return }
+        if !memoryWarned {
+            memoryWarned = true
+            for i in apps.indices where apps[i].state.isRunning && apps[i].memory.jettison == nil {
+                let app = AppID(index: Int32(i))
+                record(app, .memoryWarning(footprint: footprint(of: app), free: free))
+                apps[i].jobs.append(.memoryWarning)
+                pump(app)
+            }
+        }
+        if free < memoryCriticalLevel, !jetsamCheckQueued {
+            jetsamCheckQueued = true
+            queue.push(.jetsamCheck, at: now + profile.memory.killDelay)
+        }
+    }
+
+    /// Kills from the lowest band up until free memory (counting what the
+    /// apps already chosen will give back) is above the critical level.
+    mutating func jetsamCheckFired() {
+        jetsamCheckQueued = false
+        var reclaiming: Int64 = 0
+        for i in apps.indices where apps[i].memory.jettison != nil {
+            reclaiming += footprint(of: AppID(index: Int32(i)))
+        }
+        while freeMemory + reclaiming < memoryCriticalLevel, let victim = nextJetsamVictim() {
+            let fp = footprint(of: victim)
+            if jettison(victim) { reclaiming += fp }
+        }
+        if freeMemory >= memoryWarningLevel { memoryWarned = false }
+    }
+
+    /// The lowest band's first app by the profile's order.
+    func nextJetsamVictim() -> AppID? {
+        var best: (app: AppID, band: JetsamBand, key: Int64)?
+        for i in apps.indices where apps[i].memory.jettison == nil {
+            let app = AppID(index: Int32(i))
+            guard let band = jetsamBand(of: app) else { continue }
+            let key: Int64
+            switch profile.memory.orderWithinBand {
+            case .leastRecentlyUsed: key = apps[i].stateSince
+            case .largestFirst: key = -footprint(of: app)
+            }
+            if let b = best, (b.band, b.key) <= (band, key) { continue }
+            best = (app, band, key)
+        }
+        return best?.app
+    }
+
+    /// Kills one app for memory. A suspended or foreground app goes at
+    /// once and hears nothing; a running background app hears
+    /// `willTerminate` first if its main thread is free [S]. Returns true
+    /// if the app is still on its way out.
+    mutating func jettison(_ app: AppID) -> Bool {
+        let i = Int(app.index)
+        guard let band = jetsamBand(of: app) else { return false }
+        let fp = footprint(of: app)
+        let detail = "jetsam: free memory \(Self.mb(freeMemory)) below \(Self.mb(memoryCriticalLevel)); "
+            + "killed from the \(band) band (\(band.rawValue)) with a footprint of \(Self.mb(fp))"
+        apps[i].memory.jettison = Jettison(band: band, footprint: fp, cause: .pressure, detail: appendText(detail))
+        if apps[i].state == .background, apps[i].inFlight == nil {
+            apps[i].jobs.removeAll()
+            apps[i].jobs.append(.terminateGracefully(.memoryPressure))
+            pump(app)
+            return apps[i].state != .notRunning
+        }
+        terminate(app, .memoryPressure, detail: detail)
+        return false
+    }
+
+    public static func mb(_ bytes: Int64) -> String {
+        let v = Double(bytes) / megabyte
+        return v == v.rounded() ? "\(Int64(v)) MB" : "\(Double(Int64(v * 10)) / 10) MB"
+    }
+}

@@ -1,0 +1,142 @@
+/// SPEC §10, the responsible-background rules [S]: no GPU in the background;
+/// no file lock held into suspension (0xdead10cc); listening sockets and
+/// Bonjour services close on suspension and connections may be torn down
+/// while suspended; the app-switcher snapshot is taken once
+/// `didEnterBackground` returns. And what a kill costs the person: changes
+/// not yet saved are lost.
+
+/// What kind of socket an app opened.
+public enum SocketKind: String, Sendable, CaseIterable {
+    /// A listening socket: closed when the app is suspended.
+    case listener
+    /// A published Bonjour service (`NetService`): closed when the app is suspended.
+    case bonjour
+    /// A connection: may be torn down while the app is suspended.
+    case connection
+}
+
+struct OpenSocket: Sendable {
+    var name: String
+    var kind: SocketKind
+}
+
+extension Engine {
+
+    // MARK: GPU
+
+    /// The app renders with the GPU (OpenGL ES / Metal): in the background
+    /// that is fatal at once [S].
+    public mutating func useGPU(for app: AppID) {
+        guard apps[Int(app.index)].state == .background else { return }
+        terminate(app, .gpuInBackground, detail: "used the GPU while in the background")
+    }
+
+    // MARK: File locks
+
+    /// The app takes a file lock (a SQLite database, a shared container file).
+    public mutating func holdLock(for app: AppID, _ name: String) {
+        let i = Int(app.index)
+        guard apps[i].state.isRunning else { return }
+        if !apps[i].memory.locks.contains(name) { apps[i].memory.locks.append(name) }
+    }
+
+    public mutating func releaseLock(for app: AppID, _ name: String) {
+        let i = Int(app.index)
+        guard apps[i].state.isRunning else { return }
+        guard let k = apps[i].memory.locks.firstIndex(of: name) else {
+            log(app, "releaseLock: the lock '\(name)' is not held")
+            return
+        }
+        apps[i].memory.locks.remove(at: k)
+    }
+
+    public func heldLocks(of app: AppID) -> [String] { apps[Int(app.index)].memory.locks }
+
+    /// About to be suspended: a held lock kills the app [S] (0xdead10cc).
+    /// Returns false if it did.
+    mutating func releaseResourcesForSuspension(_ app: AppID) -> Bool {
+        let i = Int(app.index)
+        if let lock = apps[i].memory.locks.first {
+            terminate(app, .lockHeldWhileSuspended,
+                      detail: "held the file lock '\(lock)' when it was suspended (0xdead10cc)")
+            return false
+        }
+        var kept: [OpenSocket] = []
+        for socket in apps[i].memory.sockets {
+            guard socket.kind != .connection else { kept.append(socket); continue }
+            closeSocket(app, socket, reason: "listening sockets and Bonjour services are closed on suspension")
+        }
+        apps[i].memory.sockets = kept
+        return true
+    }
+
+    // MARK: Sockets
+
+    public mutating func openSocket(for app: AppID, name: String, kind: SocketKind) {
+        let i = Int(app.index)
+        guard apps[i].state.isRunning else { return }
+        apps[i].memory.sockets.removeAll { $0.name == name }
+        apps[i].memory.sockets.append(OpenSocket(name: name, kind: kind))
+    }
+
+    public mutating func closeSocket(for app: AppID, name: String) {
+        apps[Int(app.index)].memory.sockets.removeAll { $0.name == name }
+    }
+
+    public func openSockets(of app: AppID) -> [(name: String, kind: SocketKind)] {
+        apps[Int(app.index)].memory.sockets.map { ($0.name, $0.kind) }
+    }
+
+    mutating func closeSocket(_ app: AppID, _ socket: OpenSocket, reason: String) {
+        record(app, .socketClose(name: text(socket.name), kind: socket.kind, reason: text(reason)))
+        apps[Int(app.index)].memory.closedWhileSuspended.append((socket.name, reason))
+    }
+
+    /// Back from suspension: connections left idle that long are gone; the
+    /// app hears of every socket closed meanwhile.
+    mutating func noteSocketsOnResume(_ app: AppID, suspendedFor: Nanoseconds) {
+        let i = Int(app.index)
+        if let limit = profile.memory.suspendedSocketTeardown, suspendedFor >= limit {
+            for socket in apps[i].memory.sockets {
+                closeSocket(app, socket, reason: "torn down after \(Time.describe(suspendedFor)) suspended")
+            }
+            apps[i].memory.sockets.removeAll()
+        }
+        if !apps[i].memory.closedWhileSuspended.isEmpty { apps[i].jobs.append(.socketsClosed) }
+    }
+
+    /// The sockets closed while the app was suspended (the host tells the app's objects).
+    public mutating func takeClosedSockets(of app: AppID) -> [(name: String, reason: String)] {
+        let i = Int(app.index)
+        defer { apps[i].memory.closedWhileSuspended.removeAll() }
+        return apps[i].memory.closedWhileSuspended
+    }
+
+    // MARK: The snapshot
+
+    /// What the UI shows now: the snapshot captures it.
+    public mutating func setSensitiveContentVisible(for app: AppID, _ visible: Bool) {
+        let i = Int(app.index)
+        guard apps[i].state.isRunning else { return }
+        apps[i].memory.sensitiveContentVisible = visible
+    }
+
+    public func isSensitiveContentVisible(_ app: AppID) -> Bool { apps[Int(app.index)].memory.sensitiveContentVisible }
+
+    mutating func takeSnapshot(_ app: AppID) {
+        record(app, .snapshot(sensitiveContentVisible: apps[Int(app.index)].memory.sensitiveContentVisible))
+    }
+
+    // MARK: Unsaved changes
+
+    /// `UIDocument.hasUnsavedChanges`-style: true when the person's work is
+    /// not saved yet; set to false when saved (traced `changes.save`).
+    public mutating func setUnsavedChanges(for app: AppID, _ unsaved: Bool) {
+        let i = Int(app.index)
+        guard apps[i].state.isRunning else { return }
+        if !unsaved && apps[i].memory.hasUnsavedChanges { record(app, .changesSave) }
+        apps[i].memory.hasUnsavedChanges = unsaved
+    }
+
+    public func hasUnsavedChanges(_ app: AppID) -> Bool { apps[Int(app.index)].memory.hasUnsavedChanges }
+}
