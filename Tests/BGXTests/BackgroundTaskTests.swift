@@ -168,8 +168,9 @@ struct BackgroundTaskTests {
         #expect(journal.entries.isEmpty)
         device.advance(seconds: 300)
 
-        #expect(device.story(of: app).suffix(5) == [
+        #expect(device.story(of: app).suffix(6) == [
             "10 bgtask.begin 1 upload",
+            "10 snapshot sensitiveContentVisible=bool(false)",   // SPEC §10, after didEnterBackground returns
             "35 bgtask.expire 1",
             "35 callback backgroundTaskExpired 1",
             "35 bgtask.end 1",
@@ -200,8 +201,9 @@ struct BackgroundTaskTests {
         #expect(device.state(of: app) == .background)
         device.advance(seconds: 100)
 
-        #expect(device.story(of: app).suffix(5) == [
+        #expect(device.story(of: app).suffix(6) == [
             "7 bgtask.begin 1 sync",
+            "7 snapshot sensitiveContentVisible=bool(false)",   // SPEC §10, after didEnterBackground returns
             "32 bgtask.expire 1",
             "32 callback backgroundTaskExpired 1",
             "37 terminate backgroundTaskTimeout",
@@ -300,8 +302,9 @@ struct BackgroundTaskTests {
         device.advance(seconds: 60)
 
         #expect(journal.entries == ["still here"])
-        #expect(device.story(of: app).suffix(5) == [
+        #expect(device.story(of: app).suffix(6) == [
             "0 bgtask.begin 1 save",
+            "0 snapshot sensitiveContentVisible=bool(false)",   // SPEC §10, after didEnterBackground returns
             "2 bgtask.end 1",
             "2 log Can't end BackgroundTask: no background task exists with identifier 1, or it may have already "
                 + "been ended. Break in UIApplicationEndBackgroundTaskError() to debug.",

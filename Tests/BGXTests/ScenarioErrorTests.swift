@@ -68,8 +68,8 @@ struct ScenarioErrorTests {
     func notYetSupported() {
         let handler = error("apps:\n  - bundle: a\n    on:\n      silentPush:\n        - work: 1s\n")
         #expect(handler?.message.hasPrefix("not yet supported: the 'silentPush' handler") == true)
-        let action = error("apps:\n  - bundle: a\n    on:\n      didEnterBackground:\n        - useGPU\n")
-        #expect(action?.message.hasPrefix("not yet supported: the 'useGPU' action") == true)
+        let action = error("apps:\n  - bundle: a\n    on:\n      didEnterBackground:\n        - reportCall\n")
+        #expect(action?.message.hasPrefix("not yet supported: the 'reportCall' action") == true)
         #expect(action?.location.line == 5)
         let push = error("apps: [{bundle: a}]\ntimeline: [{at: 1m, push: {app: a, type: background}}]\n")
         #expect(push?.message.hasPrefix("not yet supported: pushes") == true)
