@@ -67,13 +67,9 @@ extension Engine {
         switch apps[i].state {
         case .notRunning:
             launch(app, cause: cause)
-        case .suspended:
-            apps[i].stats.warmLaunches += 1
-            resume(app)
-            apps[i].jobs.append(.enterForeground)
-            apps[i].jobs.append(.becomeActive)
-        case .background:
-            apps[i].stats.warmLaunches += 1
+        case .suspended, .background:
+            apps[i].stats.warmLaunches += 1   // the process was still there (SPEC §10: unless purged)
+            resume(app)                       // only if suspended
             apps[i].jobs.append(.enterForeground)
             apps[i].jobs.append(.becomeActive)
         case .inactive, .active:

@@ -63,7 +63,8 @@ public struct ScenarioParser {
     static let traceKinds: [String: [String]] = [
         "state": ["from", "to", "reason"], "launch": ["cause"], "callback": ["name", "launchOptions", "id"],
         "user": ["action"], "bgtask.begin": ["id", "name"], "bgtask.end": ["id"], "bgtask.expire": ["id"],
-        "bgtask.invalid": ["name", "reason"], "terminate": ["reason", "code", "detail", "band", "bandName", "footprintMB", "cause"], "log": ["message"],
+        "bgtask.invalid": ["name", "reason"], "log": ["message"],
+        "terminate": ["reason", "code", "detail", "band", "bandName", "footprintMB", "cause"],
         "device": ["property", "value"], "notification.schedule": ["id", "fireIn"],
         "notification.deliver": ["id", "to"], "notification.drop": ["id", "reason"],
         "task.register": ["identifier"], "task.submit": ["identifier", "type", "replaced"],

@@ -41,8 +41,14 @@ extension SimulatedDevice {
     func terminations(of app: AppID) -> [(t: Double, reason: String, code: String?, detail: String)] {
         let renderer = self.renderer
         return events(of: app).compactMap { event in
-            guard case let .terminate(reason, detail) = event.kind else { return nil }
-            return (Time.toSeconds(event.time), reason.description, reason.code, renderer.names.text(detail))
+            switch event.kind {
+            case let .terminate(reason, detail):
+                return (Time.toSeconds(event.time), reason.description, reason.code, renderer.names.text(detail))
+            case let .memoryKill(_, _, _, detail):   // SPEC §10: a jetsam kill is a terminate line too
+                return (Time.toSeconds(event.time), "memoryPressure", nil, renderer.names.text(detail))
+            default:
+                return nil
+            }
         }
     }
 
@@ -81,6 +87,8 @@ func storyLine(_ event: TraceEvent, renderer: TraceRenderer) -> String {
         body = "bgtask.invalid \(renderer.names.text(name)): \(renderer.names.text(reason))"
     case let .terminate(reason, _):
         body = "terminate \(reason)"
+    case let .memoryKill(band, _, cause, _):
+        body = "terminate memoryPressure (\(cause), \(band) band)"
     case let .log(message):
         body = "log \(renderer.names.text(message))"
     case let .device(property, value):

@@ -204,7 +204,7 @@ struct PropertyTests {
                 if case let .state(_, to, _) = event.kind, to == .notRunning {
                     let previous = lastEvent[app]
                     var precededByTerminate = false
-                    if let previous, case .terminate = previous.kind, previous.time == event.time {
+                    if let previous, previous.terminationReason != nil, previous.time == event.time {
                         precededByTerminate = true
                     }
                     #expect(precededByTerminate, "event \(n): \(renderer.jsonLine(event)) not preceded by a terminate")
