@@ -121,6 +121,10 @@ public final class Application {
         set { connection.isSensitiveContentVisible = newValue }
     }
 
+    /// `requestSceneSessionRefresh(_:)`: in the background, the app-switcher
+    /// snapshot is taken again, showing what the UI shows now.
+    public func requestSceneSessionRefresh() { connection.requestSnapshotRefresh() }
+
     /// As `UIDocument.hasUnsavedChanges`: the person's work not yet saved.
     /// Setting it to false saves (traced `changes.save`); a process that ends
     /// with it true loses the work (traced `changes.lost`).

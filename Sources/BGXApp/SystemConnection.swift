@@ -44,6 +44,7 @@ public protocol SystemConnection: AnyObject {
     func openSocket(_ socket: NetworkSocket)
     func closeSocket(_ socket: NetworkSocket)
     var isSensitiveContentVisible: Bool { get set }
+    func requestSnapshotRefresh()
     var hasUnsavedChanges: Bool { get set }
 }
 

@@ -190,6 +190,6 @@ extension Engine {
 
     public static func mb(_ bytes: Int64) -> String {
         let v = Double(bytes) / megabyte
-        return v == v.rounded() ? "\(Int64(v)) MB" : "\(Double(Int64(v * 10)) / 10) MB"
+        return v == v.rounded() ? "\(Int64(v)) MB" : "\((v * 10).rounded() / 10) MB"
     }
 }

@@ -123,6 +123,13 @@ extension Engine {
 
     public func isSensitiveContentVisible(_ app: AppID) -> Bool { apps[Int(app.index)].memory.sensitiveContentVisible }
 
+    /// `requestSceneSessionRefresh`: in the background, the app-switcher
+    /// snapshot is taken again with what the UI shows now.
+    public mutating func refreshSnapshot(for app: AppID) {
+        guard apps[Int(app.index)].state == .background else { return }
+        takeSnapshot(app)
+    }
+
     mutating func takeSnapshot(_ app: AppID) {
         record(app, .snapshot(sensitiveContentVisible: apps[Int(app.index)].memory.sensitiveContentVisible))
     }

@@ -87,6 +87,8 @@ public final class ScenarioApp: HostedApp {
         case releaseLock(String)
         /// What the UI shows, for the app-switcher snapshot.
         case showSensitiveContent(Bool)
+        /// `requestSceneSessionRefresh`: a new snapshot, if in the background.
+        case requestSceneSessionRefresh
         /// The person's work: `makeUnsavedChanges` (true) / `saveChanges` (false).
         case unsavedChanges(Bool)
         /// Parsed for `bgx check` but not simulated yet: what it is, the
@@ -204,6 +206,8 @@ public final class ScenarioApp: HostedApp {
                 process.releaseLock(name)
             case let .showSensitiveContent(visible):
                 process.isSensitiveContentVisible = visible
+            case .requestSceneSessionRefresh:
+                process.requestSnapshotRefresh()
             case let .unsavedChanges(unsaved):
                 process.hasUnsavedChanges = unsaved
             case let .unsupported(name, _, _):

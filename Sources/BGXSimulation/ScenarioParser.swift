@@ -46,7 +46,8 @@ public struct ScenarioParser {
     static let actionNames = ["work", "wait", "beginBackgroundTask", "endBackgroundTask", "notify",
                               "cancelNotification", "exit", "register", "submit", "cancel", "complete",
                               "setMinimumBackgroundFetchInterval", "allocate", "useGPU", "holdLock", "releaseLock",
-                              "showSensitiveContent", "hideSensitiveContent", "makeUnsavedChanges", "saveChanges"]
+                              "showSensitiveContent", "hideSensitiveContent", "requestSceneSessionRefresh",
+                              "makeUnsavedChanges", "saveChanges"]
     static let futureActions: [String: String] = [
         "download": "background transfers (SPEC §8)", "playAudio": "background audio (SPEC §4)",
         "stopAudio": "background audio (SPEC §4)", "startLocation": "location (SPEC §4)",
@@ -347,6 +348,7 @@ public struct ScenarioParser {
             action = name == "holdLock" ? .holdLock(lock) : .releaseLock(lock)
         case "showSensitiveContent": try noArgument(); action = .showSensitiveContent(true)
         case "hideSensitiveContent": try noArgument(); action = .showSensitiveContent(false)
+        case "requestSceneSessionRefresh": try noArgument(); action = .requestSceneSessionRefresh
         case "makeUnsavedChanges": try noArgument(); action = .unsavedChanges(true)
         case "saveChanges": try noArgument(); action = .unsavedChanges(false)
         case "register": action = .register(try scalar(try arg("a task identifier"), name))

@@ -342,6 +342,7 @@ public final class AppRuntime: SystemConnection {
         get { device.withEngine { $0.isSensitiveContentVisible(app) } }
         set { device.withEngine { $0.setSensitiveContentVisible(for: app, newValue) } }
     }
+    public func requestSnapshotRefresh() { device.withEngine { $0.refreshSnapshot(for: app) } }
     public var hasUnsavedChanges: Bool {
         get { device.withEngine { $0.hasUnsavedChanges(app) } }
         set { device.withEngine { $0.setUnsavedChanges(for: app, newValue) } }
