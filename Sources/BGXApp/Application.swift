@@ -65,6 +65,11 @@ public final class Application {
     public let connection: SystemConnection
     public let bundleIdentifier: String
     public private(set) var delegate: ApplicationDelegate?
+    /// The process's service objects, which the system's events reach (SPEC §4).
+    var locationManagers: [LocationManager] = []
+    var accessorySessions: [AccessorySession] = []
+    var centralManagers: [CentralManager] = []
+    lazy var audioSession = AudioSession(connection: connection)
 
     public init(bundleIdentifier: String, connection: SystemConnection, delegate: ApplicationDelegate?) {
         self.bundleIdentifier = bundleIdentifier

@@ -46,6 +46,20 @@ public protocol SystemConnection: AnyObject {
     var isSensitiveContentVisible: Bool { get set }
     func requestSnapshotRefresh()
     var hasUnsavedChanges: Bool { get set }
+    // Long-running services (SPEC §4)
+    /// Starts audible audio for `seconds` (nil: until stopped); false if iOS refuses.
+    func startAudio(seconds: Double?, category: AudioCategory, mixesWithOthers: Bool) -> Bool
+    func stopAudio()
+    var isPlayingAudio: Bool { get }
+    func startLocation(_ service: LocationService)
+    func stopLocation(_ service: LocationService)
+    func setAllowsBackgroundLocationUpdates(_ allowed: Bool)
+    func startMonitoringRegion(identifier: String, radius: Double)
+    func stopMonitoringRegion(identifier: String)
+    /// Metres along the device's route (see `Location`).
+    var devicePosition: Double { get }
+    func openAccessorySession(_ transport: AccessoryTransport, restores: Bool)
+    func closeAccessorySession(_ transport: AccessoryTransport)
 }
 
 /// The process the code running now belongs to. The device sets it whenever

@@ -17,6 +17,8 @@ enum MainThreadJob: Sendable, Equatable {
     case performFetch
     case memoryWarning          // didReceiveMemoryWarning (SPEC §10)
     case socketsClosed          // the app hears of sockets closed while it was suspended
+    /// A long-running service's callback (SPEC §4): location, accessory, audio.
+    case service(Callback)
 }
 
 /// The job holding the main thread right now.
@@ -138,6 +140,8 @@ struct AppProcess: Sendable {
     /// An audio or accessory session keeps the app in jetsam's
     /// audio-and-accessory band (set by those services, SPEC §4).
     var holdsAudioOrAccessoryAssertion = false
+    // MARK: Long-running services (SPEC §4)
+    var services = AppServices()
 
     init(manifest: AppManifest, usageDays: Int) {
         self.manifest = manifest

@@ -18,6 +18,8 @@ public struct Engine: Sendable {
     var unarmedWatchdogs: [PendingWatchdog] = []
     var notifications = NotificationCenterState()
     var texts = TextTable()
+    /// Where the device is (SPEC §4 location).
+    var sensors = SensorState()
 
     // MARK: Scheduler state (SPEC §5, §6)
     /// Time of day at t = 0: the predictor and `clockText` think in wall-clock time.
@@ -166,6 +168,16 @@ public struct Engine: Sendable {
             _ = simulateExpiration(for: app, identifier: text(id))
         case .jetsamCheck:
             jetsamCheckFired()
+        case let .audioEnd(app, epoch, playback):
+            audioEnded(app, epoch: epoch, playback: playback)
+        case let .serviceWakeEnd(app, epoch, wake):
+            serviceWakeEnded(app, epoch: epoch, wake: wake)
+        case let .locationMove(meters):
+            moveDevice(meters: meters)
+        case let .significantChangeDue(app, generation):
+            significantChangeDue(app, generation: generation)
+        case let .accessoryData(app, transport):
+            accessoryDataArrived(for: app, transport)
         }
     }
 

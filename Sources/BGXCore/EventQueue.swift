@@ -22,6 +22,16 @@ public enum EngineEvent: Sendable, Equatable {
     case simulateExpiration(AppID, identifier: TextID)
     /// Jetsam looks at free memory (SPEC §10).
     case jetsamCheck
+    /// SPEC §4: a `playAudio {for: D}` ran its course.
+    case audioEnd(AppID, epoch: UInt32, playback: UInt32)
+    /// SPEC §4: the run an event (location, accessory) bought the app is over.
+    case serviceWakeEnd(AppID, epoch: UInt32, wake: UInt32)
+    /// SPEC §4: the device moved this many metres along its route.
+    case locationMove(meters: Int64)
+    /// A significant-change fix held back by the once-per-5-minutes limit is due.
+    case significantChangeDue(AppID, generation: UInt32)
+    /// SPEC §4: an accessory or Bluetooth peripheral sent the app data.
+    case accessoryData(AppID, AccessoryTransport)
 }
 
 /// Ordered by (time, insertion order), like `EmbeddedEventLoop`.

@@ -165,7 +165,7 @@ extension Engine {
         guard apps[i].state == .background else { return }
         let busyWithCallback = apps[i].inFlight.map { $0.isCallback } ?? false
         guard !busyWithCallback, apps[i].jobs.isEmpty, apps[i].tasks.isEmpty,
-              apps[i].runningTasks.isEmpty, apps[i].fetchInFlight == nil else { return }
+              apps[i].runningTasks.isEmpty, apps[i].fetchInFlight == nil, !serviceKeepsRunning(i) else { return }
         guard releaseResourcesForSuspension(app) else { return }
         closeBackgroundWindow(app)
         setState(app, .suspended, .noAssertions)
@@ -208,11 +208,13 @@ extension Engine {
             setState(app, .background, .enteredBackground)
             openBackgroundWindow(app)
             deliver(.didEnterBackground, to: app, watchdog: profile.didEnterBackgroundWatchdog)
+            servicesEnteredBackground(app)
         case .enterForeground:
             guard state == .background, frontApp == app else { return }
             closeBackgroundWindow(app)
             setState(app, .inactive, .enteringForeground)
             deliver(.willEnterForeground, to: app, watchdog: profile.sceneUpdateWatchdog)
+            servicesEnteredForeground(app)
         case let .terminateGracefully(reason):
             deliver(.willTerminate, to: app, watchdog: profile.willTerminateWatchdog, thenTerminate: reason)
         case let .expirationHandler(id):
@@ -243,6 +245,8 @@ extension Engine {
             deliver(.didReceiveMemoryWarning, to: app, watchdog: nil)
         case .socketsClosed:
             deliver(.socketsClosed, to: app, watchdog: nil)
+        case let .service(callback):
+            deliver(callback, to: app, watchdog: nil)
         }
     }
 
@@ -376,6 +380,7 @@ extension Engine {
         apps[i].fetchInFlight = nil
         stopEnergyClock(app)
         apps[i].cpu.intervals.removeAll()
+        servicesEndedWithProcess(app)
         markSchedulerDirty(for: app)
         if frontApp == app { frontApp = nil }
         outbox.append(.terminate(app))

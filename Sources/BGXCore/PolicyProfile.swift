@@ -44,6 +44,9 @@ public struct PolicyProfile: Sendable, Equatable {
     // MARK: SPEC §10 — memory (jetsam)
     public var memory = MemoryPolicy()
 
+    // MARK: SPEC §4 — long-running services
+    public var longRunning: LongRunningPolicy
+
     public init(
         name: String,
         backgroundTaskBudget: Nanoseconds,
@@ -56,7 +59,8 @@ public struct PolicyProfile: Sendable, Equatable {
         localNotificationLimit: Int = 64,
         minimumRepeatInterval: Nanoseconds = Time.seconds(60),
         relaunchLocationAfterForceQuit: Bool = true,
-        memory: MemoryPolicy = .modern
+        memory: MemoryPolicy = .modern,
+        longRunning: LongRunningPolicy = .modern
     ) {
         self.name = name
         self.backgroundTaskBudget = backgroundTaskBudget
@@ -70,6 +74,7 @@ public struct PolicyProfile: Sendable, Equatable {
         self.minimumRepeatInterval = minimumRepeatInterval
         self.relaunchLocationAfterForceQuit = relaunchLocationAfterForceQuit
         self.memory = memory
+        self.longRunning = longRunning
     }
 
     /// iOS 13 and later — the default.
@@ -91,7 +96,8 @@ public struct PolicyProfile: Sendable, Equatable {
         staleBackgroundTaskWarningAge: nil,
         localNotificationLimit: 128,                     // [S] 128 active
         relaunchLocationAfterForceQuit: false,           // [S] iOS 8+ only
-        memory: .ios6)
+        memory: .ios6,
+        longRunning: .ios6)
 
     public static let all: [PolicyProfile] = [.modern, .ios12, .ios6]
 

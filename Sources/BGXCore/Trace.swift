@@ -74,6 +74,20 @@ public struct TraceEvent: Sendable, Equatable {
         case changesSave
         /// The process ended with unsaved changes: the person's work is lost.
         case changesLost(reason: TerminationReason)
+        // SPEC §4: the long-running services.
+        case audioStart(category: AudioCategory, duration: Nanoseconds?)
+        case audioStop(reason: TextID)
+        case audioRefuse(reason: TextID)
+        case locationStart(service: LocationService)
+        case locationStop(service: LocationService)
+        /// A fix (region nil) or a region's enter/exit event handed to the app.
+        case locationDeliver(service: LocationService, region: TextID?, entered: Bool)
+        case locationDrop(service: LocationService, reason: TextID)
+        case locationDefer(service: LocationService, reason: TextID)
+        case accessoryConnect(transport: AccessoryTransport)
+        case accessoryDisconnect(transport: AccessoryTransport, reason: TextID)
+        case accessoryDeliver(transport: AccessoryTransport)
+        case accessoryDrop(transport: AccessoryTransport, reason: TextID)
     }
 
     /// The reason of a `terminate` line (a jetsam kill is one too).
@@ -118,6 +132,18 @@ public struct TraceEvent: Sendable, Equatable {
         case .socketClose: "socket.close"
         case .changesSave: "changes.save"
         case .changesLost: "changes.lost"
+        case .audioStart: "audio.start"
+        case .audioStop: "audio.stop"
+        case .audioRefuse: "audio.refuse"
+        case .locationStart: "location.start"
+        case .locationStop: "location.stop"
+        case .locationDeliver: "location.deliver"
+        case .locationDrop: "location.drop"
+        case .locationDefer: "location.defer"
+        case .accessoryConnect: "accessory.connect"
+        case .accessoryDisconnect: "accessory.disconnect"
+        case .accessoryDeliver: "accessory.deliver"
+        case .accessoryDrop: "accessory.drop"
         }
     }
 }
@@ -170,6 +196,8 @@ extension TraceEvent {
             case let .backgroundTaskExpired(id): f.append(("id", .number(Double(id))))
             case let .localNotification(n): f.append(("id", .string(notifications(n))))
             case let .bgTask(id), let .bgTaskExpired(id): f.append(("identifier", .string(text(id))))
+            case let .didUpdateLocations(service): f.append(("service", .string(service.description)))
+            case let .didEnterRegion(id), let .didExitRegion(id): f.append(("region", .string(text(id))))
             default: break
             }
             return f
@@ -231,6 +259,29 @@ extension TraceEvent {
             return []
         case let .changesLost(reason):
             return [("reason", .string(reason.description))]
+        case let .audioStart(category, duration):
+            var f: [(String, TraceField)] = [("category", .string(category.description))]
+            if let duration { f.append(("for", .number(Time.toSeconds(duration)))) }
+            return f
+        case let .audioStop(reason), let .audioRefuse(reason):
+            return [("reason", .string(text(reason)))]
+        case let .locationStart(service), let .locationStop(service):
+            return [("service", .string(service.description))]
+        case let .locationDeliver(service, region, entered):
+            var f: [(String, TraceField)] = [("service", .string(service.description))]
+            if let region {
+                f.append(("event", .string(entered ? "enter" : "exit")))
+                f.append(("region", .string(text(region))))
+            } else {
+                f.append(("event", .string("update")))
+            }
+            return f
+        case let .locationDrop(service, reason), let .locationDefer(service, reason):
+            return [("service", .string(service.description)), ("reason", .string(text(reason)))]
+        case let .accessoryConnect(transport), let .accessoryDeliver(transport):
+            return [("transport", .string(transport.description))]
+        case let .accessoryDisconnect(transport, reason), let .accessoryDrop(transport, reason):
+            return [("transport", .string(transport.description)), ("reason", .string(text(reason)))]
         }
     }
 }

@@ -118,6 +118,17 @@ public enum Callback: Sendable, Equatable, CustomStringConvertible {
     /// Sockets the system closed while the app was suspended; it hears of
     /// them when it runs again (SPEC §10).
     case socketsClosed
+    /// SPEC §4: `locationManager(_:didUpdateLocations:)` — a standard or significant-change fix.
+    case didUpdateLocations(LocationService)
+    /// SPEC §4: `locationManager(_:didEnterRegion:)` / `didExitRegion:` for a monitored region.
+    case didEnterRegion(TextID)
+    case didExitRegion(TextID)
+    /// SPEC §4: an accessory's session or a Bluetooth peripheral has data for the app.
+    case accessoryData(AccessoryTransport)
+    /// SPEC §4: the accessory disconnected (`EAAccessoryDidDisconnect`, `didDisconnectPeripheral`).
+    case accessoryDidDisconnect(AccessoryTransport)
+    /// SPEC §4: `AVAudioSession.interruptionNotification`, type began.
+    case audioInterruptionBegan
 
     public var name: String {
         switch self {
@@ -134,6 +145,13 @@ public enum Callback: Sendable, Equatable, CustomStringConvertible {
         case .performFetch: "performFetch"
         case .didReceiveMemoryWarning: "didReceiveMemoryWarning"
         case .socketsClosed: "socketsClosed"
+        case .didUpdateLocations: "didUpdateLocations"
+        case .didEnterRegion: "didEnterRegion"
+        case .didExitRegion: "didExitRegion"
+        case let .accessoryData(transport): transport == .accessory ? "accessoryDataAvailable" : "peripheralDidUpdateValue"
+        case let .accessoryDidDisconnect(transport):
+            transport == .accessory ? "accessoryDidDisconnect" : "didDisconnectPeripheral"
+        case .audioInterruptionBegan: "audioInterruptionBegan"
         }
     }
     public var description: String { name }

@@ -50,6 +50,12 @@ public enum InfoPlist {
             switch handler {
             case let .task(id), let .expire(id): usage.taskIdentifiers.append(id)
             case .performFetch: usage.modesUsed.append((.fetch, "the 'performFetch' handler"))
+            case .accessory: usage.modesUsed.append((.externalAccessory, "the 'accessory' handler"))
+            case .location: usage.modesUsed.append((.location, "the 'location' handler"))
+            case .bluetooth:
+                let mode: BackgroundMode = app.manifest.backgroundModes.contains(.bluetoothPeripheral)
+                    ? .bluetoothPeripheral : .bluetoothCentral
+                usage.modesUsed.append((mode, "the 'bluetooth' handler"))
             default: break
             }
             if case let .unsupported(name) = handler {
@@ -70,6 +76,10 @@ public enum InfoPlist {
                     usage.modesUsed.append((s.kind.requiredMode, "'submit' (\(s.kind), line \(a.location.line))"))
                 case .setMinimumBackgroundFetchInterval(.some):
                     usage.modesUsed.append((.fetch, "setMinimumBackgroundFetchInterval (line \(a.location.line))"))
+                case .playAudio:
+                    usage.modesUsed.append((.audio, "'playAudio' (line \(a.location.line))"))
+                case let .startLocation(service):
+                    usage.modesUsed.append((.location, "'startLocation \(service)' (line \(a.location.line))"))
                 default: break
                 }
                 if case let .unsupported(name, mode, identifier) = a.action {

@@ -177,6 +177,8 @@ enum MarkerStyle: String, CaseIterable {
     case bgTaskStart = "bgt-start", bgTaskExpire = "bgt-expire", bgTaskReject = "bgt-reject", fetchStart = "fetch"
     case memoryWarning = "mem-warn"
     case reboot
+    case audioStart = "audio", audioStop = "audio-stop"
+    case serviceDeliver = "service", serviceDrop = "service-drop"
 
     init?(_ kind: TraceEvent.Kind) {
         switch kind {
@@ -198,6 +200,10 @@ enum MarkerStyle: String, CaseIterable {
         case .taskExpire: self = .bgTaskExpire
         case .taskReject: self = .bgTaskReject
         case .fetchStart: self = .fetchStart
+        case .audioStart: self = .audioStart
+        case .audioStop: self = .audioStop
+        case .locationDeliver, .accessoryDeliver: self = .serviceDeliver
+        case .locationDrop, .accessoryDrop: self = .serviceDrop
         default: return nil
         }
     }
@@ -210,8 +216,10 @@ enum MarkerStyle: String, CaseIterable {
         case .taskBegin, .bgTaskStart, .fetchStart: "begin"
         case .taskExpire, .bgTaskExpire, .memoryWarning: "expire"
         case .taskRefused, .bgTaskReject: "refused"
-        case .notificationDeliver, .notificationDrop: "notification"
+        case .notificationDeliver, .notificationDrop, .serviceDeliver, .serviceDrop: "notification"
         case .reboot: "reboot"
+        case .audioStart: "begin"
+        case .audioStop: "expire"
         }
     }
 
@@ -219,9 +227,10 @@ enum MarkerStyle: String, CaseIterable {
     /// moment (a launch and its task) do not hide each other.
     var row: Int {
         switch self {
-        case .notificationDeliver, .notificationDrop, .memoryWarning: 0
+        case .notificationDeliver, .notificationDrop, .memoryWarning, .serviceDeliver, .serviceDrop: 0
         case .launchUser, .launchNotification, .launchBackground, .terminateKill, .terminateOther, .reboot: 1
-        case .taskBegin, .taskExpire, .taskRefused, .bgTaskStart, .bgTaskExpire, .bgTaskReject, .fetchStart: 2
+        case .taskBegin, .taskExpire, .taskRefused, .bgTaskStart, .bgTaskExpire, .bgTaskReject, .fetchStart,
+             .audioStart, .audioStop: 2
         }
     }
 
@@ -243,6 +252,10 @@ enum MarkerStyle: String, CaseIterable {
         case .fetchStart: "background fetch"
         case .memoryWarning: "memory warning (jetsam kills follow if memory stays low)"
         case .reboot: "device restarted"
+        case .audioStart: "audio started"
+        case .audioStop: "audio stopped (by reason)"
+        case .serviceDeliver: "location or accessory event delivered"
+        case .serviceDrop: "location or accessory event dropped (by reason)"
         }
     }
 }

@@ -55,6 +55,9 @@ public struct Scenario: Sendable {
             case device([DeviceChange])
             /// A debugger command; the app is found from its permitted identifiers when not named.
             case debug(DebugCommand, app: String?)
+            /// SPEC §4: the device moves; an accessory or peripheral sends an app data.
+            case location(meters: Int64)
+            case accessory(String, AccessoryTransport)
         }
     }
 

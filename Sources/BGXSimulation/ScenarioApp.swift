@@ -21,6 +21,8 @@ public final class ScenarioApp: HostedApp {
         case task(String)
         case expire(String)
         case performFetch
+        /// SPEC §4: a location fix or region event; data from an accessory or a Bluetooth peripheral.
+        case location, accessory, bluetooth
         /// A handler this version does not simulate yet (kept for `bgx check`).
         case unsupported(String)
 
@@ -38,6 +40,9 @@ public final class ScenarioApp: HostedApp {
             case let .task(id): "task \(id)"
             case let .expire(id): "expire \(id)"
             case .performFetch: "performFetch"
+            case .location: "location"
+            case .accessory: "accessory"
+            case .bluetooth: "bluetooth"
             case let .unsupported(name): name
             }
         }
@@ -79,6 +84,12 @@ public final class ScenarioApp: HostedApp {
         case endBackgroundTask(String)
         case notify(Notify)
         case cancelNotification(String)
+        /// SPEC §4: `playAudio {for: D}` (nil: until `stopAudio`), `stopAudio`,
+        /// `startLocation` / `stopLocation` standard|significant|region.
+        case playAudio(Nanoseconds?)
+        case stopAudio
+        case startLocation(LocationService)
+        case stopLocation(LocationService)
         case exit
         /// SPEC §10: grow (negative: shrink) the footprint by this many bytes.
         case allocate(Int64)
@@ -138,10 +149,14 @@ public final class ScenarioApp: HostedApp {
         case .socketsClosed:
             process.deliverClosedSockets()
             return true
+        case .didUpdateLocations, .didEnterRegion, .didExitRegion: handler = .location
+        case let .accessoryData(transport): handler = transport == .accessory ? .accessory : .bluetooth
+        case .accessoryDidDisconnect, .audioInterruptionBegan: return true
         case let .backgroundTaskExpired(id):
             guard let name = taskIDs.first(where: { $0.value == id })?.key else { return true }
             handler = .backgroundTaskExpired(name)
         }
+        if handler == .didFinishLaunching { openSessions(process) }
         guard let actions = spec.handlers[handler] else { return true }
         return run(actions, from: 0, context: context, process: process)
     }
@@ -191,6 +206,17 @@ public final class ScenarioApp: HostedApp {
                 schedule(n, process: process)
             case let .cancelNotification(id):
                 process.removePendingNotifications(identifiers: [id])
+            case let .playAudio(duration):
+                process.device.withEngine { $0.startAudio(for: process.app, duration: duration) }
+            case .stopAudio:
+                process.stopAudio()
+            case let .startLocation(service):
+                if service == .standard && spec.manifest.backgroundModes.contains(.location) {
+                    process.setAllowsBackgroundLocationUpdates(true)
+                }
+                process.startLocation(service)
+            case let .stopLocation(service):
+                process.stopLocation(service)
             case .exit:
                 process.exit()
                 return true
@@ -217,6 +243,14 @@ public final class ScenarioApp: HostedApp {
             pc = next
         }
         return true
+    }
+
+    /// An app with an `accessory` handler talks to a connected accessory; one
+    /// with a `bluetooth` handler connects to its peripheral with a restore
+    /// identifier. Both open their session as they launch, as such apps do.
+    func openSessions(_ process: AppRuntime) {
+        if spec.handlers[.accessory] != nil { process.openAccessorySession(.accessory, restores: false) }
+        if spec.handlers[.bluetooth] != nil { process.openAccessorySession(.bluetooth, restores: true) }
     }
 
     func schedule(_ n: Notify, process: AppRuntime) {

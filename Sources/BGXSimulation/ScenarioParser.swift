@@ -33,36 +33,34 @@ public struct ScenarioParser {
         "willResignActive": .willResignActive, "didEnterBackground": .didEnterBackground,
         "willEnterForeground": .willEnterForeground, "willTerminate": .willTerminate,
         "localNotification": .localNotification, "memoryWarning": .memoryWarning,
+        "location": .location, "accessory": .accessory, "bluetooth": .bluetooth,
     ]
     /// Handlers of later issues: recognised, not yet simulated.
     static let futureHandlers: [String: (feature: String, mode: BackgroundMode?, takesArgument: Bool)] = [
         "silentPush": ("silent pushes (SPEC §7)", .remoteNotification, false),
         "voipPush": ("VoIP pushes (SPEC §4)", .voip, false),
         "backgroundTransfer": ("background transfers (SPEC §8)", nil, true),
-        "location": ("location wake-ups (SPEC §4)", nil, false),
-        "accessory": ("external accessory wake-ups (SPEC §4)", .externalAccessory, false),
-        "bluetooth": ("Bluetooth wake-ups (SPEC §4)", .bluetoothCentral, false),
     ]
     static let actionNames = ["work", "wait", "beginBackgroundTask", "endBackgroundTask", "notify",
                               "cancelNotification", "exit", "register", "submit", "cancel", "complete",
                               "setMinimumBackgroundFetchInterval", "allocate", "useGPU", "holdLock", "releaseLock",
                               "showSensitiveContent", "hideSensitiveContent", "requestSceneSessionRefresh",
-                              "makeUnsavedChanges", "saveChanges"]
+                              "makeUnsavedChanges", "saveChanges", "playAudio", "stopAudio", "startLocation",
+                              "stopLocation"]
     static let futureActions: [String: String] = [
-        "download": "background transfers (SPEC §8)", "playAudio": "background audio (SPEC §4)",
-        "stopAudio": "background audio (SPEC §4)", "startLocation": "location (SPEC §4)",
+        "download": "background transfers (SPEC §8)",
         "reportCall": "VoIP call reporting (SPEC §4)",
     ]
     static let timelineKeys = ["at", "user", "device", "push", "location", "accessory", "bluetooth", "network", "debug"]
     static let futureTimeline: [String: String] = [
-        "push": "pushes (SPEC §7)", "location": "location events (SPEC §4)",
-        "accessory": "accessory events (SPEC §4)", "bluetooth": "Bluetooth events (SPEC §4)",
+        "push": "pushes (SPEC §7)",
         "network": "network transfer speed changes (SPEC §8)",
     ]
     static let userCommands = ["launch", "home", "lock", "unlock", "switchTo", "forceQuit", "tapNotification"]
     /// Trace kinds an `expect:` may name, with the fields each carries.
     static let traceKinds: [String: [String]] = [
-        "state": ["from", "to", "reason"], "launch": ["cause"], "callback": ["name", "launchOptions", "id"],
+        "state": ["from", "to", "reason"], "launch": ["cause"], "callback": ["name", "launchOptions", "id",
+                                                                    "identifier", "service", "region"],
         "user": ["action"], "bgtask.begin": ["id", "name"], "bgtask.end": ["id"], "bgtask.expire": ["id"],
         "bgtask.invalid": ["name", "reason"], "log": ["message"],
         "terminate": ["reason", "code", "detail", "band", "bandName", "footprintMB", "cause"],
@@ -75,6 +73,12 @@ public struct ScenarioParser {
         "fetch.complete": ["result"],
         "memory.warning": ["footprintMB", "freeMB"], "snapshot": ["sensitiveContentVisible"],
         "socket.close": ["name", "type", "reason"], "changes.save": [], "changes.lost": ["reason"],
+        "audio.start": ["category", "for"], "audio.stop": ["reason"], "audio.refuse": ["reason"],
+        "location.start": ["service"], "location.stop": ["service"],
+        "location.deliver": ["service", "event", "region"], "location.drop": ["service", "reason"],
+        "location.defer": ["service", "reason"], "accessory.connect": ["transport"],
+        "accessory.disconnect": ["transport", "reason"], "accessory.deliver": ["transport"],
+        "accessory.drop": ["transport", "reason"],
     ]
     static let futureTraceKinds: [String: String] = [
         "push.deliver": "pushes (SPEC §7)",
@@ -366,6 +370,25 @@ public struct ScenarioParser {
                 }
                 action = .complete(.fetch(result))
             }
+        case "playAudio":
+            if let a = argument, case .mapping = a {
+                let m = try mapping(a, "playAudio", known: ["for"])
+                guard let d = m["for"] else { throw err(a, "'playAudio' takes {for: DURATION}, or nothing to play until stopAudio") }
+                let length = try duration(d, "for")
+                guard length > 0 else { throw err(d, "for: audio plays for longer than 0") }
+                action = .playAudio(length)
+            } else {
+                try noArgument()
+                action = .playAudio(nil)
+            }
+        case "stopAudio": try noArgument(); action = .stopAudio
+        case "startLocation", "stopLocation":
+            let a = try arg("standard, significant or region")
+            let word = try scalar(a, name)
+            guard let service = LocationService(rawValue: word) else {
+                throw unknown(a, "location service", word, LocationService.allCases.map(\.rawValue))
+            }
+            action = name == "startLocation" ? .startLocation(service) : .stopLocation(service)
         case "setMinimumBackgroundFetchInterval":
             let a = try arg("a duration, 'minimum' or 'never'")
             switch try scalar(a, name) {
@@ -421,13 +444,7 @@ public struct ScenarioParser {
     func futureAction(_ name: String, _ argument: Node?) throws -> ScenarioApp.Action {
         var mode: BackgroundMode?
         let identifier: String? = nil
-        switch name {
-        case "playAudio": mode = .audio
-        case "reportCall": mode = .voip
-        case "startLocation":
-            if let a = argument, try scalar(a, name) == "standard" { mode = .location }
-        default: break
-        }
+        if name == "reportCall" { mode = .voip }
         return .unsupported(name: name, mode: mode, taskIdentifier: identifier)
     }
 
@@ -494,12 +511,30 @@ public struct ScenarioParser {
         let event: Scenario.TimelineEntry.Event
         if key == "debug" {
             event = try debugCommand(value, bundles: bundles)
+        } else if key == "location" {
+            event = try locationMove(value)
+        } else if key == "accessory" || key == "bluetooth" {
+            let a = try mapping(value, key, known: ["app"])
+            guard let appNode = a["app"] else { throw err(value, "'\(key)' needs {app: BUNDLE}") }
+            event = .accessory(try bundle(appNode, bundles), key == "accessory" ? .accessory : .bluetooth)
         } else if key == "user" {
             event = .user(try userCommand(value, bundles: bundles))
         } else {
             event = .device(try deviceSettings(value, into: DeviceState(), allowReboot: true).1)
         }
         return Scenario.TimelineEntry(at: at, event: event, location: location(node))
+    }
+
+    /// `location: {moveMeters: N}`: the device moves N metres along its route (negative: back).
+    func locationMove(_ node: Node) throws -> Scenario.TimelineEntry.Event {
+        let m = try mapping(node, "location", known: ["moveMeters"])
+        guard let n = m["moveMeters"] else { throw err(node, "'location' needs {moveMeters: N}") }
+        let text = try scalar(n, "moveMeters")
+        let digits = text.hasSuffix("m") ? String(text.dropLast()) : text
+        guard let meters = Int64(digits), meters != 0, meters.magnitude <= 40_000_000 else {
+            throw err(n, "moveMeters must be a whole number of metres other than 0 (negative: back), got '\(text)'")
+        }
+        return .location(meters: meters)
     }
 
     /// `debug: {simulateLaunch: ID}` / `{simulateExpiration: ID}`, optionally with `app:`.

@@ -354,6 +354,34 @@ public final class AppRuntime: SystemConnection {
             sockets.removeValue(forKey: closed.name)?.systemClosed(reason: closed.reason)
         }
     }
+    // MARK: Long-running services (SPEC §4)
+
+    public func startAudio(seconds: Double?, category: AudioCategory, mixesWithOthers: Bool) -> Bool {
+        device.withEngine {
+            $0.startAudio(for: app, duration: seconds.map { Time.seconds($0) }, category: category,
+                          mixesWithOthers: mixesWithOthers)
+        }
+    }
+    public func stopAudio() { device.withEngine { $0.stopAudio(for: app) } }
+    public var isPlayingAudio: Bool { device.withEngine { $0.isPlayingAudio(app) } }
+    public func startLocation(_ service: LocationService) { device.withEngine { $0.startLocation(for: app, service) } }
+    public func stopLocation(_ service: LocationService) { device.withEngine { $0.stopLocation(for: app, service) } }
+    public func setAllowsBackgroundLocationUpdates(_ allowed: Bool) {
+        device.withEngine { $0.setAllowsBackgroundLocationUpdates(for: app, allowed) }
+    }
+    public func startMonitoringRegion(identifier: String, radius: Double) {
+        device.withEngine { $0.startMonitoringRegion(for: app, identifier: identifier, radius: Int64(radius.rounded())) }
+    }
+    public func stopMonitoringRegion(identifier: String) {
+        device.withEngine { $0.stopMonitoringRegion(for: app, identifier: identifier) }
+    }
+    public var devicePosition: Double { Double(device.withEngine { $0.devicePosition }) }
+    public func openAccessorySession(_ transport: AccessoryTransport, restores: Bool) {
+        device.withEngine { $0.openAccessorySession(for: app, transport, restores: restores) }
+    }
+    public func closeAccessorySession(_ transport: AccessoryTransport) {
+        device.withEngine { $0.closeAccessorySession(for: app, transport) }
+    }
 
     /// The BGTask object for a task the system hands over.
     func task(for id: TextID) -> BGTask {
@@ -396,6 +424,9 @@ final class DelegateApp: HostedApp {
             })
         case .didReceiveMemoryWarning: delegate.applicationDidReceiveMemoryWarning(application)
         case .socketsClosed: process.deliverClosedSockets()
+        case .didUpdateLocations, .didEnterRegion, .didExitRegion, .accessoryData, .accessoryDidDisconnect,
+             .audioInterruptionBegan:
+            application.deliverServiceEvent(callback, regionName: { id in process.device.withEngine { $0.text(id) } })
         }
         return true
     }

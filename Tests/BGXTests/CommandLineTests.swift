@@ -104,11 +104,11 @@ struct CommandLineTests {
           - bundle: com.example.feed
             on:
               didEnterBackground:
-                - playAudio: {for: 1m}
+                - reportCall
         """)
         let r = try bgx(["run", path])
         #expect(r.status == 2)
-        #expect(r.stderr.contains("not yet supported: the 'playAudio' action"))
+        #expect(r.stderr.contains("not yet supported: the 'reportCall' action"))
     }
 
     @Test("bgx check reports missing modes and identifiers; exit 1 on errors")

@@ -1,0 +1,170 @@
+/// SPEC §4 location. Standard updates keep a `location`-mode app with
+/// `allowsBackgroundLocationUpdates` running in the background; foreground-only
+/// updates stop while the app is suspended. Significant changes (≥ 500 m, at
+/// most once per 5 min) and region enter/exit events wake a suspended app and
+/// relaunch a terminated one (SPEC §11) — even after a user force-quit where
+/// the profile says so. The device's movement is one dimension: see
+/// `SensorState`.
+extension Engine {
+    /// The radius a region gets when the app names none (an app's choice, not a policy).
+    public static let defaultRegionRadius: Int64 = 100
+
+    /// Metres along the device's route.
+    public var devicePosition: Int64 { sensors.position }
+
+    public mutating func startLocation(for app: AppID, _ service: LocationService) {
+        let i = Int(app.index)
+        switch service {
+        case .standard:
+            guard !apps[i].services.location.standard else { return }
+            apps[i].services.location.standard = true
+        case .significant:
+            guard !apps[i].services.location.significant else { return }
+            apps[i].services.location.significant = true
+            apps[i].services.location.metersSinceFix = 0
+        case .region:
+            startMonitoringRegion(for: app, identifier: "region", radius: Self.defaultRegionRadius)
+            return
+        }
+        record(app, .locationStart(service: service))
+    }
+
+    public mutating func stopLocation(for app: AppID, _ service: LocationService) {
+        let i = Int(app.index)
+        switch service {
+        case .standard:
+            guard apps[i].services.location.standard else { return }
+            apps[i].services.location.standard = false
+        case .significant:
+            guard apps[i].services.location.significant else { return }
+            apps[i].services.location.significant = false
+            apps[i].services.location.significantGeneration &+= 1
+            apps[i].services.location.significantDeferred = false
+        case .region:
+            guard !apps[i].services.location.regions.isEmpty else { return }
+            apps[i].services.location.regions.removeAll()
+        }
+        record(app, .locationStop(service: service))
+        suspendIfThreadFree(app)
+    }
+
+    /// `startMonitoring(for: CLCircularRegion)`: a circle of `radius` metres
+    /// around where the device is now; the device starts inside it.
+    public mutating func startMonitoringRegion(for app: AppID, identifier: String, radius: Int64) {
+        let i = Int(app.index)
+        let id = text(identifier)
+        apps[i].services.location.regions.removeAll { $0.identifier == id }
+        apps[i].services.location.regions.append(
+            MonitoredRegion(identifier: id, center: sensors.position, radius: max(1, radius), inside: true))
+        record(app, .locationStart(service: .region))
+    }
+
+    public mutating func stopMonitoringRegion(for app: AppID, identifier: String) {
+        let i = Int(app.index)
+        let id = text(identifier)
+        let before = apps[i].services.location.regions.count
+        apps[i].services.location.regions.removeAll { $0.identifier == id }
+        if apps[i].services.location.regions.count != before { record(app, .locationStop(service: .region)) }
+    }
+
+    /// `allowsBackgroundLocationUpdates`. iOS refuses it without the
+    /// `location` mode (it raises an exception; bgx logs and ignores it).
+    public mutating func setAllowsBackgroundLocationUpdates(for app: AppID, _ allowed: Bool) {
+        let i = Int(app.index)
+        if allowed && !apps[i].manifest.backgroundModes.contains(.location) {
+            log(app, "Invalid parameter not satisfying: !stayUp || CLClientIsBackgroundable(internal->fClient) — "
+                + "allowsBackgroundLocationUpdates needs 'location' in UIBackgroundModes")
+            return
+        }
+        apps[i].services.location.allowsBackgroundUpdates = allowed
+        if !allowed { suspendIfThreadFree(app) }
+    }
+
+    /// Whether standard updates may continue (and keep the app running) in the background.
+    func backgroundLocationAllowed(_ i: Int) -> Bool {
+        apps[i].manifest.backgroundModes.contains(.location)
+            && (apps[i].services.location.allowsBackgroundUpdates || !profile.longRunning.requiresAllowsBackgroundLocationUpdates)
+    }
+
+    /// The device moves `meters` along its route (negative: back).
+    public mutating func moveDevice(meters: Int64) {
+        sensors.position += meters
+        recordDevice("position", "\(sensors.position)m")
+        for app in appIDs {
+            let i = Int(app.index)
+            let location = apps[i].services.location
+            if location.standard { deliverStandardFix(app) }
+            if location.significant {
+                apps[i].services.location.metersSinceFix += Int64(clamping: meters.magnitude)
+                considerSignificantChange(app)
+            }
+            for r in location.regions.indices {
+                let region = apps[i].services.location.regions[r]
+                let inside = abs(sensors.position - region.center) <= region.radius
+                guard inside != region.inside else { continue }
+                apps[i].services.location.regions[r].inside = inside
+                regionEvent(app, region.identifier, entered: inside)
+            }
+        }
+    }
+
+    mutating func deliverStandardFix(_ app: AppID) {
+        let i = Int(app.index)
+        guard apps[i].state == .suspended else {
+            record(app, .locationDeliver(service: .standard, region: nil, entered: false))
+            apps[i].jobs.append(.service(.didUpdateLocations(.standard)))
+            pump(app)
+            return
+        }
+        let why = apps[i].manifest.backgroundModes.contains(.location)
+            ? "allowsBackgroundLocationUpdates is false: standard updates stop while the app is suspended"
+            : "no 'location' in UIBackgroundModes: standard updates stop while the app is suspended"
+        record(app, .locationDrop(service: .standard, reason: text(why)))
+    }
+
+    /// A significant change is due once the device has moved far enough —
+    /// and no sooner than the minimum interval after the last one.
+    mutating func considerSignificantChange(_ app: AppID) {
+        let i = Int(app.index)
+        let policy = profile.longRunning
+        let location = apps[i].services.location
+        guard location.metersSinceFix >= policy.significantChangeDistance, !location.significantDeferred else { return }
+        if let last = location.lastSignificantFix, now - last < policy.significantChangeMinimumInterval {
+            let due = last + policy.significantChangeMinimumInterval
+            apps[i].services.location.significantDeferred = true
+            apps[i].services.location.significantGeneration &+= 1
+            queue.push(.significantChangeDue(app, generation: apps[i].services.location.significantGeneration), at: due)
+            record(app, .locationDefer(service: .significant, reason: text(
+                "significant-change fixes come at most once per \(Time.describe(policy.significantChangeMinimumInterval)); "
+                + "this one is due at t=\(Time.format(due))s")))
+            return
+        }
+        apps[i].services.location.metersSinceFix = 0
+        apps[i].services.location.lastSignificantFix = now
+        if let refusal = serviceWakeRefusal(app, cause: .location) {
+            record(app, .locationDrop(service: .significant, reason: text(refusal)))
+            return
+        }
+        record(app, .locationDeliver(service: .significant, region: nil, entered: false))
+        wakeForServiceEvent(app, cause: .location, callback: .didUpdateLocations(.significant),
+                            runTime: policy.locationEventRunTime)
+    }
+
+    mutating func significantChangeDue(_ app: AppID, generation: UInt32) {
+        let i = Int(app.index)
+        guard apps[i].services.location.significant, apps[i].services.location.significantGeneration == generation,
+              apps[i].services.location.significantDeferred else { return }
+        apps[i].services.location.significantDeferred = false
+        considerSignificantChange(app)
+    }
+
+    mutating func regionEvent(_ app: AppID, _ region: TextID, entered: Bool) {
+        if let refusal = serviceWakeRefusal(app, cause: .region) {
+            record(app, .locationDrop(service: .region, reason: text(refusal)))
+            return
+        }
+        record(app, .locationDeliver(service: .region, region: region, entered: entered))
+        wakeForServiceEvent(app, cause: .region, callback: entered ? .didEnterRegion(region) : .didExitRegion(region),
+                            runTime: profile.longRunning.locationEventRunTime)
+    }
+}

@@ -1,0 +1,104 @@
+/// SPEC §4, §11: what keeps a service app running, the short run an event
+/// buys a suspended or terminated app, and what happens to the services when
+/// the app leaves the front, returns, or ends.
+extension Engine {
+    /// A long-running service holds the app in the background: audible audio,
+    /// background standard location updates, or an event's run not yet over.
+    func serviceKeepsRunning(_ i: Int) -> Bool {
+        let s = apps[i].services
+        if s.audio != nil { return true }
+        if s.location.standard && backgroundLocationAllowed(i) { return true }
+        if let until = s.wakeUntil, now < until { return true }
+        return false
+    }
+
+    /// Audible audio, or an accessory or Bluetooth session held in the
+    /// background, puts the app in jetsam's audio-and-accessory band (SPEC §10).
+    mutating func noteAudioOrAccessoryAssertion(_ app: AppID) {
+        let i = Int(app.index)
+        let s = apps[i].services
+        let sessionHeld = !apps[i].state.isForeground && (s.accessory == .open || s.bluetooth == .open)
+        apps[i].holdsAudioOrAccessoryAssertion = apps[i].state != .notRunning && (s.audio != nil || sessionHeld)
+    }
+
+    /// Why a service event may not wake or relaunch the app now, or nil: the
+    /// launch policy's answer (SPEC §11) for a suspended or terminated app; an
+    /// app that runs needs no launch.
+    func serviceWakeRefusal(_ app: AppID, cause: LaunchCause) -> String? {
+        let state = apps[Int(app.index)].state
+        guard state == .notRunning || state == .suspended else { return nil }
+        return launchVerdict(for: app, cause: cause).refusal?.reason
+    }
+
+    /// Hands the app a service callback: in front it simply runs; in the
+    /// background it runs at least `runTime` more; a suspended app is resumed
+    /// and a terminated one launched into the background with `cause` (the
+    /// caller has asked `serviceWakeRefusal` first).
+    mutating func wakeForServiceEvent(_ app: AppID, cause: LaunchCause, callback: Callback, runTime: Nanoseconds) {
+        let i = Int(app.index)
+        let state = apps[i].state
+        if !state.isForeground {
+            let until = max(apps[i].services.wakeUntil ?? now, now + runTime)
+            apps[i].services.wakeUntil = until
+            apps[i].services.wakeNumber &+= 1
+            queue.push(.serviceWakeEnd(app, epoch: apps[i].epoch, wake: apps[i].services.wakeNumber), at: until)
+        }
+        wakeIntoBackground(app, cause: cause)
+        apps[i].jobs.append(.service(callback))
+        pump(app)
+    }
+
+    mutating func serviceWakeEnded(_ app: AppID, epoch: UInt32, wake: UInt32) {
+        let i = Int(app.index)
+        guard apps[i].epoch == epoch, apps[i].services.wakeNumber == wake else { return }
+        apps[i].services.wakeUntil = nil
+        suspendIfThreadFree(app)
+    }
+
+    /// Without its mode, a service stops when the app leaves the front (SPEC §4).
+    mutating func servicesEnteredBackground(_ app: AppID) {
+        let i = Int(app.index)
+        if let audio = apps[i].services.audio {
+            if !apps[i].manifest.backgroundModes.contains(.audio) {
+                stopAudio(app, reason: "no 'audio' in UIBackgroundModes: audio stops when the app leaves the front")
+            } else if !audio.category.playsInBackground {
+                stopAudio(app, reason: "the \(audio.category) category is silenced when the app leaves the front "
+                          + "(background audio needs playback, record or playAndRecord)")
+            }
+        }
+        for transport in AccessoryTransport.allCases
+        where apps[i].services.session(transport) == .open && !hasAccessoryMode(i, transport) {
+            apps[i].services.setSession(transport, .disconnected)
+            record(app, .accessoryDisconnect(transport: transport, reason: text(
+                "no '\(accessoryModeName(transport))' in UIBackgroundModes: the \(transport) disconnects "
+                + "when the app leaves the front")))
+            apps[i].jobs.append(.service(.accessoryDidDisconnect(transport)))
+        }
+        noteAudioOrAccessoryAssertion(app)
+    }
+
+    /// Sessions the system closed reconnect when the app is back in front.
+    mutating func servicesEnteredForeground(_ app: AppID) {
+        let i = Int(app.index)
+        apps[i].services.wakeUntil = nil
+        for transport in AccessoryTransport.allCases where apps[i].services.session(transport) == .disconnected {
+            apps[i].services.setSession(transport, .open)
+            record(app, .accessoryConnect(transport: transport))
+        }
+        noteAudioOrAccessoryAssertion(app)
+    }
+
+    /// What ends with the process: audio, standard updates, sessions and the
+    /// event run. Significant-change and region monitoring, and a Bluetooth
+    /// connection kept for state restoration, are the system's and survive.
+    mutating func servicesEndedWithProcess(_ app: AppID) {
+        let i = Int(app.index)
+        apps[i].services.audio = nil
+        apps[i].services.location.standard = false
+        apps[i].services.location.allowsBackgroundUpdates = false
+        apps[i].services.accessory = .none
+        apps[i].services.bluetooth = .none
+        apps[i].services.wakeUntil = nil
+        apps[i].holdsAudioOrAccessoryAssertion = false
+    }
+}
