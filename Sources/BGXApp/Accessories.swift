@@ -76,6 +76,46 @@ public final class CentralManager {
     }
 }
 
+/// `CBPeripheralManagerDelegate`, the part SPEC §4 needs.
+public protocol PeripheralManagerDelegate: AnyObject {
+    /// `peripheralManager(_:didReceiveWrite:)`: a central wrote to the app's service.
+    func peripheralManagerDidReceiveWrite(_ peripheral: PeripheralManager)
+    /// The central went away (its connection dropped).
+    func peripheralManagerCentralDidDisconnect(_ peripheral: PeripheralManager)
+}
+extension PeripheralManagerDelegate {
+    public func peripheralManagerDidReceiveWrite(_ peripheral: PeripheralManager) {}
+    public func peripheralManagerCentralDidDisconnect(_ peripheral: PeripheralManager) {}
+}
+
+/// `CBPeripheralManager`: the app advertises a service that a central (a
+/// watch, a car) talks to. `bluetooth-peripheral` keeps it reachable in the
+/// background; a restore identifier lets the system relaunch it (QA1962).
+public final class PeripheralManager {
+    unowned let application: Application
+    public weak var delegate: PeripheralManagerDelegate?
+    public let restoreIdentifier: String?
+    public private(set) var isAdvertising = false
+
+    public init(delegate: PeripheralManagerDelegate?, restoreIdentifier: String? = nil,
+                application: Application = .shared) {
+        self.delegate = delegate
+        self.restoreIdentifier = restoreIdentifier
+        self.application = application
+        application.peripheralManagers.append(self)
+    }
+
+    public func startAdvertising() {
+        isAdvertising = true
+        application.connection.openAccessorySession(.bluetooth, restores: restoreIdentifier != nil)
+    }
+
+    public func stopAdvertising() {
+        isAdvertising = false
+        application.connection.closeAccessorySession(.bluetooth)
+    }
+}
+
 extension Application {
     /// Hands a long-running service's event to the objects the app created
     /// for it (called by the host; SPEC §4). With none, the event is lost —
@@ -109,6 +149,10 @@ extension Application {
                     guard let peripheral = central.peripheral else { continue }
                     if isData { central.delegate?.centralManager(central, didUpdateValueForPeripheral: peripheral) }
                     else { central.delegate?.centralManager(central, didDisconnectPeripheral: peripheral) }
+                }
+                for manager in peripheralManagers where manager.isAdvertising {
+                    if isData { manager.delegate?.peripheralManagerDidReceiveWrite(manager) }
+                    else { manager.delegate?.peripheralManagerCentralDidDisconnect(manager) }
                 }
             }
         case .audioInterruptionBegan:

@@ -69,6 +69,7 @@ public final class Application {
     var locationManagers: [LocationManager] = []
     var accessorySessions: [AccessorySession] = []
     var centralManagers: [CentralManager] = []
+    var peripheralManagers: [PeripheralManager] = []
     lazy var audioSession = AudioSession(connection: connection)
 
     public init(bundleIdentifier: String, connection: SystemConnection, delegate: ApplicationDelegate?) {

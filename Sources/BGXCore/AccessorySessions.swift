@@ -74,7 +74,9 @@ extension Engine {
         }
     }
 
+    /// The mode's name as messages quote it (Bluetooth: either role's mode).
     func accessoryModeName(_ transport: AccessoryTransport) -> String {
-        transport == .accessory ? BackgroundMode.externalAccessory.rawValue : BackgroundMode.bluetoothCentral.rawValue
+        transport == .accessory ? BackgroundMode.externalAccessory.rawValue
+            : "\(BackgroundMode.bluetoothCentral.rawValue)' or '\(BackgroundMode.bluetoothPeripheral.rawValue)"
     }
 }

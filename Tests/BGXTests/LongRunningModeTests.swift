@@ -118,6 +118,21 @@ final class DoorLockApp: ApplicationDelegate, CentralManagerDelegate {
     }
 }
 
+/// A watch companion: advertises a service a central writes to.
+final class CompanionApp: ApplicationDelegate, PeripheralManagerDelegate {
+    let journal: Journal
+    var peripheral: PeripheralManager?
+    init(_ journal: Journal) { self.journal = journal }
+    func application(_ application: Application, didFinishLaunchingWithOptions options: LaunchOptions?) -> Bool {
+        journal.write("launch \(options.map { "\($0.cause)" } ?? "user")")
+        let peripheral = PeripheralManager(delegate: self, restoreIdentifier: "com.example.companion.peripheral")
+        peripheral.startAdvertising()
+        self.peripheral = peripheral
+        return true
+    }
+    func peripheralManagerDidReceiveWrite(_ peripheral: PeripheralManager) { journal.write("write") }
+}
+
 func modes(_ bundle: String, _ modes: Set<BackgroundMode>) -> AppManifest {
     AppManifest(bundleIdentifier: bundle, backgroundModes: modes)
 }
@@ -537,6 +552,23 @@ struct AccessoryTests {
         #expect(device.state(of: app) == .notRunning)
         #expect(device.reasons(of: app, kind: "accessory.drop").first?.hasPrefix(
             "the app is not running and the system keeps no Bluetooth connection") == true)
+    }
+
+    @Test("SPEC §4, §11: a 'bluetooth-peripheral' app is woken for a central's write, and relaunched after a system kill")
+    func peripheralRole() {
+        let device = SimulatedDevice()
+        let journal = Journal()
+        let app = device.install(modes("com.example.companion", [.bluetoothPeripheral])) { CompanionApp(journal) }
+        device.perform(.launch(app))
+        device.perform(.home)
+        device.advance(seconds: 60)
+        device.accessoryData(app, .bluetooth)
+        #expect(device.state(of: app) == .background)
+        device.advance(seconds: 10)
+        #expect(device.state(of: app) == .suspended)
+        device.systemKill(app)
+        device.accessoryData(app, .bluetooth)
+        #expect(journal.entries == ["launch user", "write", "launch bluetooth", "write"])
     }
 
     @Test("SPEC §4: without a bluetooth mode the peripheral disconnects when the app leaves the front")
