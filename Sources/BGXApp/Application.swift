@@ -32,6 +32,11 @@ public protocol ApplicationDelegate: AnyObject {
                      performFetchWithCompletionHandler completionHandler: @escaping (BackgroundFetchResult) -> Void)
     /// SPEC §10: memory is low; free what can be rebuilt, or jetsam may kill the app.
     func applicationDidReceiveMemoryWarning(_ application: Application)
+    /// SPEC §8: a background session's transfers are done. Recreate the session with
+    /// this identifier to receive its events; call `completionHandler` after
+    /// `urlSessionDidFinishEvents(forBackgroundURLSession:)`.
+    func application(_ application: Application, handleEventsForBackgroundURLSession identifier: String,
+                     completionHandler: @escaping () -> Void)
 }
 
 extension ApplicationDelegate {
@@ -47,6 +52,8 @@ extension ApplicationDelegate {
         completionHandler(.noData)
     }
     public func applicationDidReceiveMemoryWarning(_ application: Application) {}
+    public func application(_ application: Application, handleEventsForBackgroundURLSession identifier: String,
+                            completionHandler: @escaping () -> Void) {}
 }
 
 /// `UIApplication`: the app's view of the system. One per process.

@@ -60,6 +60,14 @@ public protocol SystemConnection: AnyObject {
     var devicePosition: Double { get }
     func openAccessorySession(_ transport: AccessoryTransport, restores: Bool)
     func closeAccessorySession(_ transport: AccessoryTransport)
+    // Background transfers (SPEC §8)
+    /// A session object was created: the system reconnects it by identifier.
+    func attach(_ session: URLSession)
+    /// Returns the system's task identifier, or nil when the system refuses.
+    func startTransfer(session: String, kind: TransferKind, bytes: Int64, earliestBegin: Date?) -> Int32?
+    func cancelTransfer(_ task: Int32)
+    func completeBackgroundSessionEvents(identifier: String)
+    func pendingTransfers(session: String) -> [(task: Int32, kind: TransferKind, bytes: Int64, remaining: Int64)]
 }
 
 /// The process the code running now belongs to. The device sets it whenever

@@ -19,6 +19,8 @@ enum MainThreadJob: Sendable, Equatable {
     case socketsClosed          // the app hears of sockets closed while it was suspended
     /// A long-running service's callback (SPEC §4): location, accessory, audio.
     case service(Callback)
+    /// The transfer daemon's deliveries (SPEC §8).
+    case transfer(TransferJob)
 }
 
 /// The job holding the main thread right now.
@@ -142,6 +144,13 @@ struct AppProcess: Sendable {
     var holdsAudioOrAccessoryAssertion = false
     // MARK: Long-running services (SPEC §4)
     var services = AppServices()
+    // MARK: Background transfers (SPEC §8)
+    /// A wake for a session's events, until the completion handler is called.
+    var transferEvents: TransferEventsWake?
+    var transferEventsNumber: UInt32 = 0
+    /// Background wakes for transfer events since the app was last in front
+    /// (the relaunch rate limiter; survives termination).
+    var transferWakes = 0
 
     init(manifest: AppManifest, usageDays: Int) {
         self.manifest = manifest

@@ -17,6 +17,8 @@ public struct Engine: Sendable {
     var nextTimerToken: Int32 = 1
     var unarmedWatchdogs: [PendingWatchdog] = []
     var notifications = NotificationCenterState()
+    /// The transfer daemon (SPEC §8).
+    var transfers = TransferDaemon()
     var texts = TextTable()
     /// Where the device is (SPEC §4 location).
     var sensors = SensorState()
@@ -178,6 +180,12 @@ public struct Engine: Sendable {
             significantChangeDue(app, generation: generation)
         case let .accessoryData(app, transport):
             accessoryDataArrived(for: app, transport)
+        case let .transferReview(generation):
+            transferReviewFired(generation: generation)
+        case let .transferWake(app, session, number):
+            transferWakeFired(app, session: session, number: number)
+        case let .transferEventsDeadline(app, epoch, number):
+            transferEventsDeadlineFired(app, epoch: epoch, number: number)
         }
     }
 
@@ -202,6 +210,8 @@ public struct Engine: Sendable {
 
     mutating func apply(_ change: DeviceChange) {
         schedulerDirty = true
+        transfersBeforeDeviceChange()
+        defer { transfersAfterDeviceChange() }
         switch change {
         case let .battery(v): device.battery = v; recordDevice("battery", "\(v)%")
         case let .charging(v): device.charging = v; recordDevice("charging", "\(v)")
@@ -230,6 +240,7 @@ public struct Engine: Sendable {
         if !locked && !device.unlockedSinceBoot {
             device.unlockedSinceBoot = true
             recordDevice("firstUnlockSinceBoot", "true")
+            reviewHeldTransferSessions()
         }
         if locked {
             lockedSince = now

@@ -32,6 +32,12 @@ public enum EngineEvent: Sendable, Equatable {
     case significantChangeDue(AppID, generation: UInt32)
     /// SPEC §4: an accessory or Bluetooth peripheral sent the app data.
     case accessoryData(AppID, AccessoryTransport)
+    /// The transfer daemon's next look (SPEC §8); stale generations are dropped.
+    case transferReview(generation: UInt32)
+    /// The relaunch rate limiter's delay has passed: wake the app for a session's events.
+    case transferWake(AppID, session: TextID, number: UInt32)
+    /// The time to call the `handleEventsForBackgroundURLSession` completion handler is up.
+    case transferEventsDeadline(AppID, epoch: UInt32, number: UInt32)
 }
 
 /// Ordered by (time, insertion order), like `EmbeddedEventLoop`.

@@ -76,6 +76,7 @@ extension Engine {
             apps[i].jobs.append(.enterForeground)
             apps[i].jobs.append(.becomeActive)
         }
+        transfersAppCameToFront(app)
         pump(app)
     }
 
@@ -100,6 +101,7 @@ extension Engine {
     mutating func forceQuit(_ app: AppID) {
         let i = Int(app.index)
         apps[i].forceQuit = true
+        cancelTransfersForForceQuit(app)
         if frontApp == app { frontApp = nil }
         if frontAppWhenLocked == app { frontAppWhenLocked = nil }
         switch apps[i].state {
@@ -165,7 +167,8 @@ extension Engine {
         guard apps[i].state == .background else { return }
         let busyWithCallback = apps[i].inFlight.map { $0.isCallback } ?? false
         guard !busyWithCallback, apps[i].jobs.isEmpty, apps[i].tasks.isEmpty,
-              apps[i].runningTasks.isEmpty, apps[i].fetchInFlight == nil, !serviceKeepsRunning(i) else { return }
+              apps[i].runningTasks.isEmpty, apps[i].fetchInFlight == nil, !serviceKeepsRunning(i),
+              apps[i].transferEvents == nil else { return }
         guard releaseResourcesForSuspension(app) else { return }
         closeBackgroundWindow(app)
         setState(app, .suspended, .noAssertions)
@@ -247,6 +250,8 @@ extension Engine {
             deliver(.socketsClosed, to: app, watchdog: nil)
         case let .service(callback):
             deliver(callback, to: app, watchdog: nil)
+        case let .transfer(job):
+            runTransferJob(job, for: app)
         }
     }
 
@@ -378,6 +383,7 @@ extension Engine {
         apps[i].taskDeadline = nil
         apps[i].taskWindowNumber &+= 1
         apps[i].fetchInFlight = nil
+        apps[i].transferEvents = nil
         stopEnergyClock(app)
         apps[i].cpu.intervals.removeAll()
         servicesEndedWithProcess(app)

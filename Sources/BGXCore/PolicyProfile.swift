@@ -43,6 +43,8 @@ public struct PolicyProfile: Sendable, Equatable {
 
     // MARK: SPEC §10 — memory (jetsam)
     public var memory = MemoryPolicy()
+    // MARK: SPEC §8 — background transfers
+    public var transfers = TransferPolicy()
 
     // MARK: SPEC §4 — long-running services
     public var longRunning: LongRunningPolicy
@@ -60,7 +62,8 @@ public struct PolicyProfile: Sendable, Equatable {
         minimumRepeatInterval: Nanoseconds = Time.seconds(60),
         relaunchLocationAfterForceQuit: Bool = true,
         memory: MemoryPolicy = .modern,
-        longRunning: LongRunningPolicy = .modern
+        longRunning: LongRunningPolicy = .modern,
+        transfers: TransferPolicy = TransferPolicy()
     ) {
         self.name = name
         self.backgroundTaskBudget = backgroundTaskBudget
@@ -75,6 +78,7 @@ public struct PolicyProfile: Sendable, Equatable {
         self.relaunchLocationAfterForceQuit = relaunchLocationAfterForceQuit
         self.memory = memory
         self.longRunning = longRunning
+        self.transfers = transfers
     }
 
     /// iOS 13 and later — the default.
@@ -97,7 +101,8 @@ public struct PolicyProfile: Sendable, Equatable {
         localNotificationLimit: 128,                     // [S] 128 active
         relaunchLocationAfterForceQuit: false,           // [S] iOS 8+ only
         memory: .ios6,
-        longRunning: .ios6)
+        longRunning: .ios6,
+        transfers: .ios6)                                // [D] background sessions are iOS 7+
 
     public static let all: [PolicyProfile] = [.modern, .ios12, .ios6]
 

@@ -88,6 +88,19 @@ public struct TraceEvent: Sendable, Equatable {
         case accessoryDisconnect(transport: AccessoryTransport, reason: TextID)
         case accessoryDeliver(transport: AccessoryTransport)
         case accessoryDrop(transport: AccessoryTransport, reason: TextID)
+        /// SPEC §8: the app handed a transfer to the daemon.
+        case transferCreate(session: TextID, task: Int32, kind: TransferKind, bytes: Int64)
+        /// The transfer moves (again), with the bytes it still has to move.
+        case transferStart(session: TextID, task: Int32, bytesLeft: Int64)
+        /// The transfer waits (earliest begin, network, Wi-Fi, power).
+        case transferDefer(session: TextID, task: Int32, reason: TextID)
+        /// A request timed out for lack of connectivity; the daemon retries it.
+        case transferRetry(session: TextID, task: Int32, reason: TextID)
+        case transferComplete(session: TextID, task: Int32)
+        case transferFail(session: TextID, task: Int32, result: TransferResult, reason: TextID)
+        case transferCancel(session: TextID, reason: TextID)
+        /// A session's results wait for the app (rate limiter, force-quit, session not recreated …).
+        case transferHold(session: TextID, reason: TextID)
     }
 
     /// The reason of a `terminate` line (a jetsam kill is one too).
@@ -144,6 +157,14 @@ public struct TraceEvent: Sendable, Equatable {
         case .accessoryDisconnect: "accessory.disconnect"
         case .accessoryDeliver: "accessory.deliver"
         case .accessoryDrop: "accessory.drop"
+        case .transferCreate: "transfer.create"
+        case .transferStart: "transfer.start"
+        case .transferDefer: "transfer.defer"
+        case .transferRetry: "transfer.retry"
+        case .transferComplete: "transfer.complete"
+        case .transferFail: "transfer.fail"
+        case .transferCancel: "transfer.cancel"
+        case .transferHold: "transfer.hold"
         }
     }
 }
@@ -198,6 +219,13 @@ extension TraceEvent {
             case let .bgTask(id), let .bgTaskExpired(id): f.append(("identifier", .string(text(id))))
             case let .didUpdateLocations(service): f.append(("service", .string(service.description)))
             case let .didEnterRegion(id), let .didExitRegion(id): f.append(("region", .string(text(id))))
+            case let .handleEventsForBackgroundURLSession(s), let .urlSessionDidFinishEvents(s):
+                f.append(("session", .string(text(s))))
+            case let .urlSessionTaskDidComplete(s, task, _, result):
+                f.append(("session", .string(text(s))))
+                f.append(("task", .number(Double(task))))
+                f.append(("result", .string(result.description)))
+                if let code = result.errorCode { f.append(("code", .number(Double(code)))) }
             default: break
             }
             return f
@@ -282,6 +310,23 @@ extension TraceEvent {
             return [("transport", .string(transport.description))]
         case let .accessoryDisconnect(transport, reason), let .accessoryDrop(transport, reason):
             return [("transport", .string(transport.description)), ("reason", .string(text(reason)))]
+        case let .transferCreate(session, task, kind, bytes):
+            return [("session", .string(text(session))), ("task", .number(Double(task))),
+                    ("type", .string(kind.description)), ("bytes", .number(Double(bytes)))]
+        case let .transferStart(session, task, bytesLeft):
+            return [("session", .string(text(session))), ("task", .number(Double(task))),
+                    ("bytesLeft", .number(Double(bytesLeft)))]
+        case let .transferDefer(session, task, reason), let .transferRetry(session, task, reason):
+            return [("session", .string(text(session))), ("task", .number(Double(task))),
+                    ("reason", .string(text(reason)))]
+        case let .transferComplete(session, task):
+            return [("session", .string(text(session))), ("task", .number(Double(task)))]
+        case let .transferFail(session, task, result, reason):
+            return [("session", .string(text(session))), ("task", .number(Double(task))),
+                    ("error", .string(result.description)), ("code", .number(Double(result.errorCode ?? 0))),
+                    ("reason", .string(text(reason)))]
+        case let .transferCancel(session, reason), let .transferHold(session, reason):
+            return [("session", .string(text(session))), ("reason", .string(text(reason)))]
         }
     }
 }

@@ -129,6 +129,13 @@ public enum Callback: Sendable, Equatable, CustomStringConvertible {
     case accessoryDidDisconnect(AccessoryTransport)
     /// SPEC §4: `AVAudioSession.interruptionNotification`, type began.
     case audioInterruptionBegan
+    /// `application(_:handleEventsForBackgroundURLSession:completionHandler:)` (SPEC §8).
+    case handleEventsForBackgroundURLSession(TextID)
+    /// The session delegate's `urlSession(_:task:didCompleteWithError:)` (after
+    /// `urlSession(_:downloadTask:didFinishDownloadingTo:)` for a finished download).
+    case urlSessionTaskDidComplete(session: TextID, task: Int32, kind: TransferKind, result: TransferResult)
+    /// `urlSessionDidFinishEvents(forBackgroundURLSession:)`.
+    case urlSessionDidFinishEvents(TextID)
 
     public var name: String {
         switch self {
@@ -152,6 +159,9 @@ public enum Callback: Sendable, Equatable, CustomStringConvertible {
         case let .accessoryDidDisconnect(transport):
             transport == .accessory ? "accessoryDidDisconnect" : "didDisconnectPeripheral"
         case .audioInterruptionBegan: "audioInterruptionBegan"
+        case .handleEventsForBackgroundURLSession: "handleEventsForBackgroundURLSession"
+        case .urlSessionTaskDidComplete: "urlSessionTaskDidComplete"
+        case .urlSessionDidFinishEvents: "urlSessionDidFinishEvents"
         }
     }
     public var description: String { name }

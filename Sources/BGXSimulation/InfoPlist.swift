@@ -80,6 +80,8 @@ public enum InfoPlist {
                     usage.modesUsed.append((.audio, "'playAudio' (line \(a.location.line))"))
                 case let .startLocation(service):
                     usage.modesUsed.append((.location, "'startLocation \(service)' (line \(a.location.line))"))
+                case let .download(d) where d.newsstand:
+                    usage.modesUsed.append((.newsstandContent, "a Newsstand 'download' (line \(a.location.line))"))
                 default: break
                 }
                 if case let .unsupported(name, mode, identifier) = a.action {

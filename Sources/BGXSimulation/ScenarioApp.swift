@@ -23,6 +23,9 @@ public final class ScenarioApp: HostedApp {
         case performFetch
         /// SPEC §4: a location fix or region event; data from an accessory or a Bluetooth peripheral.
         case location, accessory, bluetooth
+        /// `backgroundTransfer SESSION`: `handleEventsForBackgroundURLSession` for the
+        /// session (the app recreates it first), or a Newsstand download's completion.
+        case backgroundTransfer(String)
         /// A handler this version does not simulate yet (kept for `bgx check`).
         case unsupported(String)
 
@@ -43,6 +46,7 @@ public final class ScenarioApp: HostedApp {
             case .location: "location"
             case .accessory: "accessory"
             case .bluetooth: "bluetooth"
+            case let .backgroundTransfer(session): "backgroundTransfer \(session)"
             case let .unsupported(name): name
             }
         }
@@ -64,6 +68,21 @@ public final class ScenarioApp: HostedApp {
         public var earliestBegin: Nanoseconds?
         public var requiresNetworkConnectivity = false
         public var requiresExternalPower = false
+    }
+
+    /// `download: {session, bytes, discretionary, earliestBegin, …}` (SPEC §8). The
+    /// session settings apply when the action creates the session in this process.
+    public struct Download: Sendable, Equatable {
+        public var session: String
+        public var bytes: Int64
+        public var kind: TransferKind = .download
+        public var discretionary = false
+        /// From the moment the task is created.
+        public var earliestBegin: Nanoseconds?
+        public var newsstand = false
+        public var sessionSendsLaunchEvents = true
+        public var timeoutIntervalForRequest: Nanoseconds?
+        public var timeoutIntervalForResource: Nanoseconds?
     }
 
     public enum Completion: Sendable, Equatable {
@@ -90,6 +109,9 @@ public final class ScenarioApp: HostedApp {
         case stopAudio
         case startLocation(LocationService)
         case stopLocation(LocationService)
+        case download(Download)
+        /// `URLSession(configuration: .background(withIdentifier: ID), …)`: (re)creates the session object.
+        case createSession(String)
         case exit
         /// SPEC §10: grow (negative: shrink) the footprint by this many bytes.
         case allocate(Int64)
@@ -115,11 +137,13 @@ public final class ScenarioApp: HostedApp {
     let spec: Spec
     /// The identifier each named background task got last (`.invalid` if refused).
     var taskIDs: [String: Int] = [:]
+    /// Background sessions this process has created.
+    var sessions: Set<String> = []
 
     public init(spec: Spec) { self.spec = spec }
 
     /// What `complete` completes: the task or fetch whose handler runs.
-    enum Context { case none, task(String), fetch }
+    enum Context { case none, task(String), fetch, transferEvents(String) }
 
     public func handle(_ callback: Callback, process: AppRuntime) -> Bool {
         let handler: Handler
@@ -152,6 +176,19 @@ public final class ScenarioApp: HostedApp {
         case .didUpdateLocations, .didEnterRegion, .didExitRegion: handler = .location
         case let .accessoryData(transport): handler = transport == .accessory ? .accessory : .bluetooth
         case .accessoryDidDisconnect, .audioInterruptionBegan: return true
+        case let .handleEventsForBackgroundURLSession(id):
+            let name = process.device.withEngine { $0.text(id) }
+            handler = .backgroundTransfer(name)
+            context = .transferEvents(name)
+            // An app with a handler for the session recreates it; one without never does.
+            if spec.handlers[handler] != nil { createSession(BackgroundSessionConfiguration(identifier: name), process) }
+        case let .urlSessionTaskDidComplete(id, _, _, _):
+            // Only a Newsstand download's completion runs a handler; a session's
+            // results are seen through handleEventsForBackgroundURLSession.
+            guard process.device.withEngine({ $0.isNewsstandSession(process.app, id) }) else { return true }
+            handler = .backgroundTransfer(process.device.withEngine { $0.text(id) })
+        case .urlSessionDidFinishEvents:
+            return true
         case let .backgroundTaskExpired(id):
             guard let name = taskIDs.first(where: { $0.value == id })?.key else { return true }
             handler = .backgroundTaskExpired(name)
@@ -194,6 +231,8 @@ public final class ScenarioApp: HostedApp {
                 switch (completion, context) {
                 case let (.task(success), .task(name)): process.completeTask(identifier: name, success: success)
                 case let (.fetch(result), .fetch): process.completeFetch(result)
+                case let (.task(true), .transferEvents(session)):
+                    process.completeBackgroundSessionEvents(identifier: session)
                 default: preconditionFailure("the parser only allows 'complete' where it has a meaning")
                 }
             case let .setMinimumBackgroundFetchInterval(interval):
@@ -217,6 +256,10 @@ public final class ScenarioApp: HostedApp {
                 process.startLocation(service)
             case let .stopLocation(service):
                 process.stopLocation(service)
+            case let .download(d):
+                startDownload(d, process)
+            case let .createSession(id):
+                createSession(BackgroundSessionConfiguration(identifier: id), process)
             case .exit:
                 process.exit()
                 return true
@@ -251,6 +294,28 @@ public final class ScenarioApp: HostedApp {
     func openSessions(_ process: AppRuntime) {
         if spec.handlers[.accessory] != nil { process.openAccessorySession(.accessory, restores: false) }
         if spec.handlers[.bluetooth] != nil { process.openAccessorySession(.bluetooth, restores: true) }
+    }
+
+    func createSession(_ config: BackgroundSessionConfiguration, _ process: AppRuntime) {
+        guard !sessions.contains(config.identifier) else { return }
+        if process.device.withEngine({ $0.createBackgroundSession(for: process.app, config) }) {
+            sessions.insert(config.identifier)
+        }
+    }
+
+    func startDownload(_ d: Download, _ process: AppRuntime) {
+        var config = BackgroundSessionConfiguration(identifier: d.session)
+        config.isDiscretionary = d.discretionary
+        config.newsstand = d.newsstand
+        config.sessionSendsLaunchEvents = d.sessionSendsLaunchEvents
+        config.timeoutIntervalForRequest = d.timeoutIntervalForRequest
+        config.timeoutIntervalForResource = d.timeoutIntervalForResource
+        createSession(config, process)
+        let spec = TransferTaskSpec(kind: d.kind, bytes: d.bytes,
+                                    earliestBegin: d.earliestBegin.map { process.device.now + $0 },
+                                    discretionary: d.discretionary)
+        // A refusal is logged by the system; the app carries on.
+        _ = process.device.withEngine { $0.startTransfer(for: process.app, session: d.session, spec) }
     }
 
     func schedule(_ n: Notify, process: AppRuntime) {

@@ -39,28 +39,25 @@ public struct ScenarioParser {
     static let futureHandlers: [String: (feature: String, mode: BackgroundMode?, takesArgument: Bool)] = [
         "silentPush": ("silent pushes (SPEC §7)", .remoteNotification, false),
         "voipPush": ("VoIP pushes (SPEC §4)", .voip, false),
-        "backgroundTransfer": ("background transfers (SPEC §8)", nil, true),
     ]
     static let actionNames = ["work", "wait", "beginBackgroundTask", "endBackgroundTask", "notify",
                               "cancelNotification", "exit", "register", "submit", "cancel", "complete",
                               "setMinimumBackgroundFetchInterval", "allocate", "useGPU", "holdLock", "releaseLock",
                               "showSensitiveContent", "hideSensitiveContent", "requestSceneSessionRefresh",
                               "makeUnsavedChanges", "saveChanges", "playAudio", "stopAudio", "startLocation",
-                              "stopLocation"]
+                              "stopLocation", "download", "createSession"]
     static let futureActions: [String: String] = [
-        "download": "background transfers (SPEC §8)",
         "reportCall": "VoIP call reporting (SPEC §4)",
     ]
     static let timelineKeys = ["at", "user", "device", "push", "location", "accessory", "bluetooth", "network", "debug"]
     static let futureTimeline: [String: String] = [
         "push": "pushes (SPEC §7)",
-        "network": "network transfer speed changes (SPEC §8)",
     ]
     static let userCommands = ["launch", "home", "lock", "unlock", "switchTo", "forceQuit", "tapNotification"]
     /// Trace kinds an `expect:` may name, with the fields each carries.
     static let traceKinds: [String: [String]] = [
         "state": ["from", "to", "reason"], "launch": ["cause"], "callback": ["name", "launchOptions", "id",
-                                                                    "identifier", "service", "region"],
+                                                                    "identifier", "service", "region", "session", "task", "result", "code"],
         "user": ["action"], "bgtask.begin": ["id", "name"], "bgtask.end": ["id"], "bgtask.expire": ["id"],
         "bgtask.invalid": ["name", "reason"], "log": ["message"],
         "terminate": ["reason", "code", "detail", "band", "bandName", "footprintMB", "cause"],
@@ -79,11 +76,14 @@ public struct ScenarioParser {
         "location.defer": ["service", "reason"], "accessory.connect": ["transport"],
         "accessory.disconnect": ["transport", "reason"], "accessory.deliver": ["transport"],
         "accessory.drop": ["transport", "reason"],
+        "transfer.create": ["session", "task", "type", "bytes"], "transfer.start": ["session", "task", "bytesLeft"],
+        "transfer.defer": ["session", "task", "reason"], "transfer.retry": ["session", "task", "reason"],
+        "transfer.complete": ["session", "task"], "transfer.fail": ["session", "task", "error", "code", "reason"],
+        "transfer.cancel": ["session", "reason"], "transfer.hold": ["session", "reason"],
     ]
     static let futureTraceKinds: [String: String] = [
         "push.deliver": "pushes (SPEC §7)",
-        "push.drop": "pushes (SPEC §7)", "transfer.complete": "background transfers (SPEC §8)",
-        "transfer.cancel": "background transfers (SPEC §8)",
+        "push.drop": "pushes (SPEC §7)",
     ]
 
     // MARK: Entry
@@ -270,14 +270,17 @@ public struct ScenarioParser {
                 for a in list {
                     guard case let .complete(completion) = a.action else { continue }
                     switch (handler, completion) {
-                    case (.task, .task), (.expire, .task), (.performFetch, .fetch): break
+                    case (.task, .task), (.expire, .task), (.performFetch, .fetch), (.backgroundTransfer, .task(true)): break
+                    case (.backgroundTransfer, _):
+                        throw ScenarioError(a.location, "in backgroundTransfer, 'complete: true' calls the "
+                                            + "handleEventsForBackgroundURLSession completion handler")
                     case (.performFetch, .task):
                         throw ScenarioError(a.location, "in performFetch, 'complete' takes newData, noData or failed")
                     case (.task, .fetch), (.expire, .fetch):
                         throw ScenarioError(a.location, "in a task handler, 'complete' takes true or false")
                     default:
-                        throw ScenarioError(a.location, "'complete' belongs in a 'task ID', 'expire ID' or "
-                                            + "'performFetch' handler, not in '\(handler)'")
+                        throw ScenarioError(a.location, "'complete' belongs in a 'task ID', 'expire ID', "
+                                            + "'performFetch' or 'backgroundTransfer SESSION' handler, not in '\(handler)'")
                     }
                 }
                 handlers[handler] = list
@@ -294,6 +297,12 @@ public struct ScenarioParser {
             return words[0] == "task" ? .task(words[1]) : .expire(words[1])
         }
         if name == "performFetch" { return .performFetch }
+        if words.first == "backgroundTransfer" {
+            guard words.count == 2 else {
+                throw err(node, "'backgroundTransfer' needs a session identifier: 'backgroundTransfer SESSION'")
+            }
+            return .backgroundTransfer(words[1])
+        }
         if words.first == "backgroundTaskExpired" {
             guard words.count == 2 else { throw err(node, "'backgroundTaskExpired' needs a task name: 'backgroundTaskExpired NAME'") }
             return .backgroundTaskExpired(words[1])
@@ -303,7 +312,8 @@ public struct ScenarioParser {
             if !future.takesArgument && words.count != 1 { throw err(node, "'\(first)' takes no argument") }
             return .unsupported(name)
         }
-        let known = Array(Self.lifecycleHandlers.keys) + ["backgroundTaskExpired", "task", "expire", "performFetch"]
+        let known = Array(Self.lifecycleHandlers.keys) + ["backgroundTaskExpired", "task", "expire", "performFetch",
+                                                          "backgroundTransfer"]
             + Array(Self.futureHandlers.keys)
         throw unknown(node, "handler", words.first ?? name, known.sorted())
     }
@@ -358,6 +368,8 @@ public struct ScenarioParser {
         case "register": action = .register(try scalar(try arg("a task identifier"), name))
         case "cancel": action = .cancel(try scalar(try arg("a task identifier"), name))
         case "submit": action = .submit(try submit(try arg("{identifier, type, earliestBegin, …}")))
+        case "download": action = .download(try download(try arg("{session, bytes, discretionary, …}")))
+        case "createSession": action = .createSession(try scalar(try arg("a session identifier"), name))
         case "complete":
             let a = try arg("true, false, newData, noData or failed")
             let v = try scalar(a, name)
@@ -439,6 +451,38 @@ public struct ScenarioParser {
         return negative ? -v : v
     }
 
+    static let downloadKeys = ["session", "bytes", "discretionary", "earliestBegin", "upload", "newsstand",
+                               "sessionSendsLaunchEvents", "timeoutIntervalForRequest", "timeoutIntervalForResource"]
+
+    /// `download: {session, bytes, discretionary, earliestBegin, …}` (SPEC §8).
+    func download(_ node: Node) throws -> ScenarioApp.Download {
+        let m = try mapping(node, "download", known: Self.downloadKeys)
+        guard let sessionNode = m["session"] else { throw err(node, "'download' needs a session identifier") }
+        guard let bytesNode = m["bytes"] else { throw err(node, "'download' needs bytes (a size like 50MB)") }
+        let text = try scalar(bytesNode, "bytes")
+        guard let bytes = Units.size(text), bytes > 0, bytes <= 1024 * 1024 * 1024 * 1024 else {
+            throw err(bytesNode, "bytes must be a size between 1B and 1TB like 50MB, got '\(text)'")
+        }
+        let session = try scalar(sessionNode, "session")
+        guard !session.isEmpty, !session.contains(where: { $0.isWhitespace }) else {
+            throw err(sessionNode, "a session identifier cannot be empty or contain spaces")
+        }
+        var d = ScenarioApp.Download(session: session, bytes: bytes)
+        if let n = m["discretionary"] { d.discretionary = try bool(n, "discretionary") }
+        if let n = m["upload"], try bool(n, "upload") { d.kind = .upload }
+        if let n = m["newsstand"] { d.newsstand = try bool(n, "newsstand") }
+        if let n = m["sessionSendsLaunchEvents"] { d.sessionSendsLaunchEvents = try bool(n, "sessionSendsLaunchEvents") }
+        if let n = m["earliestBegin"] { d.earliestBegin = try duration(n, "earliestBegin") }
+        for (key, path) in [("timeoutIntervalForRequest", \ScenarioApp.Download.timeoutIntervalForRequest),
+                            ("timeoutIntervalForResource", \ScenarioApp.Download.timeoutIntervalForResource)] {
+            guard let n = m[key] else { continue }
+            let t = try duration(n, key)
+            guard t > 0 else { throw err(n, "\(key) must be longer than 0") }
+            d[keyPath: path] = t
+        }
+        return d
+    }
+
     /// Later issues' actions, read enough for `bgx check` to know the modes
     /// they need.
     func futureAction(_ name: String, _ argument: Node?) throws -> ScenarioApp.Action {
@@ -511,6 +555,8 @@ public struct ScenarioParser {
         let event: Scenario.TimelineEntry.Event
         if key == "debug" {
             event = try debugCommand(value, bundles: bundles)
+        } else if key == "network" {
+            event = .device([try networkSpeed(value)])
         } else if key == "location" {
             event = try locationMove(value)
         } else if key == "accessory" || key == "bluetooth" {
@@ -535,6 +581,17 @@ public struct ScenarioParser {
             throw err(n, "moveMeters must be a whole number of metres other than 0 (negative: back), got '\(text)'")
         }
         return .location(meters: meters)
+    }
+
+    /// `network: {transferSpeed: 500KB/s}`: the speed transfers share (SPEC §8).
+    func networkSpeed(_ node: Node) throws -> DeviceChange {
+        let m = try mapping(node, "network", known: ["transferSpeed"])
+        guard let n = m["transferSpeed"] else { throw err(node, "'network' needs transferSpeed: RATE (like 500KB/s)") }
+        let text = try scalar(n, "transferSpeed")
+        guard let v = Units.bandwidth(text), v > 0 else {
+            throw err(n, "transferSpeed must be a rate like 2MB/s, got '\(text)'")
+        }
+        return .bandwidth(v)
     }
 
     /// `debug: {simulateLaunch: ID}` / `{simulateExpiration: ID}`, optionally with `app:`.

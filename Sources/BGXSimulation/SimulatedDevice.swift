@@ -180,6 +180,8 @@ public final class AppRuntime: SystemConnection {
     var taskHandlers: [String: (BGTask) -> Void] = [:]
     var runningTasks: [String: BGTask] = [:]
     var expirationHandlers: [Int: () -> Void] = [:]
+    /// Background session objects this process created, by identifier.
+    var urlSessions: [String: URLSession] = [:]
     var pendingBusy: Nanoseconds = 0
     var isTerminated = false
     /// Sockets the app opened, by name (the system may close them, SPEC §10).
@@ -383,6 +385,28 @@ public final class AppRuntime: SystemConnection {
         device.withEngine { $0.closeAccessorySession(for: app, transport) }
     }
 
+    // MARK: Background transfers
+
+    public func attach(_ session: URLSession) {
+        let identifier = session.configuration.identifier ?? ""
+        if device.withEngine({ $0.createBackgroundSession(for: app, session.configuration.systemConfiguration) }) {
+            urlSessions[identifier] = session
+        }
+    }
+    public func startTransfer(session: String, kind: TransferKind, bytes: Int64, earliestBegin: Date?) -> Int32? {
+        let begin = earliestBegin.map { device.now + Time.seconds(max(0, $0.timeIntervalSince(now))) }
+        return device.withEngine {
+            $0.startTransfer(for: app, session: session, TransferTaskSpec(kind: kind, bytes: bytes, earliestBegin: begin))
+        }
+    }
+    public func cancelTransfer(_ task: Int32) { device.withEngine { $0.cancelTransfer(for: app, task: task) } }
+    public func completeBackgroundSessionEvents(identifier: String) {
+        device.withEngine { $0.completeBackgroundSessionEvents(for: app, session: identifier) }
+    }
+    public func pendingTransfers(session: String) -> [(task: Int32, kind: TransferKind, bytes: Int64, remaining: Int64)] {
+        device.withEngine { $0.pendingTransfers(for: app, session: session) }
+    }
+
     /// The BGTask object for a task the system hands over.
     func task(for id: TextID) -> BGTask {
         let name = device.withEngine { $0.text(id) }
@@ -427,6 +451,20 @@ final class DelegateApp: HostedApp {
         case .didUpdateLocations, .didEnterRegion, .didExitRegion, .accessoryData, .accessoryDidDisconnect,
              .audioInterruptionBegan:
             application.deliverServiceEvent(callback, regionName: { id in process.device.withEngine { $0.text(id) } })
+        case let .handleEventsForBackgroundURLSession(id):
+            let identifier = process.device.withEngine { $0.text(id) }
+            delegate.application(application, handleEventsForBackgroundURLSession: identifier,
+                                 completionHandler: { [weak process] in
+                process?.completeBackgroundSessionEvents(identifier: identifier)
+            })
+        case let .urlSessionTaskDidComplete(id, task, kind, result):
+            let identifier = process.device.withEngine { $0.text(id) }
+            process.urlSessions[identifier]?.deliver(task: Int(task), kind: kind, result: result)
+        case let .urlSessionDidFinishEvents(id):
+            let identifier = process.device.withEngine { $0.text(id) }
+            if let session = process.urlSessions[identifier] {
+                session.delegate?.urlSessionDidFinishEvents(forBackgroundURLSession: session)
+            }
         }
         return true
     }

@@ -1,0 +1,188 @@
+import BGXCore
+import Foundation
+
+/// Background `URLSession`s (SPEC §8), named as in Foundation. Transfers
+/// belong to the system: they go on while the app is suspended or terminated
+/// by the system, and their results reach the delegate of the session object
+/// the app (re)creates with the same identifier.
+
+/// `URLSessionConfiguration`, for background sessions.
+public final class URLSessionConfiguration {
+    public let identifier: String?
+    /// Let the system start the transfers at a good moment (Wi-Fi and power).
+    public var isDiscretionary = false
+    /// Resume or relaunch the app in the background when the session's transfers finish.
+    public var sessionSendsLaunchEvents = true
+    public var allowsCellularAccess = true
+    /// Seconds without data before a request times out (the system retries it).
+    public var timeoutIntervalForRequest: TimeInterval = 60
+    /// Seconds a transfer may take in all before it fails (NSURLErrorTimedOut).
+    public var timeoutIntervalForResource: TimeInterval = 7 * 24 * 3600
+    /// Newsstand issue downloads (NKAssetDownload) need `newsstand-content`.
+    var newsstand = false
+
+    init(identifier: String?) { self.identifier = identifier }
+
+    public static func background(withIdentifier identifier: String) -> URLSessionConfiguration {
+        URLSessionConfiguration(identifier: identifier)
+    }
+
+    /// A Newsstand download session (NKLibrary's asset downloads, SPEC §4).
+    public static func newsstand(withIdentifier identifier: String) -> URLSessionConfiguration {
+        let c = URLSessionConfiguration(identifier: identifier)
+        c.newsstand = true
+        return c
+    }
+
+    /// What the system reads of it.
+    public var systemConfiguration: BackgroundSessionConfiguration {
+        var c = BackgroundSessionConfiguration(identifier: identifier ?? "")
+        c.isDiscretionary = isDiscretionary
+        c.sessionSendsLaunchEvents = sessionSendsLaunchEvents
+        c.allowsCellularAccess = allowsCellularAccess
+        c.timeoutIntervalForRequest = Time.seconds(timeoutIntervalForRequest)
+        c.timeoutIntervalForResource = Time.seconds(timeoutIntervalForResource)
+        c.newsstand = newsstand
+        return c
+    }
+}
+
+/// The error a failed transfer completes with (`NSURLErrorDomain` codes).
+public struct URLSessionTaskError: Error, Equatable, CustomStringConvertible {
+    public let code: Int
+    /// NSURLErrorCancelled: the user force-quit the app, or the task was cancelled.
+    public static let cancelled = -999
+    /// NSURLErrorTimedOut: `timeoutIntervalForResource` elapsed.
+    public static let timedOut = -1001
+    public init(code: Int) { self.code = code }
+    public var description: String { "NSURLErrorDomain Code=\(code)" }
+}
+
+/// `URLSessionDelegate` with the task and download methods (`URLSessionTaskDelegate`,
+/// `URLSessionDownloadDelegate`). Every method has a default that does nothing.
+public protocol URLSessionDelegate: AnyObject {
+    func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL)
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?)
+    /// Every event enqueued for the session has been delivered: call the stored
+    /// `handleEventsForBackgroundURLSession` completion handler now.
+    func urlSessionDidFinishEvents(forBackgroundURLSession session: URLSession)
+}
+public typealias URLSessionTaskDelegate = URLSessionDelegate
+public typealias URLSessionDownloadDelegate = URLSessionDelegate
+
+extension URLSessionDelegate {
+    public func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask,
+                           didFinishDownloadingTo location: URL) {}
+    public func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {}
+    public func urlSessionDidFinishEvents(forBackgroundURLSession session: URLSession) {}
+}
+
+/// `URLSession` with a background configuration.
+public final class URLSession {
+    public let configuration: URLSessionConfiguration
+    public let delegate: URLSessionDelegate?
+    let connection: SystemConnection
+    var tasks: [Int: URLSessionTask] = [:]
+
+    /// Creates (or, in a relaunched app, recreates) the session: the system
+    /// reconnects it to its transfers by identifier and delivers what waited.
+    public init(configuration: URLSessionConfiguration, delegate: URLSessionDelegate?) {
+        self.configuration = configuration
+        self.delegate = delegate
+        self.connection = Application.shared.connection
+        connection.attach(self)
+    }
+
+    public func downloadTask(with url: URL) -> URLSessionDownloadTask {
+        URLSessionDownloadTask(session: self, url: url, kind: .download)
+    }
+    public func uploadTask(with url: URL, fromFile fileURL: URL) -> URLSessionUploadTask {
+        URLSessionUploadTask(session: self, url: url, kind: .upload)
+    }
+
+    /// The session's transfers the system still runs.
+    public func getAllTasks(completionHandler: @escaping ([URLSessionTask]) -> Void) {
+        let pending = connection.pendingTransfers(session: configuration.identifier ?? "")
+        completionHandler(pending.map { entry in
+            let task = self.task(id: Int(entry.task), kind: entry.kind)
+            task.countOfBytesExpectedToTransfer = entry.bytes
+            task.countOfBytesTransferred = entry.bytes - entry.remaining
+            return task
+        })
+    }
+
+    /// The task object for a system task (made anew in a relaunched process).
+    public func task(id: Int, kind: TransferKind) -> URLSessionTask {
+        if let existing = tasks[id] { return existing }
+        let task: URLSessionTask = kind == .download
+            ? URLSessionDownloadTask(session: self, url: nil, kind: kind)
+            : URLSessionUploadTask(session: self, url: nil, kind: kind)
+        task.taskIdentifier = id
+        task.state = .running
+        tasks[id] = task
+        return task
+    }
+
+    /// Hands a finished task's result to the delegate, as Foundation does.
+    public func deliver(task id: Int, kind: TransferKind, result: TransferResult) {
+        let task = self.task(id: id, kind: kind)
+        task.state = .completed
+        tasks[id] = nil
+        if result == .success, let download = task as? URLSessionDownloadTask {
+            let name = "CFNetworkDownload_\(id).tmp"
+            delegate?.urlSession(self, downloadTask: download,
+                                 didFinishDownloadingTo: URL(fileURLWithPath: NSTemporaryDirectory() + name))
+        }
+        delegate?.urlSession(self, task: task, didCompleteWithError: result.errorCode.map(URLSessionTaskError.init))
+    }
+}
+
+/// `URLSessionTask`.
+public class URLSessionTask {
+    public enum State: Sendable, Equatable { case running, suspended, canceling, completed }
+    public internal(set) var taskIdentifier = 0
+    public let originalURL: URL?
+    public internal(set) var state: State = .suspended
+    /// Not before this date (virtual time, `Runtime.now`-based).
+    public var earliestBeginDate: Date?
+    /// The size the system plans for; the simulated network moves exactly this many bytes.
+    public var countOfBytesClientExpectsToReceive: Int64 = -1
+    public var countOfBytesClientExpectsToSend: Int64 = -1
+    public internal(set) var countOfBytesExpectedToTransfer: Int64 = -1
+    public internal(set) var countOfBytesTransferred: Int64 = 0
+    weak var session: URLSession?
+    let kind: TransferKind
+
+    init(session: URLSession, url: URL?, kind: TransferKind) {
+        self.session = session
+        self.originalURL = url
+        self.kind = kind
+    }
+
+    /// Hands the task to the system.
+    public func resume() {
+        guard state == .suspended, let session else { return }
+        let expected = kind == .download ? countOfBytesClientExpectsToReceive : countOfBytesClientExpectsToSend
+        let bytes = expected >= 0 ? expected : URLSessionTask.assumedSize
+        let id = session.connection.startTransfer(
+            session: session.configuration.identifier ?? "", kind: kind, bytes: bytes,
+            earliestBegin: earliestBeginDate)
+        guard let id else { return }
+        taskIdentifier = Int(id)
+        countOfBytesExpectedToTransfer = bytes
+        state = .running
+        session.tasks[Int(id)] = self
+    }
+
+    public func cancel() {
+        guard state == .running, let session else { return }
+        state = .canceling
+        session.connection.cancelTransfer(Int32(taskIdentifier))
+    }
+
+    /// A task whose size the app did not state is modelled as 1 MB.
+    public static let assumedSize: Int64 = 1024 * 1024
+}
+
+public final class URLSessionDownloadTask: URLSessionTask {}
+public final class URLSessionUploadTask: URLSessionTask {}

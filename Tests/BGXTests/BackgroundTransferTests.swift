@@ -1,0 +1,402 @@
+import BGXApp
+import BGXCore
+@testable import BGXSimulation
+import Foundation
+import Testing
+
+/// A podcast app written as on iOS: a background URLSession, a delegate, and
+/// `handleEventsForBackgroundURLSession` storing the completion handler until
+/// `urlSessionDidFinishEvents`.
+final class PodcastApp: ApplicationDelegate, URLSessionDelegate {
+    static let sessionID = "com.example.podcasts.bg"
+    let journal: Journal
+    /// Downloads of these sizes start when the app becomes active (once per process).
+    var downloads: [Int64]
+    /// Recreates the session when the system hands over its events.
+    let recreatesSession: Bool
+    /// Recreates the session already in `didFinishLaunching`.
+    let createsSessionAtLaunch: Bool
+    let configure: (URLSessionConfiguration) -> Void
+    var session: URLSession?
+    var eventsCompletion: (() -> Void)?
+
+    init(journal: Journal, downloads: [Int64] = [], recreatesSession: Bool = true,
+         createsSessionAtLaunch: Bool = false, configure: @escaping (URLSessionConfiguration) -> Void = { _ in }) {
+        self.journal = journal
+        self.downloads = downloads
+        self.recreatesSession = recreatesSession
+        self.createsSessionAtLaunch = createsSessionAtLaunch
+        self.configure = configure
+    }
+
+    func makeSession() {
+        guard session == nil else { return }
+        let config = URLSessionConfiguration.background(withIdentifier: Self.sessionID)
+        configure(config)
+        session = URLSession(configuration: config, delegate: self)
+    }
+
+    func application(_ application: Application, didFinishLaunchingWithOptions options: LaunchOptions?) -> Bool {
+        journal.write("launched \(options.map { "\($0.cause)" } ?? "by the user")")
+        if createsSessionAtLaunch { makeSession() }
+        return true
+    }
+
+    func applicationDidBecomeActive(_ application: Application) {
+        guard !downloads.isEmpty else { return }
+        makeSession()
+        for bytes in downloads {
+            let task = session!.downloadTask(with: URL(string: "https://example.com/episode")!)
+            task.countOfBytesClientExpectsToReceive = bytes
+            task.resume()
+        }
+        downloads = []
+    }
+
+    func application(_ application: Application, handleEventsForBackgroundURLSession identifier: String,
+                     completionHandler: @escaping () -> Void) {
+        journal.write("handleEvents \(identifier)")
+        eventsCompletion = completionHandler
+        if recreatesSession { makeSession() }
+    }
+
+    func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL) {
+        journal.write("didFinishDownloading \(downloadTask.taskIdentifier)")
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
+        let code = (error as? URLSessionTaskError).map { " \($0.code)" } ?? ""
+        journal.write("didComplete \(task.taskIdentifier)\(code)")
+    }
+
+    func urlSessionDidFinishEvents(forBackgroundURLSession session: URLSession) {
+        journal.write("didFinishEvents")
+        eventsCompletion?()
+        eventsCompletion = nil
+    }
+}
+
+let megabyte: Int64 = 1024 * 1024
+
+/// A device with the podcast app installed; the person opens it at 0 s.
+func podcastDevice(profile: PolicyProfile = .modern, device state: DeviceState = DeviceState(),
+                   _ make: @escaping () -> PodcastApp) -> (SimulatedDevice, AppID) {
+    let device = SimulatedDevice(profile: profile, device: state)
+    let app = device.install(AppManifest(bundleIdentifier: "com.example.podcasts"), delegate: make)
+    device.perform(.launch(app))
+    return (device, app)
+}
+
+extension SimulatedDevice {
+    /// `"50 transfer.complete 1"`-style lines of an app's transfer events.
+    func transferStory(of app: AppID) -> [String] {
+        let renderer = self.renderer
+        return events(of: app).filter { $0.kindName.hasPrefix("transfer.") }.map { event in
+            let fields = renderer.fields(of: event)
+            let task = fields.first { $0.0 == "task" }.map { field -> String in
+                if case let .number(n) = field.1 { return " \(Int(n))" }
+                return ""
+            } ?? ""
+            return "\(Time.format(event.time)) \(event.kindName)\(task)"
+        }
+    }
+
+    func transferReasons(of app: AppID, kind: String) -> [String] {
+        let renderer = self.renderer
+        return events(of: app).filter { $0.kindName == kind }.compactMap { event in
+            renderer.fields(of: event).first { $0.0 == "reason" }.flatMap {
+                if case let .string(s) = $0.1 { return s }
+                return nil
+            }
+        }
+    }
+}
+
+@Suite("Background transfers (SPEC §8)")
+struct BackgroundTransferTests {
+    @Test("SPEC §8: a transfer moves at the device's bandwidth and completes at the exact moment (10 MB at 2 MB/s: 5 s)")
+    func completesAtBandwidth() {
+        let journal = Journal()
+        let (device, app) = podcastDevice { PodcastApp(journal: journal, downloads: [10 * megabyte]) }
+        device.advance(seconds: 60)
+        #expect(device.transferStory(of: app) == ["0 transfer.create 1", "0 transfer.start 1", "5 transfer.complete 1"])
+        // The app is in front holding the session: the result goes straight to its delegate.
+        #expect(journal.entries == ["launched by the user", "didFinishDownloading 1", "didComplete 1"])
+    }
+
+    @Test("SPEC §8: concurrent transfers share the bandwidth equally; when one finishes the other's completion is recomputed")
+    func bandwidthIsShared() {
+        let journal = Journal()
+        let (device, app) = podcastDevice { PodcastApp(journal: journal, downloads: [10 * megabyte, 2 * megabyte]) }
+        device.advance(seconds: 60)
+        // 1 MB/s each: the 2 MB one at 2 s; then 8 MB left at 2 MB/s: 4 s more.
+        #expect(device.transferStory(of: app).filter { $0.contains("complete") }
+                == ["2 transfer.complete 2", "6 transfer.complete 1"])
+    }
+
+    @Test("SPEC §8: a change of transfer speed reschedules the completion — no polling, exact in virtual time")
+    func speedChangeReschedules() {
+        let journal = Journal()
+        let (device, app) = podcastDevice { PodcastApp(journal: journal, downloads: [10 * megabyte]) }
+        device.advance(seconds: 1)
+        device.change(.bandwidth(megabyte))
+        device.advance(seconds: 60)
+        // 2 MB in the first second, then 8 MB at 1 MB/s.
+        #expect(device.transferStory(of: app).last == "9 transfer.complete 1")
+        // The daemon keeps at most one event of its own in the queue.
+        #expect(device.engine.queuedEventCount <= 1)
+    }
+
+    @Test("SPEC §8: the transfer goes on while the app is suspended; the app is resumed (after the rate limiter's 60 s) with handleEventsForBackgroundURLSession, the results and urlSessionDidFinishEvents, then suspended")
+    func suspendedAppIsResumed() {
+        let journal = Journal()
+        let (device, app) = podcastDevice { PodcastApp(journal: journal, downloads: [100 * megabyte]) }
+        device.advance(seconds: 10)
+        device.perform(.home)
+        #expect(device.state(of: app) == .suspended)
+        device.advance(seconds: 39.5)
+        #expect(journal.entries == ["launched by the user"])
+        device.advance(seconds: 200)
+        #expect(device.transferStory(of: app).contains("50 transfer.complete 1"))
+        #expect(journal.entries == ["launched by the user", "handleEvents com.example.podcasts.bg",
+                                    "didFinishDownloading 1", "didComplete 1", "didFinishEvents"])
+        #expect(Array(device.story(of: app, only: ["callback", "state"]).suffix(5)) == [
+            "110 state suspended→background (resumed)", "110 callback handleEventsForBackgroundURLSession",
+            "110 callback urlSessionTaskDidComplete", "110 callback urlSessionDidFinishEvents",
+            "110 state background→suspended (no assertions)",
+        ])
+        #expect(device.state(of: app) == .suspended)
+    }
+
+    @Test("SPEC §8/§11: after a system kill the download goes on and the app is relaunched into the background (cause transfer); recreating the session delivers the results")
+    func relaunchedAfterSystemKill() {
+        let journal = Journal()
+        let (device, app) = podcastDevice { PodcastApp(journal: journal, downloads: [20 * megabyte]) }
+        device.perform(.home)
+        device.withEngine { $0.terminate(app, .memoryPressure, detail: "jetsam (test)") }
+        device.advance(seconds: 200)
+        #expect(!device.transferStory(of: app).contains { $0.contains("cancel") })
+        #expect(device.story(of: app, only: ["launch"]) == ["0 launch user", "70 launch transfer"])
+        #expect(journal.entries == ["launched by the user", "launched transfer", "handleEvents com.example.podcasts.bg",
+                                    "didFinishDownloading 1", "didComplete 1", "didFinishEvents"])
+        #expect(device.state(of: app) == .suspended)
+    }
+
+    @Test("SPEC §8: an app that never recreates the session gets none of its results; with the completion handler not called it is suspended after ~30 s with UIKit's warning, and the results wait for the session")
+    func sessionNotRecreated() {
+        let journal = Journal()
+        var first = true
+        let (device, app) = podcastDevice {
+            defer { first = false }
+            return PodcastApp(journal: journal, downloads: first ? [20 * megabyte] : [], recreatesSession: !first ? false : true)
+        }
+        device.perform(.home)
+        device.withEngine { $0.terminate(app, .memoryPressure, detail: "jetsam (test)") }
+        device.advance(seconds: 99)
+        #expect(device.state(of: app) == .background)
+        device.advance(seconds: 1)
+        #expect(device.state(of: app) == .suspended)
+        #expect(!journal.entries.contains { $0.hasPrefix("didComplete") })
+        #expect(device.story(of: app, only: ["log"]).last?.contains("completion handler was never called") == true)
+        #expect(device.transferReasons(of: app, kind: "transfer.hold").last?
+            .contains("did not recreate background session 'com.example.podcasts.bg'") == true)
+        // Creating the session later (here: the person opens the app, which makes it) delivers them.
+        device.withEngine { _ = $0.createBackgroundSession(for: app, BackgroundSessionConfiguration(identifier: PodcastApp.sessionID)) }
+        device.perform(.launch(app))
+        device.advance(seconds: 1)
+        #expect(device.story(of: app, only: ["callback"]).last == "100 callback urlSessionTaskDidComplete")
+    }
+
+    @Test("SPEC §8: a user force-quit cancels the session's pending transfers and no relaunch happens; the cancellations (-999) arrive on the next launch once the session is recreated")
+    func forceQuitCancels() {
+        let journal = Journal()
+        let (device, app) = podcastDevice {
+            PodcastApp(journal: journal, downloads: journal.entries.isEmpty ? [20 * megabyte] : [],
+                       createsSessionAtLaunch: true)
+        }
+        device.advance(seconds: 2)
+        device.perform(.home)
+        device.perform(.forceQuit(app))
+        device.advance(seconds: 3600)
+        #expect(device.transferStory(of: app) == ["0 transfer.create 1", "0 transfer.start 1", "2 transfer.cancel"])
+        #expect(device.story(of: app, only: ["launch"]) == ["0 launch user"])
+        device.perform(.launch(app))
+        #expect(journal.entries == ["launched by the user", "launched by the user", "didComplete 1 -999"])
+    }
+
+    @Test("SPEC §8 [A][O]: the relaunch rate limiter doubles the delay (60 s, 120 s, 240 s …) and starts over when the app comes to the front")
+    func rateLimiterDoubles() throws {
+        let run = try ScenarioRun(try ScenarioParser(file: "limiter.yaml").parse("""
+        duration: 2h
+        device: {network: wifi, charging: true, bandwidth: 2MB/s}
+        apps:
+          - bundle: com.example.sync
+            on:
+              didEnterBackground:
+                - download: {session: s, bytes: 2MB}
+              backgroundTransfer s:
+                - download: {session: s, bytes: 2MB}
+                - complete: true
+        timeline:
+          - {at: 0s, user: launch com.example.sync}
+          - {at: 10s, user: home}
+          - {at: 30m, user: launch com.example.sync}
+          - {at: 30m10s, user: home}
+        """))
+        run.run(until: Time.seconds(1900))
+        let wakes = run.device.trace.filter {
+            if case .callback(.handleEventsForBackgroundURLSession) = $0.kind { return true }
+            return false
+        }.map { Time.toSeconds($0.time) }
+        // Downloads finish 1 s after each wake: 11+60, 72+120, 193+240, 434+480, 915+960 → dropped
+        // by the visit in front at 30 m; after it: 1811+60.
+        #expect(wakes == [71, 192, 433, 914, 1871])
+    }
+
+    @Test("SPEC §8: discretionary transfers and transfers started from the background wait for Wi-Fi and power, with the reason traced")
+    func discretionaryWaits() {
+        let journal = Journal()
+        var state = DeviceState()
+        state.network = .cellular
+        state.charging = false
+        let (device, app) = podcastDevice(device: state) {
+            PodcastApp(journal: journal, downloads: [megabyte]) { $0.isDiscretionary = true }
+        }
+        device.advance(seconds: 600)
+        #expect(device.transferReasons(of: app, kind: "transfer.defer")
+                == ["a discretionary transfer (isDiscretionary) waits for Wi-Fi"])
+        device.change(.network(.wifi))
+        #expect(device.transferReasons(of: app, kind: "transfer.defer").last
+                == "a discretionary transfer (isDiscretionary) waits for external power")
+        device.change(.charging(true))
+        device.advance(seconds: 1)
+        #expect(device.transferStory(of: app).suffix(2) == ["600 transfer.start 1", "600.5 transfer.complete 1"])
+    }
+
+    @Test("SPEC §8: earliestBeginDate holds a transfer back until its date")
+    func earliestBeginDate() {
+        let journal = Journal()
+        let (device, app) = podcastDevice { PodcastApp(journal: journal) }
+        device.withEngine {
+            _ = $0.createBackgroundSession(for: app, BackgroundSessionConfiguration(identifier: "later"))
+            _ = $0.startTransfer(for: app, session: "later", TransferTaskSpec(bytes: megabyte, earliestBegin: Time.minutes(15)))
+        }
+        device.advance(seconds: 3600)
+        #expect(device.transferStory(of: app) == ["0 transfer.create 1", "0 transfer.defer 1", "900 transfer.start 1",
+                                                  "900.5 transfer.complete 1"])
+    }
+
+    @Test("SPEC §8: without connectivity for timeoutIntervalForRequest the request is retried, keeping its bytes; timeoutIntervalForResource fails the task with NSURLErrorTimedOut (-1001)")
+    func timeouts() {
+        let journal = Journal()
+        let (device, app) = podcastDevice {
+            PodcastApp(journal: journal, downloads: [10 * megabyte]) { $0.timeoutIntervalForResource = 600 }
+        }
+        device.advance(seconds: 1)
+        device.change(.network(.none))
+        device.advance(seconds: 100)
+        #expect(device.transferStory(of: app).contains("61 transfer.retry 1"))
+        device.change(.network(.wifi))
+        device.advance(seconds: 1)
+        #expect(device.transferStory(of: app).contains { $0 == "101 transfer.start 1" })
+        device.change(.network(.none))
+        device.advance(seconds: 1000)
+        #expect(device.transferStory(of: app).last == "600 transfer.fail 1")
+        #expect(journal.entries.last == "didComplete 1 -1001")
+    }
+
+    @Test("SPEC §8: with sessionSendsLaunchEvents false a terminated app is not relaunched; the results wait until it runs")
+    func noLaunchEvents() {
+        let journal = Journal()
+        let (device, app) = podcastDevice {
+            PodcastApp(journal: journal, downloads: [megabyte]) { $0.sessionSendsLaunchEvents = false }
+        }
+        device.perform(.home)
+        device.withEngine { $0.terminate(app, .memoryPressure, detail: "jetsam (test)") }
+        device.advance(seconds: 3600)
+        #expect(device.story(of: app, only: ["launch"]) == ["0 launch user"])
+        #expect(device.transferReasons(of: app, kind: "transfer.hold").last?.contains("sessionSendsLaunchEvents is false") == true)
+    }
+
+    @Test("SPEC §8/§11: no relaunch before the first unlock after boot; the unlock lets it happen")
+    func firstUnlock() {
+        let journal = Journal()
+        let (device, app) = podcastDevice { PodcastApp(journal: journal, downloads: [100 * megabyte]) }
+        device.advance(seconds: 1)
+        device.change(.reboot)
+        device.advance(seconds: 600)
+        #expect(device.story(of: app, only: ["launch"]) == ["0 launch user"])
+        #expect(device.transferReasons(of: app, kind: "transfer.hold").last?
+            .contains("the device has not been unlocked since boot") == true)
+        device.perform(.unlock)
+        device.advance(seconds: 120)
+        #expect(device.story(of: app, only: ["launch"]) == ["0 launch user", "661 launch transfer"])
+    }
+
+    @Test("SPEC §8: the ios6 profile has no background sessions (iOS 7+): creating one is refused with a log")
+    func ios6HasNoSessions() {
+        let journal = Journal()
+        let (device, app) = podcastDevice(profile: .ios6) { PodcastApp(journal: journal, downloads: [megabyte]) }
+        device.advance(seconds: 60)
+        #expect(device.transferStory(of: app).isEmpty)
+        #expect(device.story(of: app, only: ["log"]).first?.contains("Background URLSessions need iOS 7") == true)
+    }
+}
+
+@Suite("Background transfer vocabulary (SPEC §8)")
+struct BackgroundTransferVocabularyTests {
+    func error(_ yaml: String) -> String {
+        do {
+            _ = try ScenarioParser(file: "t.yaml").parse(yaml)
+            return "no error"
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    @Test("download needs a session and bytes; its keys are checked with a did-you-mean")
+    func downloadErrors() {
+        #expect(error("""
+        apps:
+          - bundle: a
+            on:
+              didBecomeActive:
+                - download: {session: s}
+        """) == "error: t.yaml:5:21: 'download' needs bytes (a size like 50MB)")
+        #expect(error("""
+        apps:
+          - bundle: a
+            on:
+              didBecomeActive:
+                - download: {session: s, bytes: 5MB, discretionery: true}
+        """).contains("unknown key in download 'discretionery'; did you mean 'discretionary'?"))
+        #expect(error("""
+        apps:
+          - bundle: a
+            on:
+              backgroundTransfer:
+                - complete: true
+        """).contains("'backgroundTransfer' needs a session identifier"))
+        #expect(error("""
+        apps:
+          - bundle: a
+            on:
+              backgroundTransfer s:
+                - complete: false
+        """).contains("'complete: true' calls the handleEventsForBackgroundURLSession completion handler"))
+    }
+
+    @Test("timeline network: {transferSpeed} changes the speed transfers share")
+    func networkSpeed() throws {
+        let s = try ScenarioParser(file: "t.yaml").parse("""
+        apps: [{bundle: a}]
+        timeline: [{at: 1m, network: {transferSpeed: 500KB/s}}]
+        """)
+        guard case let .device(changes) = s.timeline[0].event else { Issue.record("not a device change"); return }
+        #expect(changes == [.bandwidth(500 * 1024)])
+        #expect(error("""
+        apps: [{bundle: a}]
+        timeline: [{at: 1m, network: {transferSped: 1MB/s}}]
+        """).contains("did you mean 'transferSpeed'?"))
+    }
+}
