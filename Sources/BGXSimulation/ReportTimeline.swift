@@ -179,6 +179,7 @@ enum MarkerStyle: String, CaseIterable {
     case reboot
     case audioStart = "audio", audioStop = "audio-stop"
     case serviceDeliver = "service", serviceDrop = "service-drop"
+    case transferComplete = "transfer", transferFailed = "transfer-fail"
 
     init?(_ kind: TraceEvent.Kind) {
         switch kind {
@@ -204,6 +205,8 @@ enum MarkerStyle: String, CaseIterable {
         case .audioStop: self = .audioStop
         case .locationDeliver, .accessoryDeliver: self = .serviceDeliver
         case .locationDrop, .accessoryDrop: self = .serviceDrop
+        case .transferComplete: self = .transferComplete
+        case .transferFail, .transferCancel: self = .transferFailed
         default: return nil
         }
     }
@@ -220,6 +223,8 @@ enum MarkerStyle: String, CaseIterable {
         case .reboot: "reboot"
         case .audioStart: "begin"
         case .audioStop: "expire"
+        case .transferComplete: "begin"
+        case .transferFailed: "refused"
         }
     }
 
@@ -231,6 +236,7 @@ enum MarkerStyle: String, CaseIterable {
         case .launchUser, .launchNotification, .launchBackground, .terminateKill, .terminateOther, .reboot: 1
         case .taskBegin, .taskExpire, .taskRefused, .bgTaskStart, .bgTaskExpire, .bgTaskReject, .fetchStart,
              .audioStart, .audioStop: 2
+        case .transferComplete, .transferFailed: 0
         }
     }
 
@@ -256,6 +262,8 @@ enum MarkerStyle: String, CaseIterable {
         case .audioStop: "audio stopped (by reason)"
         case .serviceDeliver: "location or accessory event delivered"
         case .serviceDrop: "location or accessory event dropped (by reason)"
+        case .transferComplete: "background transfer finished (SPEC §8)"
+        case .transferFailed: "background transfer failed or cancelled (by reason)"
         }
     }
 }

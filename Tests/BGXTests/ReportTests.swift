@@ -22,7 +22,8 @@ struct ReportTests {
     static let markedKinds = ["launch", "terminate", "bgtask.begin", "bgtask.expire", "bgtask.invalid",
                               "notification.deliver", "notification.drop", "task.start", "task.expire",
                               "task.reject", "fetch.start", "memory.warning", "audio.start", "audio.stop",
-                              "location.deliver", "accessory.deliver", "location.drop", "accessory.drop"]
+                              "location.deliver", "accessory.deliver", "location.drop", "accessory.drop",
+                              "transfer.complete", "transfer.fail", "transfer.cancel"]
 
     /// Counts of `data-kind` markers per app, read back from the HTML: every
     /// app group `<g class="app" data-app="…">…</g>` of every day strip.
