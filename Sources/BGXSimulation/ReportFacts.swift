@@ -48,6 +48,13 @@ struct ReportFacts {
         // A resume waits for the app's next state change to tell whether it
         // was on the way to the front.
         var pendingResume = [Bool](repeating: false, count: names.apps.count)
+        /// Audio sounding (SPEC §4): audio that went on playing in the background
+        /// is background activity; audio stopped as the app left the front is not.
+        var playing = [Bool](repeating: false, count: names.apps.count)
+        var backgroundSince = [Nanoseconds](repeating: 0, count: names.apps.count)
+        func playedOn(_ i: Int, until t: Nanoseconds) {
+            if playing[i] && state[i] == .background && t > backgroundSince[i] { note(i, "played audio") }
+        }
 
         func note(_ i: Int, _ what: String) {
             if let k = activityIndex[i][what] {
@@ -69,7 +76,15 @@ struct ReportFacts {
                 }
                 if to.isForeground && (from == .background || from == .suspended) { facts[i].warmLaunches += 1 }
                 if from == .suspended && to == .background && reason == .resumed { pendingResume[i] = true }
+                if to != .background { playedOn(i, until: event.time) }
+                if to == .background && state[i] != .background { backgroundSince[i] = event.time }
                 state[i] = to
+                if to == .notRunning { playing[i] = false }
+            case .audioStart:
+                playing[i] = true
+            case .audioStop:
+                playedOn(i, until: event.time)
+                playing[i] = false
             case let .launch(cause):
                 facts[i].coldLaunches += 1
                 facts[i].launches[cause, default: 0] += 1
@@ -96,6 +111,7 @@ struct ReportFacts {
             }
         }
         for i in pendingResume.indices where pendingResume[i] { facts[i].backgroundResumes += 1 }
+        for i in playing.indices { playedOn(i, until: .max) }
         return facts
     }
 }
