@@ -662,3 +662,19 @@ struct LongRunningVocabularyTests {
         }
     }
 }
+
+@Suite("SPEC §12 — the long-running modes in the report")
+struct LongRunningReportTests {
+    @Test("SPEC §12: audio that went on playing in the background is listed as background activity; audio stopped at the lock is not")
+    func privacyListsAudio() throws {
+        let path = repositoryRoot.appendingPathComponent("Scenarios/spec4-audio-overnight.yaml").path
+        let run = try ScenarioRun(try ScenarioParser.parse(contentsOf: path))
+        run.run()
+        let facts = ReportFacts.count(events: run.device.trace, names: run.device.renderer.names)
+        let activity = Dictionary(uniqueKeysWithValues: zip(run.device.renderer.appNames, facts.map {
+            $0.backgroundActivity.map(\.0)
+        }))
+        #expect(activity["com.example.music"]?.contains("played audio") == true)
+        #expect(activity["com.example.podcasts"]?.contains("played audio") == false)
+    }
+}
