@@ -141,7 +141,8 @@ extension Engine {
         let id = text(identifier)
         guard let wake = apps[i].transferEvents, wake.session == id else {
             log(app, "handleEventsForBackgroundURLSession completion handler for '\(identifier)' called "
-                + "while no events of that session are being handled (called twice?)")
+                + "while no events of that session are being handled (called twice, or after the system "
+                + "stopped waiting for it)")
             return
         }
         apps[i].transferEvents = nil

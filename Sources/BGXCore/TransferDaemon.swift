@@ -116,6 +116,8 @@ struct TransferTask: Sendable {
     var phase: Phase = .waiting
     /// The wait last traced (a `transfer.defer` is recorded when it changes).
     var lastWait: TransferWait?
+    /// Since when it has waited for `lastWait`.
+    var waitingSince: Nanoseconds?
     var stalledSince: Nanoseconds?
     var retryNoted = false
     var result: TransferResult?
@@ -248,6 +250,7 @@ extension Engine {
         let task = transfers.tasks[t]
         guard task.lastWait != wait else { return }
         transfers.tasks[t].lastWait = wait
+        transfers.tasks[t].waitingSince = now
         record(task.app, .transferDefer(session: task.session, task: task.id, reason: appendText(describe(wait, task))))
     }
 

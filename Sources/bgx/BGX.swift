@@ -180,12 +180,19 @@ struct Explain: ParsableCommand {
         run.run(until: moment)
         let engine = run.device.engine
         let identifiers = task.map { [$0] } ?? engine.taskIdentifiers(of: appID)
-        if identifiers.isEmpty { print("\(bundle) has no BGTaskScheduler requests at \(engine.clockText(moment))") }
+        if identifiers.isEmpty && !json {
+            print("\(bundle) has no BGTaskScheduler requests at \(engine.clockText(moment))")
+        }
         let explanations = identifiers.map { engine.explainTask(app: appID, identifier: $0) }
         if json {
             print(explanations.count == 1 ? explanations[0].json : "[" + explanations.map(\.json).joined(separator: ", ") + "]")
         } else {
             print(explanations.map(\.text).joined(separator: "\n"), terminator: "")
+            // With --app: the app's background transfers too (SPEC §8).
+            if task == nil {
+                let transfers = engine.explainTransfers(app: appID)
+                if !transfers.isEmpty { print((explanations.isEmpty ? "" : "\n") + transfers, terminator: "") }
+            }
         }
     }
 }

@@ -333,6 +333,26 @@ struct BackgroundTransferTests {
         #expect(device.story(of: app, only: ["launch"]) == ["0 launch user", "661 launch transfer"])
     }
 
+    @Test("SPEC §8: explain --app says what each transfer does, why it waits and since when, and when a running one finishes")
+    func explainSaysWhy() {
+        let journal = Journal()
+        var state = DeviceState()
+        state.charging = false
+        let (device, app) = podcastDevice(device: state) {
+            PodcastApp(journal: journal, downloads: [100 * megabyte]) { $0.isDiscretionary = false }
+        }
+        device.withEngine {
+            _ = $0.createBackgroundSession(for: app, BackgroundSessionConfiguration(identifier: "offline"))
+            _ = $0.startTransfer(for: app, session: "offline", TransferTaskSpec(bytes: megabyte, discretionary: true))
+        }
+        device.advance(seconds: 30)
+        let text = device.engine.explainTransfers(app: app)
+        #expect(text.contains("task 1 (download, 104857600 bytes): running, 41943040 bytes left at a 1/1 share of "
+                              + "2097152 B/s; finishes at 0d 00:00:50 if nothing changes"))
+        #expect(text.contains("task 2 (download, 1048576 bytes): waiting: a discretionary transfer (isDiscretionary) "
+                              + "waits for external power (since 0d 00:00:00)"))
+    }
+
     @Test("SPEC §8: the ios6 profile has no background sessions (iOS 7+): creating one is refused with a log")
     func ios6HasNoSessions() {
         let journal = Journal()
