@@ -147,6 +147,52 @@ struct BackgroundTransferTests {
         #expect(device.engine.queuedEventCount <= 1)
     }
 
+    @Test("SPEC §8 property: under random speed changes a transfer completes at the exact moment an ideal integral says — later by at most the documented rounding (under one byte per settlement)")
+    func completionMatchesOracle() {
+        var random = SeededRandom(seed: 8)
+        for _ in 0..<40 {
+            let bytes = Int64.random(in: 1...(50 * megabyte), using: &random)
+            var speeds: [(at: Nanoseconds, rate: Int64)] = [(0, Int64.random(in: 262_144...4_194_304, using: &random))]
+            for _ in 0..<Int.random(in: 0...6, using: &random) {
+                speeds.append((Nanoseconds.random(in: 1...Time.seconds(150), using: &random),
+                               Int64.random(in: 262_144...4_194_304, using: &random)))
+            }
+            speeds.sort { $0.at < $1.at }
+            var state = DeviceState()
+            state.bandwidth = speeds[0].rate
+            let device = SimulatedDevice(device: state)
+            let app = device.install(AppManifest(bundleIdentifier: "com.example.p"), delegate: { PodcastApp(journal: Journal()) })
+            device.perform(.launch(app))
+            device.withEngine {
+                _ = $0.createBackgroundSession(for: app, BackgroundSessionConfiguration(identifier: "s"))
+                _ = $0.startTransfer(for: app, session: "s", TransferTaskSpec(bytes: bytes))
+            }
+            for change in speeds.dropFirst() { device.schedule(.device(.bandwidth(change.rate)), at: change.at) }
+            device.advance(seconds: 1000)
+            guard let done = device.events(of: app).first(where: { $0.kindName == "transfer.complete" })?.time else {
+                Issue.record("\(bytes) bytes never completed")
+                continue
+            }
+            // The ideal: the first nanosecond at which ∫ rate dt ≥ bytes (in byte·ns, exact integers).
+            var need = bytes * Time.nanosecondsPerSecond
+            var ideal: Nanoseconds = 0
+            for (i, speed) in speeds.enumerated() {
+                let end = i + 1 < speeds.count ? speeds[i + 1].at : Nanoseconds.max
+                let span = end - speed.at
+                if end == .max || speed.rate * span >= need {
+                    ideal = speed.at + (need + speed.rate - 1) / speed.rate
+                    break
+                }
+                need -= speed.rate * span
+            }
+            #expect(done >= ideal, "\(bytes) bytes: done at \(done), ideal \(ideal)")
+            let settlements = Int64(speeds.count)
+            let slowest = speeds.map(\.rate).min()!
+            #expect(done - ideal <= settlements * (Time.nanosecondsPerSecond / slowest + 1),
+                    "\(bytes) bytes: done at \(done), ideal \(ideal)")
+        }
+    }
+
     @Test("SPEC §8: the transfer goes on while the app is suspended; the app is resumed (after the rate limiter's 60 s) with handleEventsForBackgroundURLSession, the results and urlSessionDidFinishEvents, then suspended")
     func suspendedAppIsResumed() {
         let journal = Journal()
