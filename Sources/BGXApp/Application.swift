@@ -37,6 +37,13 @@ public protocol ApplicationDelegate: AnyObject {
     /// `urlSessionDidFinishEvents(forBackgroundURLSession:)`.
     func application(_ application: Application, handleEventsForBackgroundURLSession identifier: String,
                      completionHandler: @escaping () -> Void)
+    /// A background push (`content-available`), or any push while the app is
+    /// in front (SPEC §7). In the background: call `completionHandler` within
+    /// 30 s, or the app is terminated.
+    func application(_ application: Application, didReceiveRemoteNotification userInfo: [AnyHashable: Any],
+                     fetchCompletionHandler completionHandler: @escaping (BackgroundFetchResult) -> Void)
+    /// The answer to `registerForRemoteNotifications()`.
+    func application(_ application: Application, didRegisterForRemoteNotificationsWithDeviceToken deviceToken: Data)
 }
 
 extension ApplicationDelegate {
@@ -54,6 +61,12 @@ extension ApplicationDelegate {
     public func applicationDidReceiveMemoryWarning(_ application: Application) {}
     public func application(_ application: Application, handleEventsForBackgroundURLSession identifier: String,
                             completionHandler: @escaping () -> Void) {}
+    public func application(_ application: Application, didReceiveRemoteNotification userInfo: [AnyHashable: Any],
+                            fetchCompletionHandler completionHandler: @escaping (BackgroundFetchResult) -> Void) {
+        completionHandler(.noData)
+    }
+    public func application(_ application: Application,
+                            didRegisterForRemoteNotificationsWithDeviceToken deviceToken: Data) {}
 }
 
 /// `UIApplication`: the app's view of the system. One per process.
@@ -122,6 +135,27 @@ public final class Application {
         connection.setMinimumBackgroundFetchInterval(
             seconds: interval == Application.backgroundFetchIntervalNever ? nil : interval)
     }
+
+    /// Asks for a device token; the delegate gets it shortly after (pushes
+    /// reach the app whether or not it asked: the scenario plays the server).
+    public func registerForRemoteNotifications() {
+        isRegisteredForRemoteNotifications = true
+        let token = Data(bundleIdentifier.utf8.prefix(32))
+        connection.asyncAfter(seconds: 0) { [weak self] in
+            guard let self else { return }
+            self.delegate?.application(self, didRegisterForRemoteNotificationsWithDeviceToken: token)
+        }
+    }
+    public private(set) var isRegisteredForRemoteNotifications = false
+
+    /// SPEC §4 (legacy VoIP): runs `handler` every `timeout` seconds while
+    /// the app is in the background. Less than 600 s, or no `voip` mode:
+    /// not installed, returns false.
+    @discardableResult
+    public func setKeepAliveTimeout(_ timeout: TimeInterval, handler: @escaping () -> Void) -> Bool {
+        connection.setKeepAliveTimeout(seconds: timeout, handler: handler)
+    }
+    public func clearKeepAliveTimeout() { connection.clearKeepAliveTimeout() }
 
     /// `exit(0)`: the process ends (trace reason `exit`).
     public func exit() { connection.exit() }

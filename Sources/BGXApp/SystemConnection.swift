@@ -68,6 +68,17 @@ public protocol SystemConnection: AnyObject {
     func cancelTransfer(_ task: Int32)
     func completeBackgroundSessionEvents(identifier: String)
     func pendingTransfers(session: String) -> [(task: Int32, kind: TransferKind, bytes: Int64, remaining: Int64)]
+    // Pushes and VoIP (SPEC §7, §4)
+    /// A remote notification's `fetchCompletionHandler`, for push `number`.
+    func completeRemoteNotification(number: UInt32, result: BackgroundFetchResult)
+    /// Where VoIP pushes go (a `PKPushRegistry` wanting `.voIP`); nil: nowhere.
+    func setVoIPPushHandler(_ handler: ((_ completion: @escaping () -> Void) -> Void)?)
+    /// Where data on the VoIP socket goes (an open `VoIPSocketStream`); nil: nowhere.
+    func setVoIPSocketHandler(_ handler: (() -> Void)?)
+    /// CallKit's `reportNewIncomingCall`.
+    func reportNewIncomingCall()
+    func setKeepAliveTimeout(seconds: Double, handler: @escaping () -> Void) -> Bool
+    func clearKeepAliveTimeout()
 }
 
 /// The process the code running now belongs to. The device sets it whenever

@@ -21,6 +21,10 @@ enum MainThreadJob: Sendable, Equatable {
     case service(Callback)
     /// The transfer daemon's deliveries (SPEC §8).
     case transfer(TransferJob)
+    case remoteNotification(UInt32, PushType)
+    case voipPush(UInt32)
+    case voipSocket
+    case keepAlive
 }
 
 /// The job holding the main thread right now.
@@ -151,6 +155,9 @@ struct AppProcess: Sendable {
     /// Background wakes for transfer events since the app was last in front
     /// (the relaunch rate limiter; survives termination).
     var transferWakes = 0
+    // MARK: Pushes and VoIP (SPEC §7, §4)
+    var push = PushState()
+    var voip = VoIPState()
 
     init(manifest: AppManifest, usageDays: Int) {
         self.manifest = manifest

@@ -186,6 +186,16 @@ public struct Engine: Sendable {
             transferWakeFired(app, session: session, number: number)
         case let .transferEventsDeadline(app, epoch, number):
             transferEventsDeadlineFired(app, epoch: epoch, number: number)
+        case let .push(app, push):
+            receivePush(push, for: app)
+        case let .pushTimeout(app, epoch, push):
+            pushTimeoutFired(app, epoch: epoch, push: push)
+        case let .pushRetry(app, generation):
+            pushRetryFired(app, generation: generation)
+        case let .voipSocketTraffic(app):
+            voipSocketTraffic(app)
+        case let .keepAlive(app, epoch, generation):
+            keepAliveFired(app, epoch: epoch, generation: generation)
         }
     }
 
@@ -226,6 +236,7 @@ public struct Engine: Sendable {
         case let .thermal(v): device.thermal = v; recordDevice("thermal", v.rawValue)
         case .reboot: reboot()
         }
+        retryHeldPushes()
     }
 
     mutating func recordDevice(_ property: String, _ value: String) {
@@ -237,7 +248,8 @@ public struct Engine: Sendable {
         device.locked = locked
         schedulerDirty = true
         recordDevice("locked", "\(locked)")
-        if !locked && !device.unlockedSinceBoot {
+        let firstUnlock = !locked && !device.unlockedSinceBoot
+        if firstUnlock {
             device.unlockedSinceBoot = true
             recordDevice("firstUnlockSinceBoot", "true")
             reviewHeldTransferSessions()
@@ -248,6 +260,10 @@ public struct Engine: Sendable {
             lockedSince = nil
             lastUnlock = now
             expireProcessingTasksForDeviceUse()
+        }
+        if firstUnlock {
+            relaunchVoIPAppsAtBoot()
+            retryHeldPushes()
         }
     }
 
@@ -267,6 +283,7 @@ public struct Engine: Sendable {
             if !device.locked { device.locked = true; lockedSince = now; recordDevice("locked", "true") }
         } else {
             device.unlockedSinceBoot = true
+            relaunchVoIPAppsAtBoot()
         }
     }
 }

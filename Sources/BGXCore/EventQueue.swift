@@ -38,6 +38,16 @@ public enum EngineEvent: Sendable, Equatable {
     case transferWake(AppID, session: TextID, number: UInt32)
     /// The time to call the `handleEventsForBackgroundURLSession` completion handler is up.
     case transferEventsDeadline(AppID, epoch: UInt32, number: UInt32)
+    /// A push reaches the device (SPEC §7, §4).
+    case push(AppID, Push)
+    /// A silent push's 30 s for its completion handler are over (SPEC §7).
+    case pushTimeout(AppID, epoch: UInt32, push: UInt32)
+    /// A held push may be deliverable now (a throttle or budget ended).
+    case pushRetry(AppID, generation: UInt32)
+    /// Traffic on the app's VoIP socket (SPEC §4).
+    case voipSocketTraffic(AppID)
+    /// The app's keep-alive handler is due (SPEC §4).
+    case keepAlive(AppID, epoch: UInt32, generation: UInt32)
 }
 
 /// Ordered by (time, insertion order), like `EmbeddedEventLoop`.

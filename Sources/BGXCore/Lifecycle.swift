@@ -60,7 +60,8 @@ extension Engine {
         if let front = frontApp, front != app { sendToBackground(front) }
         frontApp = app
         if frontAppWhenLocked == app { frontAppWhenLocked = nil }
-        if cause == .user || cause == .notification {
+        let byUser = cause == .user || cause == .notification
+        if byUser {
             apps[i].forceQuit = false
             apps[i].usage.noteUse(at: now, wall: wall(now))
         }
@@ -77,6 +78,7 @@ extension Engine {
             apps[i].jobs.append(.becomeActive)
         }
         transfersAppCameToFront(app)
+        if byUser { deliverHeldPushOnUserLaunch(app) }
         pump(app)
     }
 
@@ -168,7 +170,7 @@ extension Engine {
         let busyWithCallback = apps[i].inFlight.map { $0.isCallback } ?? false
         guard !busyWithCallback, apps[i].jobs.isEmpty, apps[i].tasks.isEmpty,
               apps[i].runningTasks.isEmpty, apps[i].fetchInFlight == nil, !serviceKeepsRunning(i),
-              apps[i].transferEvents == nil else { return }
+              apps[i].transferEvents == nil, !apps[i].push.keepsAppRunning else { return }
         guard releaseResourcesForSuspension(app) else { return }
         closeBackgroundWindow(app)
         setState(app, .suspended, .noAssertions)
@@ -252,6 +254,16 @@ extension Engine {
             deliver(callback, to: app, watchdog: nil)
         case let .transfer(job):
             runTransferJob(job, for: app)
+        case let .remoteNotification(number, type):
+            deliver(.remoteNotification(number, type), to: app, watchdog: nil)
+        case let .voipPush(number):
+            apps[i].voip.handlerRunning = number
+            apps[i].voip.reportedInHandler = false
+            deliver(.voipPush(number), to: app, watchdog: nil)
+        case .voipSocket:
+            deliver(.voipSocket, to: app, watchdog: nil)
+        case .keepAlive:
+            deliver(.keepAlive, to: app, watchdog: nil)
         }
     }
 
@@ -279,6 +291,7 @@ extension Engine {
         if case .didFinishLaunching = job.callback { apps[i].launchFinished = true }
         // SPEC §10: the app-switcher snapshot, once the app has had its chance to hide things.
         if case .didEnterBackground = job.callback, apps[i].state == .background { takeSnapshot(app) }
+        if case .voipPush = job.callback, !voipHandlerReturned(app) { return }
         if let reason = job.terminateAfterwards {
             terminate(app, reason, detail: reason == .userForceQuit
                       ? "swiped away in the app switcher" : "willTerminate returned")
@@ -384,6 +397,8 @@ extension Engine {
         apps[i].taskWindowNumber &+= 1
         apps[i].fetchInFlight = nil
         apps[i].transferEvents = nil
+        apps[i].push.processEnded()
+        apps[i].voip.processEnded()
         stopEnergyClock(app)
         apps[i].cpu.intervals.removeAll()
         servicesEndedWithProcess(app)

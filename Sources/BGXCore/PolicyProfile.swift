@@ -38,6 +38,9 @@ public struct PolicyProfile: Sendable, Equatable {
     /// after a user force-quit: iOS 8 and later [S] (SPEC §4, §11).
     public var relaunchLocationAfterForceQuit: Bool
 
+    // MARK: SPEC §7 — push
+    public var push: PushPolicy
+
     // MARK: SPEC §5 — BGTaskScheduler
     public var scheduler = SchedulerPolicy()
 
@@ -63,7 +66,8 @@ public struct PolicyProfile: Sendable, Equatable {
         relaunchLocationAfterForceQuit: Bool = true,
         memory: MemoryPolicy = .modern,
         longRunning: LongRunningPolicy = .modern,
-        transfers: TransferPolicy = TransferPolicy()
+        transfers: TransferPolicy = TransferPolicy(),
+        push: PushPolicy = PushPolicy()
     ) {
         self.name = name
         self.backgroundTaskBudget = backgroundTaskBudget
@@ -79,6 +83,7 @@ public struct PolicyProfile: Sendable, Equatable {
         self.memory = memory
         self.longRunning = longRunning
         self.transfers = transfers
+        self.push = push
     }
 
     /// iOS 13 and later — the default.
@@ -91,7 +96,8 @@ public struct PolicyProfile: Sendable, Equatable {
         name: "ios12",
         backgroundTaskBudget: Time.seconds(180),         // [O] 180 s
         staleBackgroundTaskWarningAge: nil,              // the warning is iOS 13+
-        memory: .ios12)
+        memory: .ios12,
+        push: .ios12)
 
     /// iOS 4–6.
     public static let ios6 = PolicyProfile(
@@ -102,7 +108,8 @@ public struct PolicyProfile: Sendable, Equatable {
         relaunchLocationAfterForceQuit: false,           // [S] iOS 8+ only
         memory: .ios6,
         longRunning: .ios6,
-        transfers: .ios6)                                // [D] background sessions are iOS 7+
+        transfers: .ios6,                                // [D] background sessions are iOS 7+
+        push: .ios6)
 
     public static let all: [PolicyProfile] = [.modern, .ios12, .ios6]
 

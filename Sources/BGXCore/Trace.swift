@@ -61,6 +61,17 @@ public struct TraceEvent: Sendable, Equatable {
         case fetchDefer(reason: TextID)
         case fetchStart
         case fetchComplete(result: BackgroundFetchResult)
+        /// A push reached the app (`toApp`) or, shown as an alert, the user (SPEC §7).
+        case pushDeliver(type: PushType, priority: UInt8, toApp: Bool)
+        /// A push was not delivered: dropped, or `held` (only the newest) for later.
+        case pushDrop(type: PushType, priority: UInt8, reason: TextID, held: Bool)
+        /// A silent push's completion handler was called.
+        case pushComplete(result: BackgroundFetchResult)
+        /// The app reported an incoming call to CallKit (SPEC §4).
+        case callReport
+        /// The system woke a VoIP app for its socket or keep-alive handler (SPEC §4).
+        case voipWake(trigger: VoIPTrigger)
+        case voipDrop(trigger: VoIPTrigger, reason: TextID)
         /// SPEC §10: low memory; the app will hear `didReceiveMemoryWarning`.
         case memoryWarning(footprint: Int64, free: Int64)
         /// SPEC §10: a jetsam kill — a `terminate` line with reason
@@ -165,6 +176,12 @@ public struct TraceEvent: Sendable, Equatable {
         case .transferFail: "transfer.fail"
         case .transferCancel: "transfer.cancel"
         case .transferHold: "transfer.hold"
+        case .pushDeliver: "push.deliver"
+        case .pushDrop: "push.drop"
+        case .pushComplete: "push.complete"
+        case .callReport: "call.report"
+        case .voipWake: "voip.wake"
+        case .voipDrop: "voip.drop"
         }
     }
 }
@@ -226,6 +243,7 @@ extension TraceEvent {
                 f.append(("task", .number(Double(task))))
                 f.append(("result", .string(result.description)))
                 if let code = result.errorCode { f.append(("code", .number(Double(code)))) }
+            case let .remoteNotification(_, type): f.append(("type", .string(type.description)))
             default: break
             }
             return f
@@ -269,7 +287,7 @@ extension TraceEvent {
             return [("reason", .string(text(reason)))]
         case .fetchStart:
             return []
-        case let .fetchComplete(result):
+        case let .fetchComplete(result), let .pushComplete(result):
             return [("result", .string(result.description))]
         case let .memoryWarning(footprint, free):
             return [("footprintMB", .number(Double(footprint) / Engine.megabyte)),
@@ -327,6 +345,18 @@ extension TraceEvent {
                     ("reason", .string(text(reason)))]
         case let .transferCancel(session, reason), let .transferHold(session, reason):
             return [("session", .string(text(session))), ("reason", .string(text(reason)))]
+        case let .pushDeliver(type, priority, toApp):
+            return [("type", .string(type.description)), ("priority", .number(Double(priority))),
+                    ("to", .string(toApp ? "app" : "user"))]
+        case let .pushDrop(type, priority, reason, held):
+            return [("type", .string(type.description)), ("priority", .number(Double(priority))),
+                    ("reason", .string(text(reason))), ("held", .bool(held))]
+        case .callReport:
+            return []
+        case let .voipWake(trigger):
+            return [("trigger", .string(trigger.description))]
+        case let .voipDrop(trigger, reason):
+            return [("trigger", .string(trigger.description)), ("reason", .string(text(reason)))]
         }
     }
 }

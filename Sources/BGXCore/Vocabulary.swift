@@ -136,6 +136,16 @@ public enum Callback: Sendable, Equatable, CustomStringConvertible {
     case urlSessionTaskDidComplete(session: TextID, task: Int32, kind: TransferKind, result: TransferResult)
     /// `urlSessionDidFinishEvents(forBackgroundURLSession:)`.
     case urlSessionDidFinishEvents(TextID)
+    /// `application(_:didReceiveRemoteNotification:fetchCompletionHandler:)`:
+    /// push number N of the app, a background push or an alert push to the
+    /// app in front (SPEC §7).
+    case remoteNotification(UInt32, PushType)
+    /// PushKit's `pushRegistry(_:didReceiveIncomingPushWith:for:completion:)` (SPEC §4).
+    case voipPush(UInt32)
+    /// Data arrived on the app's VoIP socket while it was in the background (SPEC §4).
+    case voipSocket
+    /// The handler installed with `setKeepAliveTimeout(_:handler:)` (SPEC §4).
+    case keepAlive
 
     public var name: String {
         switch self {
@@ -162,6 +172,10 @@ public enum Callback: Sendable, Equatable, CustomStringConvertible {
         case .handleEventsForBackgroundURLSession: "handleEventsForBackgroundURLSession"
         case .urlSessionTaskDidComplete: "urlSessionTaskDidComplete"
         case .urlSessionDidFinishEvents: "urlSessionDidFinishEvents"
+        case .remoteNotification: "didReceiveRemoteNotification"
+        case .voipPush: "didReceiveIncomingPush"
+        case .voipSocket: "voipSocket"
+        case .keepAlive: "keepAliveHandler"
         }
     }
     public var description: String { name }
@@ -211,4 +225,35 @@ public struct AppManifest: Sendable, Equatable {
         self.exitsOnSuspend = exitsOnSuspend
         self.memory = memory
     }
+}
+
+/// SPEC §7: an APNs push's `apns-push-type`.
+public enum PushType: UInt8, Sendable, CaseIterable, CustomStringConvertible {
+    case background, alert, voip
+    public var description: String {
+        switch self {
+        case .background: "background"
+        case .alert: "alert"
+        case .voip: "voip"
+        }
+    }
+}
+
+/// A push as it reaches the device: its type and `apns-priority` (5 or 10).
+public struct Push: Sendable, Equatable {
+    public var type: PushType
+    public var priority: UInt8
+    public init(type: PushType, priority: UInt8) {
+        self.type = type
+        self.priority = priority
+    }
+}
+
+/// SPEC §4: what wakes a legacy VoIP app without a push.
+public enum VoIPTrigger: UInt8, Sendable, CustomStringConvertible {
+    /// Incoming traffic on the VoIP socket the system watches.
+    case socket
+    /// The periodic `setKeepAliveTimeout` handler.
+    case keepAlive
+    public var description: String { self == .socket ? "socket" : "keepAlive" }
 }

@@ -56,6 +56,8 @@ public enum InfoPlist {
                 let mode: BackgroundMode = app.manifest.backgroundModes.contains(.bluetoothPeripheral)
                     ? .bluetoothPeripheral : .bluetoothCentral
                 usage.modesUsed.append((mode, "the 'bluetooth' handler"))
+            case .silentPush: usage.modesUsed.append((.remoteNotification, "the 'silentPush' handler"))
+            case .voipPush, .voipSocket, .keepAlive: usage.modesUsed.append((.voip, "the '\(handler)' handler"))
             default: break
             }
             if case let .unsupported(name) = handler {
@@ -82,6 +84,10 @@ public enum InfoPlist {
                     usage.modesUsed.append((.location, "'startLocation \(service)' (line \(a.location.line))"))
                 case let .download(d) where d.newsstand:
                     usage.modesUsed.append((.newsstandContent, "a Newsstand 'download' (line \(a.location.line))"))
+                case .reportCall:
+                    usage.modesUsed.append((.voip, "'reportCall' (line \(a.location.line))"))
+                case .setKeepAliveTimeout:
+                    usage.modesUsed.append((.voip, "'setKeepAliveTimeout' (line \(a.location.line))"))
                 default: break
                 }
                 if case let .unsupported(name, mode, identifier) = a.action {

@@ -58,6 +58,10 @@ public struct Scenario: Sendable {
             /// SPEC §4: the device moves; an accessory or peripheral sends an app data.
             case location(meters: Int64)
             case accessory(String, AccessoryTransport)
+            /// `push: {app, type, priority}` (SPEC §7, §4).
+            case push(String, Push)
+            /// `voipSocket: {app}`: traffic on the app's VoIP socket (SPEC §4).
+            case voipSocket(String)
         }
     }
 

@@ -26,6 +26,9 @@ public final class ScenarioApp: HostedApp {
         /// `backgroundTransfer SESSION`: `handleEventsForBackgroundURLSession` for the
         /// session (the app recreates it first), or a Newsstand download's completion.
         case backgroundTransfer(String)
+        /// `didReceiveRemoteNotification` (SPEC §7); PushKit's VoIP push
+        /// handler; data on the VoIP socket; the keep-alive handler (SPEC §4).
+        case silentPush, voipPush, voipSocket, keepAlive
         /// A handler this version does not simulate yet (kept for `bgx check`).
         case unsupported(String)
 
@@ -47,6 +50,10 @@ public final class ScenarioApp: HostedApp {
             case .accessory: "accessory"
             case .bluetooth: "bluetooth"
             case let .backgroundTransfer(session): "backgroundTransfer \(session)"
+            case .silentPush: "silentPush"
+            case .voipPush: "voipPush"
+            case .voipSocket: "voipSocket"
+            case .keepAlive: "keepAlive"
             case let .unsupported(name): name
             }
         }
@@ -112,6 +119,9 @@ public final class ScenarioApp: HostedApp {
         case download(Download)
         /// `URLSession(configuration: .background(withIdentifier: ID), …)`: (re)creates the session object.
         case createSession(String)
+        /// CallKit's `reportNewIncomingCall` (SPEC §4).
+        case reportCall
+        case setKeepAliveTimeout(Nanoseconds)
         case exit
         /// SPEC §10: grow (negative: shrink) the footprint by this many bytes.
         case allocate(Int64)
@@ -143,7 +153,7 @@ public final class ScenarioApp: HostedApp {
     public init(spec: Spec) { self.spec = spec }
 
     /// What `complete` completes: the task or fetch whose handler runs.
-    enum Context { case none, task(String), fetch, transferEvents(String) }
+    enum Context { case none, task(String), fetch, transferEvents(String), push(UInt32) }
 
     public func handle(_ callback: Callback, process: AppRuntime) -> Bool {
         let handler: Handler
@@ -192,9 +202,19 @@ public final class ScenarioApp: HostedApp {
         case let .backgroundTaskExpired(id):
             guard let name = taskIDs.first(where: { $0.value == id })?.key else { return true }
             handler = .backgroundTaskExpired(name)
+        case let .remoteNotification(number, _):
+            handler = .silentPush
+            context = .push(number)
+        case .voipPush: handler = .voipPush
+        case .voipSocket: handler = .voipSocket
+        case .keepAlive: handler = .keepAlive
         }
         if handler == .didFinishLaunching { openSessions(process) }
-        guard let actions = spec.handlers[handler] else { return true }
+        guard let actions = spec.handlers[handler] else {
+            // An app without the method: the system completes the push for it.
+            if case let .push(number) = context { process.completeRemoteNotification(number: number, result: .noData) }
+            return true
+        }
         return run(actions, from: 0, context: context, process: process)
     }
 
@@ -233,6 +253,7 @@ public final class ScenarioApp: HostedApp {
                 case let (.fetch(result), .fetch): process.completeFetch(result)
                 case let (.task(true), .transferEvents(session)):
                     process.completeBackgroundSessionEvents(identifier: session)
+                case let (.fetch(result), .push(number)): process.completeRemoteNotification(number: number, result: result)
                 default: preconditionFailure("the parser only allows 'complete' where it has a meaning")
                 }
             case let .setMinimumBackgroundFetchInterval(interval):
@@ -260,6 +281,10 @@ public final class ScenarioApp: HostedApp {
                 startDownload(d, process)
             case let .createSession(id):
                 createSession(BackgroundSessionConfiguration(identifier: id), process)
+            case .reportCall:
+                process.reportNewIncomingCall()
+            case let .setKeepAliveTimeout(interval):
+                _ = process.device.withEngine { $0.setKeepAliveTimeout(for: process.app, interval) }
             case .exit:
                 process.exit()
                 return true

@@ -47,6 +47,8 @@ public final class ScenarioRun {
             case let .device(changes): for c in changes { device.schedule(.device(c), at: entry.at) }
             case let .location(meters): device.schedule(.locationMove(meters: meters), at: entry.at)
             case let .accessory(bundle, transport): device.schedule(.accessoryData(device.app(bundle)!, transport), at: entry.at)
+            case let .push(bundle, push): device.schedule(.push(device.app(bundle)!, push), at: entry.at)
+            case let .voipSocket(bundle): device.schedule(.voipSocketTraffic(device.app(bundle)!), at: entry.at)
             case let .debug(command, bundle):
                 guard let app = Self.app(for: command.identifier, named: bundle, in: scenario).flatMap({ device.app($0) }) else {
                     throw ScenarioError(entry.location, "no app permits the task identifier '\(command.identifier)'; "

@@ -93,6 +93,18 @@ public final class SimulatedDevice {
         return ok
     }
 
+    /// A push reaches the device for `app`, now (SPEC §7, §4).
+    public func push(_ push: Push, to app: AppID) {
+        engine.schedule(.push(app, push), at: engine.now)
+        run(until: engine.now)
+    }
+
+    /// Data arrives on `app`'s VoIP socket, now (SPEC §4).
+    public func voipSocketTraffic(to app: AppID) {
+        engine.schedule(.voipSocketTraffic(app), at: engine.now)
+        run(until: engine.now)
+    }
+
     public func advance(by duration: Nanoseconds) { run(until: engine.now + duration) }
     public func advance(seconds: Double) { advance(by: Time.seconds(seconds)) }
 
@@ -186,6 +198,9 @@ public final class AppRuntime: SystemConnection {
     var isTerminated = false
     /// Sockets the app opened, by name (the system may close them, SPEC §10).
     var sockets: [String: NetworkSocket] = [:]
+    var voipPushHandler: ((@escaping () -> Void) -> Void)?
+    var voipSocketHandler: (() -> Void)?
+    var keepAliveHandler: (() -> Void)?
 
     init(device: SimulatedDevice, app: AppID, cause: LaunchCause, program: HostedApp) {
         self.device = device
@@ -407,6 +422,24 @@ public final class AppRuntime: SystemConnection {
         device.withEngine { $0.pendingTransfers(for: app, session: session) }
     }
 
+    // MARK: Pushes and VoIP
+
+    public func completeRemoteNotification(number: UInt32, result: BackgroundFetchResult) {
+        device.withEngine { $0.completeRemoteNotification(for: app, number: number, result: result) }
+    }
+    public func setVoIPPushHandler(_ handler: ((@escaping () -> Void) -> Void)?) { voipPushHandler = handler }
+    public func setVoIPSocketHandler(_ handler: (() -> Void)?) { voipSocketHandler = handler }
+    public func reportNewIncomingCall() { device.withEngine { $0.reportIncomingCall(for: app) } }
+    public func setKeepAliveTimeout(seconds: Double, handler: @escaping () -> Void) -> Bool {
+        let ok = device.withEngine { $0.setKeepAliveTimeout(for: app, Time.seconds(seconds)) }
+        if ok { keepAliveHandler = handler }
+        return ok
+    }
+    public func clearKeepAliveTimeout() {
+        keepAliveHandler = nil
+        device.withEngine { $0.clearKeepAliveTimeout(for: app) }
+    }
+
     /// The BGTask object for a task the system hands over.
     func task(for id: TextID) -> BGTask {
         let name = device.withEngine { $0.text(id) }
@@ -465,6 +498,18 @@ final class DelegateApp: HostedApp {
             if let session = process.urlSessions[identifier] {
                 session.delegate?.urlSessionDidFinishEvents(forBackgroundURLSession: session)
             }
+        case let .remoteNotification(number, type):
+            let aps: [String: Any] = type == .alert ? ["alert": "", "sound": "default"] : ["content-available": 1]
+            delegate.application(application, didReceiveRemoteNotification: ["aps": aps],
+                                 fetchCompletionHandler: { [weak process] result in
+                process?.completeRemoteNotification(number: number, result: result)
+            })
+        case .voipPush:
+            process.voipPushHandler?({})
+        case .voipSocket:
+            process.voipSocketHandler?()
+        case .keepAlive:
+            process.keepAliveHandler?()
         }
         return true
     }

@@ -104,11 +104,11 @@ struct CommandLineTests {
           - bundle: com.example.feed
             on:
               didEnterBackground:
-                - reportCall
+                - notify: {id: n, after: 1m, badge: 1}
         """)
         let r = try bgx(["run", path])
         #expect(r.status == 2)
-        #expect(r.stderr.contains("not yet supported: the 'reportCall' action"))
+        #expect(r.stderr.contains("not yet supported: notification badge"))
     }
 
     @Test("bgx check reports missing modes and identifiers; exit 1 on errors")

@@ -66,15 +66,12 @@ struct ScenarioErrorTests {
 
     @Test("features of later issues say 'not yet supported', never pretend")
     func notYetSupported() {
-        let handler = error("apps:\n  - bundle: a\n    on:\n      silentPush:\n        - work: 1s\n")
-        #expect(handler?.message.hasPrefix("not yet supported: the 'silentPush' handler") == true)
-        let action = error("apps:\n  - bundle: a\n    on:\n      didEnterBackground:\n        - reportCall\n")
-        #expect(action?.message.hasPrefix("not yet supported: the 'reportCall' action") == true)
-        #expect(action?.location.line == 5)
-        let push = error("apps: [{bundle: a}]\ntimeline: [{at: 1m, push: {app: a, type: background}}]\n")
-        #expect(push?.message.hasPrefix("not yet supported: pushes") == true)
-        let kind = error("apps: [{bundle: a}]\nexpect: [{kind: push.deliver, type: background}]\n")
-        #expect(kind?.message.hasPrefix("not yet supported: expectations on push.deliver") == true)
+        let sound = error("apps:\n  - bundle: a\n    on:\n      didEnterBackground:\n"
+                          + "        - notify: {id: n, after: 1m, sound: chime.caf}\n")
+        #expect(sound?.message.hasPrefix("not yet supported: notification sound") == true)
+        #expect(sound?.location.line == 5)
+        let tap = error("apps: [{bundle: a}]\ntimeline: [{at: 1m, user: tapNotification n}]\n")
+        #expect(tap?.message.hasPrefix("not yet supported: tapNotification") == true)
     }
 
     @Test("an action without an argument may be bare or `true`")

@@ -1,0 +1,87 @@
+import BGXCore
+import Foundation
+
+/// PushKit (SPEC §4): VoIP pushes reach the app through a `PKPushRegistry`
+/// whose `desiredPushTypes` contains `.voIP`. On iOS 13+ the delegate must
+/// report a call to CallKit (`CXProvider.reportNewIncomingCall`) before it
+/// returns, or the app is terminated.
+public struct PKPushType: Hashable, Sendable, RawRepresentable {
+    public var rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public static let voIP = PKPushType(rawValue: "PKPushTypeVoIP")
+}
+
+public final class PKPushPayload {
+    public let type: PKPushType
+    public let dictionaryPayload: [AnyHashable: Any]
+    init(type: PKPushType, dictionaryPayload: [AnyHashable: Any]) {
+        self.type = type
+        self.dictionaryPayload = dictionaryPayload
+    }
+}
+
+public final class PKPushCredentials {
+    public let type: PKPushType
+    public let token: Data
+    init(type: PKPushType, token: Data) {
+        self.type = type
+        self.token = token
+    }
+}
+
+public protocol PKPushRegistryDelegate: AnyObject {
+    func pushRegistry(_ registry: PKPushRegistry, didUpdate pushCredentials: PKPushCredentials, for type: PKPushType)
+    func pushRegistry(_ registry: PKPushRegistry, didReceiveIncomingPushWith payload: PKPushPayload,
+                      for type: PKPushType, completion: @escaping () -> Void)
+}
+
+extension PKPushRegistryDelegate {
+    public func pushRegistry(_ registry: PKPushRegistry, didUpdate pushCredentials: PKPushCredentials,
+                             for type: PKPushType) {}
+}
+
+/// Create it while launching (a relaunch for a VoIP push delivers the push
+/// only once a registry wants it).
+public final class PKPushRegistry {
+    let connection: SystemConnection
+    public weak var delegate: PKPushRegistryDelegate?
+
+    public init(queue: DispatchQueue?) {
+        connection = Application.shared.connection
+    }
+
+    public var desiredPushTypes: Set<PKPushType>? {
+        didSet {
+            guard desiredPushTypes?.contains(.voIP) == true else {
+                connection.setVoIPPushHandler(nil)
+                return
+            }
+            connection.setVoIPPushHandler { [weak self] completion in
+                guard let self else { return }
+                let payload = PKPushPayload(type: .voIP, dictionaryPayload: ["aps": [String: Any]()])
+                self.delegate?.pushRegistry(self, didReceiveIncomingPushWith: payload, for: .voIP, completion: completion)
+            }
+            let token = Data(Application.shared.bundleIdentifier.utf8.suffix(32))
+            connection.asyncAfter(seconds: 0) { [weak self] in
+                guard let self else { return }
+                self.delegate?.pushRegistry(self, didUpdate: PKPushCredentials(type: .voIP, token: token), for: .voIP)
+            }
+        }
+    }
+}
+
+/// A socket the system watches for a suspended VoIP app (SPEC §4, the
+/// legacy `NSStreamNetworkServiceTypeVoIP` stream): while it is open,
+/// incoming data wakes the app and calls `delegate`.
+public final class VoIPSocketStream {
+    public enum Event: Sendable { case hasBytesAvailable }
+    let connection: SystemConnection
+    public var onEvent: ((Event) -> Void)?
+
+    public init() { connection = Application.shared.connection }
+
+    public func open() {
+        connection.setVoIPSocketHandler { [weak self] in self?.onEvent?(.hasBytesAvailable) }
+    }
+    public func close() { connection.setVoIPSocketHandler(nil) }
+}

@@ -1,0 +1,59 @@
+/// Every number of SPEC §7 (push) and the VoIP part of SPEC §4, with its
+/// source tag. Part of `PolicyProfile`.
+public struct PushPolicy: Sendable, Equatable {
+    // MARK: Silent (background) pushes, SPEC §7
+    /// `content-available` pushes wake apps: iOS 7 and later [D].
+    public var silentPushSupported = true
+    /// More than 2–3 background pushes an hour are throttled [D]; this many
+    /// are delivered within any hour, the rest held.
+    public var silentPushesPerHour = 3
+    /// The completion handler must be called within 30 s [D], or the app is
+    /// terminated (`completionHandlerTimeout`).
+    public var completionTimeout = Time.seconds(30)
+    /// In practice [A][O]: a budget of background pushes per app that resets
+    /// every 24 h. nil: no daily budget. (The number is a guess: Apple gives
+    /// none, only "up to several per hour across all apps".)
+    public var silentPushDailyBudget: Int? = 24
+    /// In practice [A][O]: none processed at or below this battery level
+    /// (unless charging). nil: the battery does not matter.
+    public var silentPushMinimumBattery: Int? = 20
+    /// In practice [A][O]: none processed in Low Power Mode.
+    public var silentPushPausedInLowPowerMode = true
+
+    // MARK: VoIP, SPEC §4
+    /// PushKit VoIP pushes: iOS 8 and later [D].
+    public var pushKitAvailable = true
+    /// iOS 13+: a VoIP push whose handler returns without reporting a call
+    /// to CallKit terminates the app (0xbaadca11) [D].
+    public var voipMustReportCall = true
+    /// After this many such failures the system stops delivering VoIP pushes
+    /// to the app [D] ("repeated failures"; the number is observed, 3 [O]).
+    public var voipReportFailureLimit = 3
+    /// `setKeepAliveTimeout` refuses shorter intervals: 600 s [D].
+    public var minimumKeepAliveTimeout = Time.seconds(600)
+    /// Apps with the `voip` mode are relaunched at boot [S] (after the first
+    /// unlock when there is a passcode, SPEC §11).
+    public var relaunchVoIPAppsAtBoot = true
+
+    public init() {}
+
+    /// iOS 7–12: VoIP pushes need no CallKit report; the [A][O] practice of
+    /// daily budgets, battery and Low Power Mode is not assumed.
+    public static let ios12: PushPolicy = {
+        var p = PushPolicy()
+        p.voipMustReportCall = false
+        p.silentPushDailyBudget = nil
+        p.silentPushMinimumBattery = nil
+        p.silentPushPausedInLowPowerMode = false
+        return p
+    }()
+
+    /// iOS 4–6: no silent pushes, no PushKit; the legacy VoIP socket and
+    /// keep-alive handler only.
+    public static let ios6: PushPolicy = {
+        var p = PushPolicy.ios12
+        p.silentPushSupported = false
+        p.pushKitAvailable = false
+        return p
+    }()
+}
