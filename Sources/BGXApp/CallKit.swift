@@ -31,21 +31,23 @@ public protocol CXProviderDelegate: AnyObject {
 }
 
 public final class CXProvider {
-    let connection: SystemConnection
+    /// Found when first used, in app code (a provider may be made with the
+    /// app delegate, before the app's code runs).
+    lazy var connection: SystemConnection = Application.shared.connection
     public let configuration: CXProviderConfiguration
     public private(set) weak var delegate: CXProviderDelegate?
 
     public init(configuration: CXProviderConfiguration) {
         self.configuration = configuration
-        connection = Application.shared.connection
     }
 
     public func setDelegate(_ delegate: CXProviderDelegate?, queue: DispatchQueue?) { self.delegate = delegate }
 
-    /// Reports the call now (this is what the VoIP push rule checks); the
-    /// completion follows on the main queue.
+    /// Reports the call now (this is what the VoIP push rule checks). The
+    /// completion runs at once: an incoming call's own life (ringing,
+    /// answering) is not simulated.
     public func reportNewIncomingCall(with uuid: UUID, update: CXCallUpdate, completion: @escaping (Error?) -> Void) {
         connection.reportNewIncomingCall()
-        connection.asyncAfter(seconds: 0) { completion(nil) }
+        completion(nil)
     }
 }

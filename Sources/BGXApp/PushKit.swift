@@ -43,12 +43,11 @@ extension PKPushRegistryDelegate {
 /// Create it while launching (a relaunch for a VoIP push delivers the push
 /// only once a registry wants it).
 public final class PKPushRegistry {
-    let connection: SystemConnection
+    /// Found when first used, in app code.
+    lazy var connection: SystemConnection = Application.shared.connection
     public weak var delegate: PKPushRegistryDelegate?
 
-    public init(queue: DispatchQueue?) {
-        connection = Application.shared.connection
-    }
+    public init(queue: DispatchQueue?) {}
 
     public var desiredPushTypes: Set<PKPushType>? {
         didSet {
@@ -75,10 +74,10 @@ public final class PKPushRegistry {
 /// incoming data wakes the app and calls `delegate`.
 public final class VoIPSocketStream {
     public enum Event: Sendable { case hasBytesAvailable }
-    let connection: SystemConnection
+    lazy var connection: SystemConnection = Application.shared.connection
     public var onEvent: ((Event) -> Void)?
 
-    public init() { connection = Application.shared.connection }
+    public init() {}
 
     public func open() {
         connection.setVoIPSocketHandler { [weak self] in self?.onEvent?(.hasBytesAvailable) }

@@ -118,6 +118,7 @@ public struct TimelineReport {
     .bgt-start{fill:#0891b2}.bgt-expire{fill:#9d174d}.bgt-reject{fill:#4c1d95}.fetch{fill:#65a30d}.mem-warn{fill:#0f766e}
     .audio{fill:#0d9488}.audio-stop{fill:#115e59}.service{fill:#2563eb}.service-drop{fill:#94a3b8}
     .transfer{fill:#4f46e5}.transfer-fail{fill:#be123c}
+    .push{fill:#7c3aed}.push-drop{fill:#a8a29e}
     table{border-collapse:collapse;margin:4px 0 12px;font-size:13px}
     th,td{border:1px solid #d9dce1;padding:4px 8px;text-align:left;vertical-align:top}
     th{background:#f1f3f6;font-weight:600}td.n{text-align:right;font-variant-numeric:tabular-nums}

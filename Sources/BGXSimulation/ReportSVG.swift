@@ -52,6 +52,7 @@ struct ReportSVG {
         ("refused", #"<path id="m-refused" d="M-3.5-3.5H3.5V3.5H-3.5Z"/>"#),
         ("notification", #"<circle id="m-notification" r="3.5"/>"#),
         ("reboot", #"<path id="m-reboot" d="M-1.5-6H1.5V6H-1.5Z"/>"#),
+        ("push", #"<path id="m-push" d="M-4.5-4H4.5L0 4.5Z"/>"#),
     ]
 
     static var defs: String {

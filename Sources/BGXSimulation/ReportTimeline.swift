@@ -176,6 +176,7 @@ enum MarkerStyle: String, CaseIterable {
     case notificationDeliver = "notif", notificationDrop = "notif-drop"
     case bgTaskStart = "bgt-start", bgTaskExpire = "bgt-expire", bgTaskReject = "bgt-reject", fetchStart = "fetch"
     case memoryWarning = "mem-warn"
+    case pushDeliver = "push", pushDrop = "push-drop"
     case reboot
     case audioStart = "audio", audioStop = "audio-stop"
     case serviceDeliver = "service", serviceDrop = "service-drop"
@@ -207,6 +208,8 @@ enum MarkerStyle: String, CaseIterable {
         case .locationDrop, .accessoryDrop: self = .serviceDrop
         case .transferComplete: self = .transferComplete
         case .transferFail, .transferCancel: self = .transferFailed
+        case .pushDeliver: self = .pushDeliver
+        case .pushDrop: self = .pushDrop
         default: return nil
         }
     }
@@ -220,6 +223,7 @@ enum MarkerStyle: String, CaseIterable {
         case .taskExpire, .bgTaskExpire, .memoryWarning: "expire"
         case .taskRefused, .bgTaskReject: "refused"
         case .notificationDeliver, .notificationDrop, .serviceDeliver, .serviceDrop: "notification"
+        case .pushDeliver, .pushDrop: "push"
         case .reboot: "reboot"
         case .audioStart: "begin"
         case .audioStop: "expire"
@@ -232,7 +236,8 @@ enum MarkerStyle: String, CaseIterable {
     /// moment (a launch and its task) do not hide each other.
     var row: Int {
         switch self {
-        case .notificationDeliver, .notificationDrop, .memoryWarning, .serviceDeliver, .serviceDrop: 0
+        case .notificationDeliver, .notificationDrop, .memoryWarning, .serviceDeliver, .serviceDrop,
+             .pushDeliver, .pushDrop: 0
         case .launchUser, .launchNotification, .launchBackground, .terminateKill, .terminateOther, .reboot: 1
         case .taskBegin, .taskExpire, .taskRefused, .bgTaskStart, .bgTaskExpire, .bgTaskReject, .fetchStart,
              .audioStart, .audioStop: 2
@@ -257,6 +262,8 @@ enum MarkerStyle: String, CaseIterable {
         case .bgTaskReject: "BGTask submit refused"
         case .fetchStart: "background fetch"
         case .memoryWarning: "memory warning (jetsam kills follow if memory stays low)"
+        case .pushDeliver: "push delivered (to the app or the user)"
+        case .pushDrop: "push held or dropped"
         case .reboot: "device restarted"
         case .audioStart: "audio started"
         case .audioStop: "audio stopped (by reason)"

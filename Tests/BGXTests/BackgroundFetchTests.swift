@@ -57,7 +57,13 @@ func newsManifest(modes: Set<BackgroundMode> = [.fetch]) -> AppManifest {
 /// The person opens the app at 60 s and leaves it at 120 s.
 func newsDevice(_ make: @escaping () -> NewsFetchApp, manifest: AppManifest = newsManifest(),
                 profile: PolicyProfile = .modern) -> (device: SimulatedDevice, app: AppID) {
-    let device = SimulatedDevice(profile: profile)
+    usedOnceDevice(manifest, profile: profile, delegate: make)
+}
+
+/// A device with one app that the person opens at 60 s and leaves at 120 s.
+func usedOnceDevice(_ manifest: AppManifest, profile: PolicyProfile = .modern, device state: DeviceState = DeviceState(),
+                    delegate make: @escaping () -> ApplicationDelegate) -> (device: SimulatedDevice, app: AppID) {
+    let device = SimulatedDevice(profile: profile, device: state)
     let app = device.install(manifest, delegate: make)
     device.advance(seconds: 60)
     device.perform(.launch(app))

@@ -1,6 +1,7 @@
 import BGXApp
 import BGXCore
 import BGXSimulation
+import Foundation
 import Testing
 
 /// The README's Swift example, verbatim, so the README stays true.
@@ -64,4 +65,35 @@ func readmeColorFeedExample() {
     #expect(lines.contains(#"{"t": 64, "app": "com.example.colorfeed", "kind": "task.complete", "identifier": "com.example.colorfeed.refresh", "success": true}"#))
     // The launch handler resubmitted: one request pending again, earliest 15 minutes after the task began.
     #expect(device.engine.pendingTaskRequests(for: app).map(\.earliestBegin) == [Time.seconds(60 + 15 * 60)])
+}
+
+/// The README's PushKit example, verbatim.
+final class Phone: ApplicationDelegate, PKPushRegistryDelegate {
+    let provider = CXProvider(configuration: CXProviderConfiguration())
+    var registry: PKPushRegistry?
+    func application(_ application: Application, didFinishLaunchingWithOptions options: LaunchOptions?) -> Bool {
+        registry = PKPushRegistry(queue: nil)
+        registry?.delegate = self
+        registry?.desiredPushTypes = [.voIP]
+        return true
+    }
+    func pushRegistry(_ registry: PKPushRegistry, didReceiveIncomingPushWith payload: PKPushPayload,
+                      for type: PKPushType, completion: @escaping () -> Void) {
+        // iOS 13+: report before returning, or the app is killed (0xbaadca11)
+        provider.reportNewIncomingCall(with: UUID(), update: CXCallUpdate()) { _ in }
+        completion()
+    }
+}
+
+@Test("README: the PushKit example is launched by a VoIP push, reports its call and is not killed (SPEC §4)")
+func readmePushKitExample() {
+    let device = SimulatedDevice(profile: .modern)
+    let app = device.install(AppManifest(bundleIdentifier: "com.example.phone", backgroundModes: [.voip]),
+                             delegate: { Phone() })
+    device.push(Push(type: .voip, priority: 10), to: app)
+    device.advance(seconds: 10)
+    let lines = device.traceLines
+    #expect(lines.contains(#"{"t": 0, "app": "com.example.phone", "kind": "launch", "cause": "voipPush"}"#))
+    #expect(lines.contains(#"{"t": 0, "app": "com.example.phone", "kind": "call.report"}"#))
+    #expect(!lines.contains { $0.contains("terminate") })
 }

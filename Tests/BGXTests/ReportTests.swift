@@ -23,7 +23,7 @@ struct ReportTests {
                               "notification.deliver", "notification.drop", "task.start", "task.expire",
                               "task.reject", "fetch.start", "memory.warning", "audio.start", "audio.stop",
                               "location.deliver", "accessory.deliver", "location.drop", "accessory.drop",
-                              "transfer.complete", "transfer.fail", "transfer.cancel"]
+                              "transfer.complete", "transfer.fail", "transfer.cancel", "push.deliver", "push.drop"]
 
     /// Counts of `data-kind` markers per app, read back from the HTML: every
     /// app group `<g class="app" data-app="…">…</g>` of every day strip.
