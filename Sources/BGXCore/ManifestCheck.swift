@@ -15,6 +15,10 @@ public struct ManifestUsage: Sendable, Equatable {
     public var taskIdentifiers: [String] = []
     /// Where the app submits BGTaskScheduler requests while launching (a lint, SPEC §5).
     public var submitsDuringLaunch: [String] = []
+    /// Background sessions the app transfers on, and those it has a
+    /// `handleEventsForBackgroundURLSession` handler for (SPEC §8).
+    public var transferSessions: [String] = []
+    public var transferHandlers: [String] = []
     public var known: Bool
     public init(known: Bool = true) { self.known = known }
 
@@ -62,6 +66,13 @@ public enum ManifestCheck {
             findings.append(.init(severity: .warning, message:
                 "\(app): BGTaskScheduler.submit is synchronous and blocks its caller; submitting in "
                 + "didFinishLaunching (\(place)) slows the launch — submit from a background queue or later"))
+        }
+        let sessions = Set(usage.transferSessions)
+        for handled in Set(usage.transferHandlers).sorted() where !sessions.contains(handled) && !sessions.isEmpty {
+            findings.append(.init(severity: .warning, message:
+                "\(app): the backgroundTransfer handler is for session '\(handled)', but the app transfers on "
+                + sessions.sorted().map { "'\($0)'" }.joined(separator: ", ")
+                + "; when those finish the app will not recreate them, and their results wait (identifier mismatch)"))
         }
         let used = Set(usage.modesUsed.map(\.mode))
         for mode in manifest.backgroundModes.sorted(by: { $0.rawValue < $1.rawValue }) where !used.contains(mode) {

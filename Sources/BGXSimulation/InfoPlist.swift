@@ -50,6 +50,7 @@ public enum InfoPlist {
             switch handler {
             case let .task(id), let .expire(id): usage.taskIdentifiers.append(id)
             case .performFetch: usage.modesUsed.append((.fetch, "the 'performFetch' handler"))
+            case let .backgroundTransfer(session): usage.transferHandlers.append(session)
             case .accessory: usage.modesUsed.append((.externalAccessory, "the 'accessory' handler"))
             case .location: usage.modesUsed.append((.location, "the 'location' handler"))
             case .bluetooth:
@@ -82,8 +83,13 @@ public enum InfoPlist {
                     usage.modesUsed.append((.audio, "'playAudio' (line \(a.location.line))"))
                 case let .startLocation(service):
                     usage.modesUsed.append((.location, "'startLocation \(service)' (line \(a.location.line))"))
-                case let .download(d) where d.newsstand:
-                    usage.modesUsed.append((.newsstandContent, "a Newsstand 'download' (line \(a.location.line))"))
+                case let .download(d):
+                    usage.transferSessions.append(d.session)
+                    if d.newsstand {
+                        usage.modesUsed.append((.newsstandContent, "a Newsstand 'download' (line \(a.location.line))"))
+                    }
+                case let .createSession(session):
+                    usage.transferSessions.append(session)
                 case .reportCall:
                     usage.modesUsed.append((.voip, "'reportCall' (line \(a.location.line))"))
                 case .setKeepAliveTimeout:

@@ -452,6 +452,25 @@ struct BackgroundTransferVocabularyTests {
         """).contains("'complete: true' calls the handleEventsForBackgroundURLSession completion handler"))
     }
 
+    @Test("bgx check (SPEC §8): a backgroundTransfer handler for a session the app never transfers on is an identifier mismatch; a Newsstand download needs newsstand-content")
+    func checkFindsMismatch() throws {
+        let scenario = try ScenarioParser(file: "t.yaml").parse("""
+        apps:
+          - bundle: a
+            on:
+              didBecomeActive:
+                - download: {session: a.bg, bytes: 5MB}
+                - download: {session: a.issue, bytes: 5MB, newsstand: true}
+              backgroundTransfer a.background:
+                - complete: true
+        """)
+        let findings = ManifestCheck.check(scenario.apps[0].manifest, usage: InfoPlist.usage(of: scenario.apps[0]))
+            .map(\.description)
+        #expect(findings.contains { $0.hasPrefix("warning: a: the backgroundTransfer handler is for session 'a.background'")
+            && $0.contains("(identifier mismatch)") })
+        #expect(findings.contains { $0.hasPrefix("error: a: a Newsstand 'download'") && $0.contains("newsstand-content") })
+    }
+
     @Test("timeline network: {transferSpeed} changes the speed transfers share")
     func networkSpeed() throws {
         let s = try ScenarioParser(file: "t.yaml").parse("""
