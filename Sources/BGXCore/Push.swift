@@ -76,6 +76,12 @@ extension Engine {
         }
         if !device.backgroundAppRefresh { return .drop("Background App Refresh is off in Settings") }
         if !apps[i].manifest.backgroundAppRefresh { return .drop("Background App Refresh is off for this app in Settings") }
+        if let cutoff = p.silentPushUnusedAppCutoff {
+            guard let lastUse = apps[i].usage.lastUse else { return .drop("the app has never been opened") }
+            if now - lastUse > cutoff {
+                return .drop("the app has not been opened since \(clockText(lastUse)) (over \(Time.describe(cutoff)))")
+            }
+        }
         if let minimum = p.silentPushMinimumBattery, !device.charging, device.battery <= minimum {
             return .hold("battery at \(device.battery)% (≤ \(minimum)%): background pushes wait", retryAt: nil)
         }

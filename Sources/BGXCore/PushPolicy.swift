@@ -19,6 +19,9 @@ public struct PushPolicy: Sendable, Equatable {
     public var silentPushMinimumBattery: Int? = 20
     /// In practice [A][O]: none processed in Low Power Mode.
     public var silentPushPausedInLowPowerMode = true
+    /// In practice [A][O]: none for apps not opened for this long (and none
+    /// for an app never opened). nil: usage does not matter.
+    public var silentPushUnusedAppCutoff: Nanoseconds? = Time.days(7)
 
     // MARK: VoIP, SPEC §4
     /// PushKit VoIP pushes: iOS 8 and later [D].
@@ -45,6 +48,7 @@ public struct PushPolicy: Sendable, Equatable {
         p.silentPushDailyBudget = nil
         p.silentPushMinimumBattery = nil
         p.silentPushPausedInLowPowerMode = false
+        p.silentPushUnusedAppCutoff = nil
         return p
     }()
 

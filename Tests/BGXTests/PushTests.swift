@@ -320,3 +320,23 @@ struct PushVocabularyTests {
         #expect(messages.contains("a: the 'voipPush' handler needs UIBackgroundModes 'voip', which is not declared"))
     }
 }
+
+@Test("SPEC §7 [A][O]: on modern, background pushes are dropped for an app not opened for a week, or never; ios12 delivers them")
+func unusedAppsGetNoSilentPushes() {
+    let (device, app) = chatDevice()
+    device.advance(by: Time.days(7) - Time.seconds(120))   // 6d 23:59 after it was opened at 60 s
+    device.push(silent, to: app)
+    #expect(device.pushStory(of: app).last == "604800 push.deliver background 5 app")
+    device.advance(seconds: 200)
+    device.push(silent, to: app)
+    #expect(device.pushStory(of: app).last
+            == "605000 push.drop background 5 dropped: the app has not been opened since 0d 00:01 (over 7d)")
+    let never = SimulatedDevice()
+    let fresh = never.install(chatManifest, delegate: { ChatApp() })
+    never.push(silent, to: fresh)
+    #expect(never.pushStory(of: fresh) == ["0 push.drop background 5 dropped: the app has never been opened"])
+    let old = SimulatedDevice(profile: .ios12)
+    let oldApp = old.install(chatManifest, delegate: { ChatApp() })
+    old.push(silent, to: oldApp)
+    #expect(old.pushStory(of: oldApp).first == "0 push.deliver background 5 app")
+}
