@@ -5,6 +5,10 @@ public struct ManifestFinding: Sendable, Equatable, CustomStringConvertible {
     public var severity: Severity
     public var message: String
     public var description: String { "\(severity.rawValue): \(message)" }
+    public init(severity: Severity, message: String) {
+        self.severity = severity
+        self.message = message
+    }
 }
 
 /// What an app's code was seen to use.

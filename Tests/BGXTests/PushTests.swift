@@ -340,3 +340,32 @@ func unusedAppsGetNoSilentPushes() {
     old.push(silent, to: oldApp)
     #expect(old.pushStory(of: oldApp).first == "0 push.deliver background 5 app")
 }
+
+@Test("bgx check (SPEC §7/§4): priority-10 background pushes, a silentPush handler that never completes, a call reported after a wait")
+func pushCheckFindsTheClassicMistakes() throws {
+    let scenario = try ScenarioParser(file: "t.yaml").parse("""
+    apps:
+      - bundle: com.example.chat
+        backgroundModes: [remote-notification]
+        on:
+          silentPush: [{wait: 2s}]
+      - bundle: com.example.phone
+        backgroundModes: [voip]
+        on:
+          voipPush: [{wait: 1s}, reportCall]
+      - bundle: com.example.good
+        backgroundModes: [voip, remote-notification]
+        on:
+          silentPush: [{wait: 2s}, {complete: newData}]
+          voipPush: [reportCall, {wait: 1s}]
+    timeline:
+      - {at: 1m, push: {app: com.example.chat, type: background}}
+      - {at: 2m, push: {app: com.example.chat, type: background, priority: 5}}
+    """)
+    let messages = PushCheck.findings(scenario).map(\.message)
+    #expect(messages.count == 3)
+    #expect(messages.contains { $0.hasPrefix("com.example.chat: the background push at t.yaml:16:5 has priority 10") })
+    #expect(messages.contains { $0.hasPrefix("com.example.chat: the 'silentPush' handler") && $0.contains("never calls 'complete'") })
+    #expect(messages.contains { $0.hasPrefix("com.example.phone: the 'voipPush' handler") && $0.contains("only after a 'wait'") })
+    #expect(!messages.contains { $0.hasPrefix("com.example.good") })
+}
