@@ -10,8 +10,11 @@ public enum Demo {
     #   refresh (earliest in 15 minutes); the refresh fetches for 4 s and
     #   resubmits. Database cleaning is a processing task that needs power,
     #   once a week. The scheduler decides when each runs, and says why.
-    # com.example.messenger (SPEC §2): a send that outlives a trip to the home
-    #   screen; its background task ends in time.
+    # com.example.messenger (SPEC §2, §7): a send that outlives a trip to the
+    #   home screen; its background task ends in time. Its server sends silent
+    #   pushes: a burst on Wednesday evening is throttled (3 an hour, the newest
+    #   held); on Friday the person swipes it away and the night's push waits
+    #   until they open it in the morning.
     # com.example.chatty (SPEC §2): begins a background task and never ends
     #   it; iOS kills it when the 30 s budget runs out (backgroundTaskTimeout).
     # The person: ColorFeed at breakfast, lunch and in the evening; messages
@@ -45,7 +48,11 @@ public enum Demo {
           expire com.example.colorfeed.db_cleaning:
             - complete: false
       - bundle: com.example.messenger
+        backgroundModes: [remote-notification]
         on:
+          silentPush:
+            - wait: 2s
+            - complete: newData
           didEnterBackground:
             - beginBackgroundTask: send
             - wait: 8s
@@ -84,6 +91,14 @@ public enum Demo {
       - {at: 6d 07:00, device: {charging: false}}
       - {at: 6d 23:00, user: lock}
       - {at: 6d 23:30, device: {charging: true}}
+      - {at: 2d 18:00, push: {app: com.example.messenger, type: background, priority: 5}}
+      - {at: 2d 18:10, push: {app: com.example.messenger, type: background, priority: 5}}
+      - {at: 2d 18:20, push: {app: com.example.messenger, type: background, priority: 5}}
+      - {at: 2d 18:30, push: {app: com.example.messenger, type: background, priority: 5}}
+      - {at: 2d 18:40, push: {app: com.example.messenger, type: background, priority: 5}}
+      - {at: 4d 21:30, user: forceQuit com.example.messenger}
+      - {at: 4d 22:00, push: {app: com.example.messenger, type: background, priority: 5}}
+      - {at: 4d 22:05, push: {app: com.example.messenger, type: alert}}
     expect:
       # The weekly cleaning runs on power at night, then not again until six days later.
       - {kind: task.start, identifier: com.example.colorfeed.db_cleaning, between: [23:30, 1d 07:00]}
@@ -94,5 +109,12 @@ public enum Demo {
       - {kind: bgtask.end, app: com.example.messenger, between: [08:13, 08:14]}
       - {kind: terminate, app: com.example.chatty, reason: backgroundTaskTimeout}
       - {kind: terminate, app: com.example.colorfeed, count: 0}
+      # The burst: three pushes within the hour, the newest of the rest an hour after the first.
+      - {kind: push.deliver, app: com.example.messenger, type: background, between: [2d 18:00, 2d 18:40], count: 3}
+      - {kind: push.deliver, app: com.example.messenger, type: background, between: [2d 19:00, 2d 19:00], count: 1}
+      # Swiped away: the silent push waits for the person; the alert reaches them at once.
+      - {kind: push.drop, app: com.example.messenger, held: true, between: [4d 22:00, 4d 22:00]}
+      - {kind: push.deliver, app: com.example.messenger, type: alert, to: user, between: [4d 22:05, 4d 22:05]}
+      - {kind: push.deliver, app: com.example.messenger, type: background, between: [5d 08:10, 5d 08:10], count: 1}
     """
 }
