@@ -12,6 +12,7 @@
 struct PushState: Sendable {
     /// The newest background push not yet deliverable (only the newest is kept).
     var held: Push?
+    var heldSince: Nanoseconds?
     /// When background pushes were delivered to the app in the background
     /// within the last hour (the hourly throttle).
     var recent: [Nanoseconds] = []
@@ -61,7 +62,7 @@ extension Engine {
         case hold(String, retryAt: Nanoseconds?)
     }
 
-    mutating func backgroundPushGate(_ app: AppID, _ push: Push) -> PushGate? {
+    func backgroundPushGate(_ app: AppID, _ push: Push) -> PushGate? {
         let i = Int(app.index)
         let p = profile.push
         if !p.silentPushSupported { return .drop("content-available pushes wake apps from iOS 7 on") }
@@ -88,11 +89,10 @@ extension Engine {
         if p.silentPushPausedInLowPowerMode && device.lowPowerMode {
             return .hold("Low Power Mode pauses background pushes", retryAt: nil)
         }
-        let hour = Time.hours(1)
-        apps[i].push.recent.removeAll { now - $0 >= hour }
-        if apps[i].push.recent.count >= p.silentPushesPerHour {
-            return .hold("throttled: \(apps[i].push.recent.count) background pushes in the past hour "
-                         + "(at most \(p.silentPushesPerHour))", retryAt: apps[i].push.recent[0] + hour)
+        let lastHour = recentDeliveries(app)
+        if lastHour.count >= p.silentPushesPerHour {
+            return .hold("throttled: \(lastHour.count) background pushes in the past hour "
+                         + "(at most \(p.silentPushesPerHour))", retryAt: lastHour[0] + Time.hours(1))
         }
         if let budget = p.silentPushDailyBudget, let start = apps[i].push.budgetStart,
            now < start + Time.days(1), apps[i].push.budgetUsed >= budget {
@@ -100,6 +100,12 @@ extension Engine {
                          + clockText(start + Time.days(1)), retryAt: start + Time.days(1))
         }
         return nil
+    }
+
+    /// Background deliveries to the app in the background within the past hour.
+    func recentDeliveries(_ app: AppID) -> ArraySlice<Nanoseconds> {
+        let recent = apps[Int(app.index)].push.recent
+        return recent[(recent.firstIndex { now - $0 < Time.hours(1) } ?? recent.endIndex)...]
     }
 
     mutating func dropPush(_ app: AppID, _ push: Push, _ reason: String) {
@@ -113,6 +119,7 @@ extension Engine {
             dropPush(app, older, "replaced by a newer push while held: only the newest is kept")
         }
         apps[i].push.held = push
+        apps[i].push.heldSince = now
         record(app, .pushDrop(type: push.type, priority: push.priority, reason: text("held: " + reason), held: true))
         scheduleRetry(app, at: retryAt)
     }
@@ -128,7 +135,7 @@ extension Engine {
     /// throttle and the daily budget.
     mutating func deliverInBackground(_ app: AppID, _ push: Push) {
         let i = Int(app.index)
-        apps[i].push.recent.append(now)
+        apps[i].push.recent = Array(recentDeliveries(app)) + [now]
         if let start = apps[i].push.budgetStart, now < start + Time.days(1) {
             apps[i].push.budgetUsed += 1
         } else {

@@ -192,6 +192,11 @@ struct Explain: ParsableCommand {
             if task == nil {
                 let transfers = engine.explainTransfers(app: appID)
                 if !transfers.isEmpty { print((explanations.isEmpty ? "" : "\n") + transfers, terminator: "") }
+                // …and its pushes (SPEC §7, §4).
+                let pushes = engine.explainPushes(app: appID)
+                if !pushes.isEmpty {
+                    print((explanations.isEmpty && transfers.isEmpty ? "" : "\n") + pushes, terminator: "")
+                }
             }
         }
     }

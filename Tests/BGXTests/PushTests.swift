@@ -369,3 +369,23 @@ func pushCheckFindsTheClassicMistakes() throws {
     #expect(messages.contains { $0.hasPrefix("com.example.phone: the 'voipPush' handler") && $0.contains("only after a 'wait'") })
     #expect(!messages.contains { $0.hasPrefix("com.example.good") })
 }
+
+@Test("bgx explain --app (SPEC §7): the held push and what holds it, what a push now would meet, the throttle spent")
+func explainPushes() {
+    let (device, app) = chatDevice()
+    for _ in 0..<3 { device.push(silent, to: app); device.advance(seconds: 60) }
+    var text = device.engine.explainPushes(app: app)
+    #expect(text.contains("a background push (priority 5) now would be held: throttled: 3 background pushes in the "
+                          + "past hour (at most 3); retried at 0d 01:02:00"))
+    #expect(text.contains("throttle: 3 of 3 in the past hour; daily budget: 3 of 24 (resets at 1d 00:02:00)"))
+    device.perform(.forceQuit(app))
+    device.push(silent, to: app)
+    device.advance(by: Time.hours(2))
+    text = device.engine.explainPushes(app: app)
+    #expect(text.contains("held: a background push (priority 5) since 0d 00:05:00 — held: the user force-quit the app; "
+                          + "no background launch until the user opens it"))
+    #expect(text.contains("throttle: 0 of 3 in the past hour"))
+    let (phone, phoneApp) = phoneDevice { PhoneApp(reportsCalls: false) }
+    phone.push(voipPush, to: phoneApp)
+    #expect(phone.engine.explainPushes(app: phoneApp).contains("VoIP: 1 of 3 allowed failures to report a call\n"))
+}
