@@ -14,7 +14,12 @@ public struct BackgroundTaskIdentifier: Hashable, Sendable, RawRepresentable, Cu
 /// system launched the app.
 public struct LaunchOptions: Sendable, Equatable {
     public var cause: LaunchCause
-    public init(cause: LaunchCause) { self.cause = cause }
+    /// `.localNotification`: the identifier of the notification whose tap launched the app.
+    public var localNotification: String?
+    public init(cause: LaunchCause, localNotification: String? = nil) {
+        self.cause = cause
+        self.localNotification = localNotification
+    }
 }
 
 /// `UIApplicationDelegate`. Every method has a default that does nothing.
@@ -25,7 +30,8 @@ public protocol ApplicationDelegate: AnyObject {
     func applicationDidEnterBackground(_ application: Application)
     func applicationWillEnterForeground(_ application: Application)
     func applicationWillTerminate(_ application: Application)
-    /// A local notification arrived while the app was in front.
+    /// A local notification arrived while the app was in front, or the user
+    /// opened one — when no `UNUserNotificationCenterDelegate` is set.
     func application(_ application: Application, didReceiveLocalNotification identifier: String)
     /// Legacy background fetch (SPEC §6): call `completionHandler` within 30 s.
     func application(_ application: Application,
@@ -91,6 +97,8 @@ public final class Application {
     var centralManagers: [CentralManager] = []
     var peripheralManagers: [PeripheralManager] = []
     lazy var audioSession = AudioSession(connection: connection)
+    /// This process's `UNUserNotificationCenter`.
+    public private(set) lazy var userNotificationCenter = UNUserNotificationCenter(connection: connection)
 
     public init(bundleIdentifier: String, connection: SystemConnection, delegate: ApplicationDelegate?) {
         self.bundleIdentifier = bundleIdentifier
@@ -156,6 +164,9 @@ public final class Application {
         connection.setKeepAliveTimeout(seconds: timeout, handler: handler)
     }
     public func clearKeepAliveTimeout() { connection.clearKeepAliveTimeout() }
+
+    /// The number on the app's icon, set by delivered notifications (SPEC §9).
+    public var applicationIconBadgeNumber: Int { connection.badgeNumber }
 
     /// `exit(0)`: the process ends (trace reason `exit`).
     public func exit() { connection.exit() }

@@ -17,10 +17,22 @@ public protocol SystemConnection: AnyObject {
     /// The main thread is busy with CPU work for this long (virtual time).
     func work(seconds: Double)
     func exit()
-    func addNotification(_ request: NotificationRequest) throws
+
+    // UNUserNotificationCenter (SPEC §9). A trigger iOS raises on terminates the app.
+    func addNotification(identifier: String, content: NotificationContent, trigger: NotificationTrigger)
     func removePendingNotifications(identifiers: [String])
     func removeAllPendingNotifications()
-    func pendingNotificationIdentifiers() -> [String]
+    /// Fire moments as delays from now.
+    func pendingNotifications() -> [PendingNotification]
+    /// Delivery moments as delays from now (negative: in the past).
+    func deliveredNotifications() -> [DeliveredNotification]
+    /// nil removes all.
+    func removeDeliveredNotifications(identifiers: [String]?)
+    /// The app in front answered `willPresent` with these options.
+    func presentNotification(identifier: String, options: NotificationPresentation)
+    /// The notification whose tap launched this process, if one did.
+    var launchNotification: String? { get }
+    var badgeNumber: Int { get }
 
     // BGTaskScheduler (SPEC §5)
     func registerTask(identifier: String, launchHandler: @escaping (BGTask) -> Void) -> Bool

@@ -12,6 +12,7 @@ enum MainThreadJob: Sendable, Equatable {
     case expirationHandler(Int)
     case timer(Int32)
     case notification(NotificationID)
+    case notificationResponse(NotificationID)
     case bgTask(TextID)
     case bgTaskExpired(TextID)
     case performFetch

@@ -22,6 +22,8 @@ public struct DeviceState: Sendable, Equatable {
     public var locked: Bool = false
     /// No background launch before the first unlock after boot (SPEC §11).
     public var unlockedSinceBoot: Bool = true
+    /// The device's clock, which floating notification dates follow (SPEC §9).
+    public var timeZone: TimeZoneRules = .utc
 
     public init() {}
 }
@@ -38,6 +40,7 @@ public enum DeviceChange: Sendable, Equatable {
     case memory(Int64)
     case multitasking(Bool)
     case thermal(DeviceState.Thermal)
+    case timeZone(TimeZoneRules)
     case reboot
 }
 
@@ -49,6 +52,8 @@ public enum UserAction: Sendable, Equatable {
     case unlock
     case switchTo(AppID)
     case forceQuit(AppID)
+    /// Opens a notification from Notification Center (SPEC §9).
+    case tapNotification(NotificationID)
 }
 
 /// An installed app's handle inside the engine.

@@ -26,6 +26,8 @@ public struct Engine: Sendable {
     // MARK: Scheduler state (SPEC §5, §6)
     /// Time of day at t = 0: the predictor and `clockText` think in wall-clock time.
     public let wallClockOffset: Nanoseconds
+    /// Unix seconds at t = 0: calendar dates (SPEC §9) are read from it.
+    public let startEpochSeconds: Int64
     var pendingTasks: [PendingTask] = []
     /// `profile.scheduler`'s weights as tables indexed by policy.
     let refreshWeights: [Double]
@@ -56,11 +58,12 @@ public struct Engine: Sendable {
     public internal(set) var eventsHandled = 0
 
     public init(profile: PolicyProfile = .modern, device: DeviceState = DeviceState(), seed: UInt64 = 0,
-                wallClockOffset: Nanoseconds = 0) {
+                wallClockOffset: Nanoseconds = 0, startEpochSeconds: Int64? = nil) {
         self.profile = profile
         self.device = device
         self.random = SeededRandom(seed: seed)
         self.wallClockOffset = wallClockOffset
+        self.startEpochSeconds = startEpochSeconds ?? wallClockOffset / Time.nanosecondsPerSecond
         self.refreshWeights = profile.scheduler.weightTable(processing: false)
         self.processingWeights = profile.scheduler.weightTable(processing: true)
         if device.locked { lockedSince = 0 }
@@ -234,6 +237,9 @@ public struct Engine: Sendable {
         case let .memory(v): device.memory = v; recordDevice("memory", "\(v)"); checkMemoryPressure()
         case let .multitasking(v): device.multitasking = v; recordDevice("multitasking", "\(v)")
         case let .thermal(v): device.thermal = v; recordDevice("thermal", v.rawValue)
+        case let .timeZone(v):
+            device.timeZone = v; recordDevice("timeZone", v.identifier)
+            deviceTimeZoneChanged()
         case .reboot: reboot()
         }
         retryHeldPushes()

@@ -9,7 +9,7 @@ extension Engine {
         // involved; lock and unlock mark it themselves (setLocked).
         switch action {
         case let .launch(app), let .switchTo(app), let .forceQuit(app): markSchedulerDirty(for: app)
-        case .home, .lock, .unlock: break
+        case .home, .lock, .unlock, .tapNotification: break
         }
         if let front = frontApp { markSchedulerDirty(for: front) }
         if let previous = frontAppWhenLocked { markSchedulerDirty(for: previous) }
@@ -50,6 +50,8 @@ extension Engine {
         case let .forceQuit(app):
             record(app, .user(.forceQuit))
             forceQuit(app)
+        case let .tapNotification(id):
+            tapNotification(id)
         }
     }
 
@@ -232,6 +234,8 @@ extension Engine {
             outbox.append(.fire(app, token: token, continuation: false))
         case let .notification(id):
             deliver(.localNotification(id), to: app, watchdog: nil)
+        case let .notificationResponse(id):
+            deliver(.notificationResponse(id), to: app, watchdog: nil)
         case let .bgTask(id):
             guard apps[i].runningTasks.contains(where: { $0.identifier == id }) else { return }
             guard apps[i].registered.contains(id) else {

@@ -30,8 +30,13 @@ public struct PolicyProfile: Sendable, Equatable {
     /// How many scheduled notifications an app may hold; the soonest-firing
     /// are kept. modern 64 [D], ios6 128 [S].
     public var localNotificationLimit: Int
+    /// What happens past the limit: modern and ios12 keep the soonest-firing
+    /// and drop the rest silently [D]; ios6 refuses the request past 128 [S].
+    public var localNotificationOverflow: LocalNotificationOverflow
     /// Shortest repeat interval for a repeating notification: 60 s [O].
     public var minimumRepeatInterval: Nanoseconds
+    /// A custom alert sound this long or longer is replaced by the default: 30 s [D].
+    public var maximumAlertSoundLength: Nanoseconds
 
     // MARK: SPEC §11 — who gets launched
     /// Location apps are relaunched for location and region events even
@@ -62,7 +67,9 @@ public struct PolicyProfile: Sendable, Equatable {
         willTerminateWatchdog: Nanoseconds = Time.seconds(5),
         sceneUpdateWatchdog: Nanoseconds = Time.seconds(10),
         localNotificationLimit: Int = 64,
+        localNotificationOverflow: LocalNotificationOverflow = .keepSoonest,
         minimumRepeatInterval: Nanoseconds = Time.seconds(60),
+        maximumAlertSoundLength: Nanoseconds = Time.seconds(30),
         relaunchLocationAfterForceQuit: Bool = true,
         memory: MemoryPolicy = .modern,
         longRunning: LongRunningPolicy = .modern,
@@ -78,7 +85,9 @@ public struct PolicyProfile: Sendable, Equatable {
         self.willTerminateWatchdog = willTerminateWatchdog
         self.sceneUpdateWatchdog = sceneUpdateWatchdog
         self.localNotificationLimit = localNotificationLimit
+        self.localNotificationOverflow = localNotificationOverflow
         self.minimumRepeatInterval = minimumRepeatInterval
+        self.maximumAlertSoundLength = maximumAlertSoundLength
         self.relaunchLocationAfterForceQuit = relaunchLocationAfterForceQuit
         self.memory = memory
         self.longRunning = longRunning
@@ -105,6 +114,7 @@ public struct PolicyProfile: Sendable, Equatable {
         backgroundTaskBudget: Time.seconds(600),         // [O] 600 s
         staleBackgroundTaskWarningAge: nil,
         localNotificationLimit: 128,                     // [S] 128 active
+        localNotificationOverflow: .refuseNew,           // [S] the 129th is not scheduled
         relaunchLocationAfterForceQuit: false,           // [S] iOS 8+ only
         memory: .ios6,
         longRunning: .ios6,
@@ -116,4 +126,12 @@ public struct PolicyProfile: Sendable, Equatable {
     public static func named(_ name: String) -> PolicyProfile? {
         all.first { $0.name == name }
     }
+}
+
+/// SPEC §9: what becomes of a notification past an app's limit.
+public enum LocalNotificationOverflow: Sendable, Equatable {
+    /// Every request is taken; only the soonest-firing are kept.
+    case keepSoonest
+    /// A request past the limit is refused.
+    case refuseNew
 }

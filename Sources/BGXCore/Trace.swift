@@ -47,9 +47,15 @@ public struct TraceEvent: Sendable, Equatable {
         /// What iOS writes to the console on API misuse or risk (SPEC §2).
         case log(TextID)
         case device(property: TextID, value: TextID)
-        case notificationSchedule(id: NotificationID, fireIn: Nanoseconds)
-        case notificationDeliver(id: NotificationID, toApp: Bool)
+        case notificationSchedule(id: NotificationID, fireIn: Nanoseconds, replaced: Bool)
+        /// To the app in front, or to the user with what they see, hear and
+        /// the badge; `reason` when the sound asked for cannot play.
+        case notificationDeliver(id: NotificationID, toApp: Bool, alert: TextID?, sound: TextID?, badge: Int32?,
+                                 reason: TextID?)
         case notificationDrop(id: NotificationID, reason: TextID)
+        case notificationCancel(id: NotificationID)
+        /// `reason` when the tap found nothing to open.
+        case notificationTap(id: NotificationID, reason: TextID?)
         case taskRegister(identifier: TextID)
         case taskSubmit(identifier: TextID, kind: BGTaskKind, replaced: Bool)
         case taskReject(identifier: TextID, error: BGTaskSchedulerError, reason: TextID)
@@ -139,6 +145,8 @@ public struct TraceEvent: Sendable, Equatable {
         case .notificationSchedule: "notification.schedule"
         case .notificationDeliver: "notification.deliver"
         case .notificationDrop: "notification.drop"
+        case .notificationCancel: "notification.cancel"
+        case .notificationTap: "notification.tap"
         case .taskRegister: "task.register"
         case .taskSubmit: "task.submit"
         case .taskReject: "task.reject"
@@ -187,7 +195,7 @@ public struct TraceEvent: Sendable, Equatable {
 }
 
 public enum UserActionName: String, Sendable {
-    case launch, home, lock, unlock, switchTo, forceQuit
+    case launch, home, lock, unlock, switchTo, forceQuit, tapNotification
 }
 
 /// Why a process changed state. Fixed phrases, so they cost nothing to record.
@@ -232,7 +240,7 @@ extension TraceEvent {
             switch cb {
             case let .didFinishLaunching(cause): f.append(("launchOptions", .string(cause.description)))
             case let .backgroundTaskExpired(id): f.append(("id", .number(Double(id))))
-            case let .localNotification(n): f.append(("id", .string(notifications(n))))
+            case let .localNotification(n), let .notificationResponse(n): f.append(("id", .string(notifications(n))))
             case let .bgTask(id), let .bgTaskExpired(id): f.append(("identifier", .string(text(id))))
             case let .didUpdateLocations(service): f.append(("service", .string(service.description)))
             case let .didEnterRegion(id), let .didExitRegion(id): f.append(("region", .string(text(id))))
@@ -264,12 +272,25 @@ extension TraceEvent {
             return [("message", .string(text(message)))]
         case let .device(property, value):
             return [("property", .string(text(property))), ("value", .string(text(value)))]
-        case let .notificationSchedule(id, fireIn):
-            return [("id", .string(notifications(id))), ("fireIn", .number(Time.toSeconds(fireIn)))]
-        case let .notificationDeliver(id, toApp):
-            return [("id", .string(notifications(id))), ("to", .string(toApp ? "app" : "user"))]
+        case let .notificationSchedule(id, fireIn, replaced):
+            var f: [(String, TraceField)] = [("id", .string(notifications(id))), ("fireIn", .number(Time.toSeconds(fireIn)))]
+            if replaced { f.append(("replaced", .bool(true))) }
+            return f
+        case let .notificationDeliver(id, toApp, alert, sound, badge, reason):
+            var f: [(String, TraceField)] = [("id", .string(notifications(id))), ("to", .string(toApp ? "app" : "user"))]
+            if let alert { f.append(("alert", .string(text(alert)))) }
+            if let sound { f.append(("sound", .string(text(sound)))) }
+            if let badge { f.append(("badge", .number(Double(badge)))) }
+            if let reason { f.append(("reason", .string(text(reason)))) }
+            return f
         case let .notificationDrop(id, reason):
             return [("id", .string(notifications(id))), ("reason", .string(text(reason)))]
+        case let .notificationCancel(id):
+            return [("id", .string(notifications(id)))]
+        case let .notificationTap(id, reason):
+            var f: [(String, TraceField)] = [("id", .string(notifications(id)))]
+            if let reason { f.append(("reason", .string(text(reason)))) }
+            return f
         case let .taskRegister(id), let .taskCancel(id), let .taskExpire(id):
             return [("identifier", .string(text(id)))]
         case let .taskStart(id, reason):

@@ -58,7 +58,10 @@ public enum TerminationReason: UInt8, Sendable, CaseIterable, CustomStringConver
          /// A task was submitted or launched with no launch handler registered.
          noLaunchHandler,
          /// The device restarted.
-         reboot
+         reboot,
+         /// A notification trigger iOS raises NSInternalInconsistencyException
+         /// for (a repeat under 60 s, an interval of 0) (SPEC §9).
+         invalidNotificationTrigger
 
     public var description: String {
         switch self {
@@ -79,6 +82,7 @@ public enum TerminationReason: UInt8, Sendable, CaseIterable, CustomStringConver
         case .launchHandlerRegisteredTwice: "launchHandlerRegisteredTwice"
         case .noLaunchHandler: "noLaunchHandler"
         case .reboot: "reboot"
+        case .invalidNotificationTrigger: "invalidNotificationTrigger"
         }
     }
 
@@ -105,8 +109,12 @@ public enum Callback: Sendable, Equatable, CustomStringConvertible {
     case willTerminate
     /// A `beginBackgroundTask` expiration handler (SPEC §2).
     case backgroundTaskExpired(Int)
-    /// A local notification delivered to the app in front (SPEC §9).
+    /// A local notification delivered to the app in front (SPEC §9):
+    /// `userNotificationCenter(_:willPresent:…)`.
     case localNotification(NotificationID)
+    /// The user opened a notification (SPEC §9):
+    /// `userNotificationCenter(_:didReceive:…)`.
+    case notificationResponse(NotificationID)
     /// A BGTaskScheduler launch handler for this identifier (SPEC §5).
     case bgTask(TextID)
     /// A BGTask's expiration handler (SPEC §5).
@@ -157,6 +165,7 @@ public enum Callback: Sendable, Equatable, CustomStringConvertible {
         case .willTerminate: "willTerminate"
         case .backgroundTaskExpired: "backgroundTaskExpired"
         case .localNotification: "localNotification"
+        case .notificationResponse: "notificationResponse"
         case .bgTask: "bgTask"
         case .bgTaskExpired: "bgTaskExpired"
         case .performFetch: "performFetch"
@@ -215,6 +224,8 @@ public struct AppManifest: Sendable, Equatable {
     /// For an app extension: its containing app's bundle identifier. Its
     /// BGTaskScheduler requests are the containing app's and launch it (SPEC §5).
     public var extensionOf: String?
+    /// Sound files in the bundle a notification may name (SPEC §9).
+    public var sounds: [BundleSound] = []
 
     public init(bundleIdentifier: String, backgroundModes: Set<BackgroundMode> = [],
                 permittedTaskIdentifiers: [String] = [], exitsOnSuspend: Bool = false,

@@ -106,7 +106,7 @@ struct ReportFacts {
             case let .bgtaskBegin(_, name): note(i, "background task '\(names.text(name))'")
             case let .taskStart(id, _): note(i, "BGTask '\(names.text(id))'")
             case .fetchStart: note(i, "background fetch")
-            case let .notificationSchedule(id, _): note(i, "scheduled notification '\(names.notification(id))'")
+            case let .notificationSchedule(id, _, _): note(i, "scheduled notification '\(names.notification(id))'")
             default: break
             }
         }

@@ -77,6 +77,8 @@ public struct Scenario: Sendable {
 
     public enum UserCommand: Sendable, Equatable {
         case launch(String), home, lock, unlock, switchTo(String), forceQuit(String)
+        /// Opens the newest notification with this id in Notification Center (SPEC §9).
+        case tapNotification(String)
     }
 }
 

@@ -59,12 +59,22 @@ public final class ScenarioApp: HostedApp {
         }
     }
 
+    /// `notify: {id, after | at, repeat, body, sound, badge, timeZone}` (SPEC §9).
     public struct Notify: Sendable, Equatable {
-        public enum When: Sendable, Equatable { case after(Nanoseconds), at(Nanoseconds) }
+        public enum When: Sendable, Equatable {
+            /// A time-interval trigger.
+            case after(Nanoseconds)
+            /// A moment of the run (`at: 90s`), fixed whatever the clocks say.
+            case at(Nanoseconds)
+            /// `at: HH:MM`, `Nd HH:MM` or `Mon HH:MM`: a calendar trigger on the
+            /// clock of `timeZone`, or the device's when there is none.
+            case clock(day: Int?, weekday: Int?, timeOfDay: Nanoseconds)
+        }
         public var id: String
         public var when: When
-        public var repeatInterval: Nanoseconds?
-        public var body: String
+        public var repeats: Bool
+        public var content: NotificationContent
+        public var timeZone: TimeZoneRules?
     }
 
     /// `submit: {identifier, type, earliestBegin, requiresNetworkConnectivity, requiresExternalPower}`.
@@ -178,7 +188,7 @@ public final class ScenarioApp: HostedApp {
         case .didEnterBackground: handler = .didEnterBackground
         case .willEnterForeground: handler = .willEnterForeground
         case .willTerminate: handler = .willTerminate
-        case .localNotification: handler = .localNotification
+        case .localNotification, .notificationResponse: handler = .localNotification
         case .didReceiveMemoryWarning: handler = .memoryWarning
         case .socketsClosed:
             process.deliverClosedSockets()
@@ -343,19 +353,30 @@ public final class ScenarioApp: HostedApp {
         _ = process.device.withEngine { $0.startTransfer(for: process.app, session: d.session, spec) }
     }
 
+    /// What an app would build: a time-interval trigger, or a calendar one.
     func schedule(_ n: Notify, process: AppRuntime) {
-        let fireIn: Nanoseconds
-        switch n.when {
-        case let .after(d): fireIn = d
-        case let .at(t): fireIn = t - process.device.now
-        }
-        do {
-            try process.device.withEngine {
-                try $0.scheduleNotification(for: process.app, id: n.id, fireIn: fireIn,
-                                            repeatInterval: n.repeatInterval, body: n.body)
+        let trigger: NotificationTrigger = process.device.withEngine { engine in
+            switch n.when {
+            case let .after(d):
+                return .timeInterval(d, repeats: n.repeats)
+            case let .at(t):
+                // Every component of that moment, on the UTC clock: once past, it never fires.
+                let unix = engine.unixSeconds(at: t)
+                let date = CivilDate(day: unix / 86_400)
+                let second = Int(unix % 86_400)
+                return .calendar(DateMatch(year: Int(date.year), month: date.month, day: date.day, hour: second / 3600,
+                                           minute: second / 60 % 60, second: second % 60),
+                                 timeZone: .utc, repeats: false)
+            case let .clock(day, weekday, timeOfDay):
+                let second = Int(timeOfDay / Time.nanosecondsPerSecond)
+                var match = DateMatch(weekday: weekday, hour: second / 3600, minute: second / 60 % 60, second: second % 60)
+                if let day {
+                    let date = engine.date(daysAfterStart: day, in: n.timeZone ?? engine.device.timeZone)
+                    (match.year, match.month, match.day) = (Int(date.year), date.month, date.day)
+                }
+                return .calendar(match, timeZone: n.timeZone, repeats: n.repeats)
             }
-        } catch {
-            process.device.withEngine { $0.log(process.app, "Error scheduling notification \(n.id): \(error)") }
         }
+        process.addNotification(identifier: n.id, content: n.content, trigger: trigger)
     }
 }

@@ -25,9 +25,9 @@ public struct ScenarioParser {
 
     static let topKeys = ["profile", "seed", "start", "duration", "device", "apps", "usage", "timeline", "expect"]
     static let deviceKeys = ["battery", "charging", "network", "bandwidth", "lowPowerMode", "backgroundAppRefresh",
-                             "passcode", "memory", "multitasking", "thermal"]
+                             "passcode", "memory", "multitasking", "thermal", "timeZone"]
     static let appKeys = ["bundle", "backgroundModes", "permittedTaskIdentifiers", "exitsOnSuspend", "memory",
-                          "backgroundAppRefresh", "extensionOf", "on"]
+                          "backgroundAppRefresh", "extensionOf", "sounds", "on"]
     static let lifecycleHandlers: [String: ScenarioApp.Handler] = [
         "didFinishLaunching": .didFinishLaunching, "didBecomeActive": .didBecomeActive,
         "willResignActive": .willResignActive, "didEnterBackground": .didEnterBackground,
@@ -57,8 +57,9 @@ public struct ScenarioParser {
         "user": ["action"], "bgtask.begin": ["id", "name"], "bgtask.end": ["id"], "bgtask.expire": ["id"],
         "bgtask.invalid": ["name", "reason"], "log": ["message"],
         "terminate": ["reason", "code", "detail", "band", "bandName", "footprintMB", "cause"],
-        "device": ["property", "value"], "notification.schedule": ["id", "fireIn"],
-        "notification.deliver": ["id", "to"], "notification.drop": ["id", "reason"],
+        "device": ["property", "value"], "notification.schedule": ["id", "fireIn", "replaced"],
+        "notification.deliver": ["id", "to", "alert", "sound", "badge", "reason"], "notification.drop": ["id", "reason"],
+        "notification.cancel": ["id"], "notification.tap": ["id", "reason"],
         "task.register": ["identifier"], "task.submit": ["identifier", "type", "replaced"],
         "task.reject": ["identifier", "error", "code", "reason"], "task.cancel": ["identifier"],
         "task.defer": ["identifier", "reason"], "task.start": ["identifier", "reason"], "task.expire": ["identifier"],
@@ -122,10 +123,11 @@ public struct ScenarioParser {
             guard d > 0 else { throw err(n, "duration must be longer than 0") }
             scenario.duration = d
         }
+        var context = MomentContext(startOffset: startOffset, duration: scenario.duration, start: scenario.start,
+                                    profile: scenario.profile)
         if let n = top["device"] {
-            scenario.device = try deviceSettings(n, into: scenario.device, allowReboot: false).0
+            scenario.device = try deviceSettings(n, into: scenario.device, allowReboot: false, context).0
         }
-        let context = MomentContext(startOffset: startOffset, duration: scenario.duration)
         guard let appsNode = top["apps"] else { throw err(root, "the scenario has no 'apps:' list") }
         for appNode in try sequence(appsNode, "apps") {
             let spec = try app(appNode, context, device: scenario.device)
@@ -135,6 +137,9 @@ public struct ScenarioParser {
             scenario.apps.append(spec)
         }
         let bundles = scenario.apps.map(\.manifest.bundleIdentifier)
+        context.notificationIDs = Set(scenario.apps.flatMap { $0.handlers.values.flatMap { $0 } }.compactMap {
+            if case let .notify(n) = $0.action { n.id } else { nil }
+        })
         for (spec, node) in zip(scenario.apps, try sequence(appsNode, "apps")) {
             guard let host = spec.manifest.extensionOf else { continue }
             let at = (try? mapping(node, "an app", known: nil))?.keyNodes["extensionOf"] ?? node
@@ -158,7 +163,14 @@ public struct ScenarioParser {
         return scenario
     }
 
-    struct MomentContext { var startOffset: Nanoseconds; var duration: Nanoseconds }
+    struct MomentContext {
+        var startOffset: Nanoseconds
+        var duration: Nanoseconds
+        var start = Date(timeIntervalSince1970: 0)
+        var profile = PolicyProfile.modern
+        /// Every id a `notify` action names (what `tapNotification` may name).
+        var notificationIDs: Set<String> = []
+    }
 
     static func parseStart(_ s: String) -> Date? {
         let formatter = DateFormatter()
@@ -173,7 +185,8 @@ public struct ScenarioParser {
 
     // MARK: Sections
 
-    func deviceSettings(_ node: Node, into device: DeviceState, allowReboot: Bool) throws -> (DeviceState, [DeviceChange]) {
+    func deviceSettings(_ node: Node, into device: DeviceState, allowReboot: Bool,
+                        _ context: MomentContext) throws -> (DeviceState, [DeviceChange]) {
         var d = device
         var changes: [DeviceChange] = []
         let keys = Self.deviceKeys + (allowReboot ? ["reboot"] : [])
@@ -210,6 +223,9 @@ public struct ScenarioParser {
                     throw unknown(value, "thermal state", text, DeviceState.Thermal.allCases.map(\.rawValue))
                 }
                 d.thermal = v; changes.append(.thermal(v))
+            case "timeZone":
+                let v = try timeZone(value, context)
+                d.timeZone = v; changes.append(.timeZone(v))
             case "reboot":
                 guard try bool(value, key) else { throw err(value, "reboot can only be true") }
                 changes.append(.reboot)
@@ -255,6 +271,7 @@ public struct ScenarioParser {
             }
             manifest.memory = v
         }
+        if let n = m["sounds"] { manifest.sounds = try sounds(n) }
         var handlers: [ScenarioApp.Handler: [ScenarioApp.LocatedAction]] = [:]
         if let on = m["on"] {
             let hm = try mapping(on, "handlers", known: nil)
@@ -491,32 +508,102 @@ public struct ScenarioParser {
 
     func notify(_ node: Node, _ context: MomentContext) throws -> ScenarioApp.Notify {
         let m = try mapping(node, "notify", known: ["id", "after", "at", "repeat", "body", "sound", "badge", "timeZone"])
-        for future in ["sound", "badge", "timeZone"] where m[future] != nil {
-            throw err(m.keyNodes[future]!, "not yet supported: notification \(future) (local notifications, SPEC §9)")
-        }
         guard let idNode = m["id"] else { throw err(node, "'notify' needs an id") }
         let id = try scalar(idNode, "id")
+        guard !id.isEmpty, !id.contains(where: { $0.isWhitespace }) else {
+            throw err(idNode, "a notification id cannot be empty or contain spaces")
+        }
+        let repeats = try m["repeat"].map { try bool($0, "repeat") } ?? false
+        let zone = try m["timeZone"].map { try timeZone($0, context) }
         let when: ScenarioApp.Notify.When
         switch (m["after"], m["at"]) {
-        case let (a?, nil): when = .after(try duration(a, "after"))
-        case let (nil, t?): when = .at(try moment(t, "at", context))
+        case let (a?, nil):
+            let d = try duration(a, "after")
+            // What UNTimeIntervalNotificationTrigger raises NSInternalInconsistencyException for.
+            guard d > 0 else { throw err(a, "after: time interval must be greater than 0") }
+            if repeats, d < context.profile.minimumRepeatInterval {
+                throw err(a, "after: a repeating notification's interval must be at least "
+                          + "\(Time.describe(context.profile.minimumRepeatInterval)) (iOS raises "
+                          + "'time interval must be at least 60 if repeating')")
+            }
+            if let z = m.keyNodes["timeZone"] { throw err(z, "timeZone belongs to 'at:' clock times, not to 'after:'") }
+            when = .after(d)
+        case let (nil, t?): when = try notifyMoment(t, repeats: repeats, hasZone: zone != nil, context)
         case (.some, .some): throw err(node, "'notify' takes either 'after' or 'at', not both")
         case (nil, nil): throw err(node, "'notify' needs 'after: DURATION' or 'at: TIME'")
         }
-        var interval: Nanoseconds?
-        if let r = m["repeat"] {
-            let text = try scalar(r, "repeat")
-            if text == "true" {
-                switch when {
-                case let .after(d): interval = d
-                case .at: interval = Time.days(1)
-                }
-            } else if text != "false" {
-                interval = try duration(r, "repeat")
-            }
+        var content = NotificationContent(body: try m["body"].map { try scalar($0, "body") } ?? "")
+        if let n = m["sound"] {
+            let name = try scalar(n, "sound")
+            guard !name.isEmpty else { throw err(n, "sound is 'default' or a sound file's name") }
+            content.sound = name == "default" ? .default : .named(name)
         }
-        let body = try m["body"].map { try scalar($0, "body") } ?? ""
-        return ScenarioApp.Notify(id: id, when: when, repeatInterval: interval, body: body)
+        if let n = m["badge"] {
+            guard let b = Int(try scalar(n, "badge")), b >= 0 else { throw err(n, "badge must be a whole number ≥ 0") }
+            content.badge = b
+        }
+        return ScenarioApp.Notify(id: id, when: when, repeats: repeats, content: content, timeZone: zone)
+    }
+
+    static let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+
+    /// `at:` of a notification: `HH:MM` (the next time the clock reads it;
+    /// daily if it repeats), `Mon HH:MM` (weekly), `Nd HH:MM` (that date), or
+    /// a duration from the start (a fixed moment).
+    func notifyMoment(_ node: Node, repeats: Bool, hasZone: Bool, _ context: MomentContext) throws -> ScenarioApp.Notify.When {
+        let text = try scalar(node, "at")
+        let words = text.split(separator: " ").map(String.init)
+        if let clock = words.last.flatMap(Units.timeOfDay), words.count <= 2 {
+            guard words.count == 2 else { return .clock(day: nil, weekday: nil, timeOfDay: clock) }
+            if let i = Self.weekdays.firstIndex(of: words[0]) { return .clock(day: nil, weekday: i + 1, timeOfDay: clock) }
+            if words[0].hasSuffix("d"), let day = Int(words[0].dropLast()), day >= 0 {
+                guard !repeats else {
+                    throw err(node, "at: a date repeats never; write 'at: HH:MM' to repeat daily or 'at: Mon HH:MM' weekly")
+                }
+                return .clock(day: day, weekday: nil, timeOfDay: clock)
+            }
+            if let guess = nearest(words[0], in: Self.weekdays) {
+                throw err(node, "at: unknown day '\(words[0])'; did you mean '\(guess)'?")
+            }
+        } else if let d = Units.duration(text) {
+            guard !repeats else {
+                throw err(node, "at: a moment repeats never; write 'at: HH:MM' to repeat daily or 'at: Mon HH:MM' weekly")
+            }
+            guard !hasZone else { throw err(node, "at: a moment given as a duration is on no clock; timeZone has no meaning") }
+            return .at(d)
+        }
+        throw err(node, "at: '\(text)' is not a time (write HH:MM, Mon HH:MM, Nd HH:MM, or a duration like 90s)")
+    }
+
+    /// An IANA time zone name, as a table of its offsets over the run.
+    func timeZone(_ node: Node, _ context: MomentContext) throws -> TimeZoneRules {
+        let name = try scalar(node, "timeZone")
+        guard let zone = TimeZone(identifier: name) else {
+            throw unknown(node, "time zone", name, TimeZone.knownTimeZoneIdentifiers + ["UTC"])
+        }
+        let end = context.start.addingTimeInterval(Time.toSeconds(context.duration) + 4 * 366 * 86_400)
+        return TimeZoneRules(zone, from: context.start.addingTimeInterval(-2 * 86_400), through: end)
+    }
+
+    /// An app's `sounds: [{file, format, length}]`: the sound files in its bundle.
+    func sounds(_ node: Node) throws -> [BundleSound] {
+        try sequence(node, "sounds").map { item in
+            let m = try mapping(item, "a sound", known: ["file", "format", "length"])
+            guard let fileNode = m["file"] else { throw err(item, "a sound needs 'file:' (its name in the bundle)") }
+            guard let formatNode = m["format"] else {
+                throw err(item, "a sound needs 'format:' (\(AudioFormat.allCases.map(\.rawValue).joined(separator: ", ")))")
+            }
+            let formatName = try scalar(formatNode, "format")
+            guard let format = AudioFormat(rawValue: formatName) else {
+                throw unknown(formatNode, "audio format", formatName, AudioFormat.allCases.map(\.rawValue))
+            }
+            var sound = BundleSound(file: try scalar(fileNode, "file"), format: format)
+            if let l = m["length"] {
+                sound.length = try duration(l, "length")
+                guard sound.length > 0 else { throw err(l, "length must be longer than 0") }
+            }
+            return sound
+        }
     }
 
     func usage(_ node: Node, bundles: [String]) throws -> Scenario.Usage {
@@ -567,9 +654,9 @@ public struct ScenarioParser {
             guard let appNode = vm["app"] else { throw err(value, "voipSocket needs 'app:'") }
             event = .voipSocket(try bundle(appNode, bundles))
         } else if key == "user" {
-            event = .user(try userCommand(value, bundles: bundles))
+            event = .user(try userCommand(value, bundles: bundles, notificationIDs: context.notificationIDs))
         } else {
-            event = .device(try deviceSettings(value, into: DeviceState(), allowReboot: true).1)
+            event = .device(try deviceSettings(value, into: DeviceState(), allowReboot: true, context).1)
         }
         return Scenario.TimelineEntry(at: at, event: event, location: location(node))
     }
@@ -632,7 +719,7 @@ public struct ScenarioParser {
         }
     }
 
-    func userCommand(_ node: Node, bundles: [String]) throws -> Scenario.UserCommand {
+    func userCommand(_ node: Node, bundles: [String], notificationIDs: Set<String>) throws -> Scenario.UserCommand {
         let text = try scalar(node, "user")
         let words = text.split(separator: " ").map(String.init)
         guard let verb = words.first else { throw err(node, "an empty user action") }
@@ -651,7 +738,12 @@ public struct ScenarioParser {
         case "home": try alone(); return .home
         case "lock": try alone(); return .lock
         case "unlock": try alone(); return .unlock
-        case "tapNotification": throw err(node, "not yet supported: tapNotification (local notifications, SPEC §9)")
+        case "tapNotification":
+            guard words.count == 2 else { throw err(node, "'tapNotification' needs a notification id: 'tapNotification ID'") }
+            guard notificationIDs.contains(words[1]) else {
+                throw unknown(node, "notification id (no 'notify' action schedules it)", words[1], notificationIDs.sorted())
+            }
+            return .tapNotification(words[1])
         default: throw unknown(node, "user action", verb, Self.userCommands)
         }
     }

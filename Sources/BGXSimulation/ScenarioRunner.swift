@@ -89,6 +89,7 @@ public final class ScenarioRun {
         case .home: .home
         case .lock: .lock
         case .unlock: .unlock
+        case let .tapNotification(id): .tapNotification(device.withEngine { $0.internNotification(id) })
         }
     }
 

@@ -30,7 +30,8 @@ public final class SimulatedDevice {
     public init(profile: PolicyProfile = .modern, device: DeviceState = DeviceState(), seed: UInt64 = 0,
                 startDate: Date = Date(timeIntervalSince1970: 1_767_571_200)) {  // 2026-01-05 00:00 UTC
         self.engine = Engine(profile: profile, device: device, seed: seed,
-                             wallClockOffset: Units.timeOfDay(of: startDate))
+                             wallClockOffset: Units.timeOfDay(of: startDate),
+                             startEpochSeconds: Int64(startDate.timeIntervalSince1970.rounded(.down)))
         self.startDate = startDate
     }
 
@@ -67,6 +68,11 @@ public final class SimulatedDevice {
     public func perform(_ action: UserAction) {
         engine.schedule(.user(action), at: engine.now)
         run(until: engine.now)
+    }
+
+    /// The person taps a notification in Notification Center, now (SPEC §9).
+    public func tapNotification(_ id: String) {
+        perform(.tapNotification(withEngine { $0.internNotification(id) }))
     }
 
     /// The device changes, now.
@@ -280,28 +286,54 @@ public final class AppRuntime: SystemConnection {
     }
     public func exit() { device.withEngine { $0.exit(app) } }
 
-    public func addNotification(_ request: NotificationRequest) throws {
-        let fireIn: Nanoseconds
-        var interval: Nanoseconds?
-        switch request.trigger {
-        case let .timeInterval(seconds, repeats):
-            fireIn = Time.seconds(seconds)
-            if repeats { interval = fireIn }
-        case let .date(date, repeats):
-            fireIn = Time.seconds(date.timeIntervalSince(now))
-            if repeats { interval = Time.days(1) }
-        }
-        try device.withEngine {
-            try $0.scheduleNotification(for: app, id: request.identifier, fireIn: fireIn,
-                                        repeatInterval: interval, body: request.body)
+    // MARK: UNUserNotificationCenter (SPEC §9)
+
+    /// A trigger iOS raises NSInternalInconsistencyException for ends the
+    /// process; app code still running after it (Swift does not unwind)
+    /// schedules nothing more.
+    public func addNotification(identifier: String, content: NotificationContent, trigger: NotificationTrigger) {
+        guard !isTerminated else { return }
+        do {
+            try device.withEngine { try $0.scheduleNotification(for: app, id: identifier, trigger: trigger, content: content) }
+        } catch {
+            device.withEngine { $0.terminate(app, .invalidNotificationTrigger, detail: "NSInternalInconsistencyException: \(error)") }
+            isTerminated = true
         }
     }
     public func removePendingNotifications(identifiers: [String]) {
         device.withEngine { engine in identifiers.forEach { engine.cancelNotification(for: app, id: $0) } }
     }
     public func removeAllPendingNotifications() { device.withEngine { $0.cancelAllNotifications(for: app) } }
-    public func pendingNotificationIdentifiers() -> [String] {
-        device.withEngine { $0.pendingNotifications(for: app) }.map(\.id)
+    public func pendingNotifications() -> [PendingNotification] {
+        let now = device.now
+        return device.withEngine { $0.pendingNotifications(for: app) }.map {
+            var relative = $0
+            relative.fireAt -= now
+            return relative
+        }
+    }
+    public func deliveredNotifications() -> [DeliveredNotification] {
+        let now = device.now
+        return device.withEngine { $0.deliveredNotifications(for: app) }.map {
+            var relative = $0
+            relative.deliveredAt -= now
+            return relative
+        }
+    }
+    public func removeDeliveredNotifications(identifiers: [String]?) {
+        device.withEngine { $0.removeDeliveredNotifications(for: app, ids: identifiers) }
+    }
+    public func presentNotification(identifier: String, options: NotificationPresentation) {
+        device.withEngine { $0.presentNotification(for: app, id: identifier, options: options) }
+    }
+    public var launchNotification: String? {
+        launchCause == .notification ? device.withEngine { $0.launchNotification(of: app) } : nil
+    }
+    public var badgeNumber: Int { device.withEngine { $0.badge(of: app) } }
+
+    /// The notification a callback names, and what it shows.
+    func notification(_ id: NotificationID) -> (name: String, content: NotificationContent) {
+        device.withEngine { ($0.notificationName(id), $0.notificationContent(for: app, id)) }
     }
 
     // MARK: BGTaskScheduler and fetch
@@ -460,8 +492,8 @@ final class DelegateApp: HostedApp {
         let application = process.application
         switch callback {
         case let .didFinishLaunching(cause):
-            _ = delegate.application(application, didFinishLaunchingWithOptions:
-                                        cause == .user ? nil : LaunchOptions(cause: cause))
+            _ = delegate.application(application, didFinishLaunchingWithOptions: cause == .user ? nil
+                                        : LaunchOptions(cause: cause, localNotification: process.launchNotification))
         case .didBecomeActive: delegate.applicationDidBecomeActive(application)
         case .willResignActive: delegate.applicationWillResignActive(application)
         case .didEnterBackground: delegate.applicationDidEnterBackground(application)
@@ -469,7 +501,11 @@ final class DelegateApp: HostedApp {
         case .willTerminate: delegate.applicationWillTerminate(application)
         case let .backgroundTaskExpired(id): return process.runExpirationHandler(id)
         case let .localNotification(id):
-            delegate.application(application, didReceiveLocalNotification: process.device.withEngine { $0.notificationName(id) })
+            let n = process.notification(id)
+            application.present(notification: n.name, content: n.content)
+        case let .notificationResponse(id):
+            let n = process.notification(id)
+            application.open(notification: n.name, content: n.content)
         case let .bgTask(id):
             let task = process.task(for: id)
             process.taskHandlers[task.identifier]?(task)

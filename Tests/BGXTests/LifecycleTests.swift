@@ -72,7 +72,8 @@ func storyLine(_ event: TraceEvent, renderer: TraceRenderer) -> String {
     case let .callback(callback):
         switch callback {
         case let .backgroundTaskExpired(id): body = "callback backgroundTaskExpired \(id)"
-        case let .localNotification(id): body = "callback localNotification \(renderer.names.notification(id))"
+        case let .localNotification(id), let .notificationResponse(id):
+            body = "callback \(callback.name) \(renderer.names.notification(id))"
         default: body = "callback \(callback.name)"
         }
     case let .user(action):
@@ -93,10 +94,12 @@ func storyLine(_ event: TraceEvent, renderer: TraceRenderer) -> String {
         body = "log \(renderer.names.text(message))"
     case let .device(property, value):
         body = "device \(renderer.names.text(property))=\(renderer.names.text(value))"
-    case let .notificationSchedule(id, _):
+    case let .notificationSchedule(id, _, _):
         body = "notification.schedule \(renderer.names.notification(id))"
-    case let .notificationDeliver(id, toApp):
+    case let .notificationDeliver(id, toApp, _, _, _, _):
         body = "notification.deliver \(renderer.names.notification(id)) to \(toApp ? "app" : "user")"
+    case let .notificationTap(id, _):
+        body = "notification.tap \(renderer.names.notification(id))"
     case let .notificationDrop(id, _):
         body = "notification.drop \(renderer.names.notification(id))"
     default:

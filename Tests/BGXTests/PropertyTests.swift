@@ -82,8 +82,9 @@ final class RandomApp: ApplicationDelegate {
         Runtime.work(seconds: b.launchWork)
         if let after = b.notifyAfter, !notified {
             notified = true
-            try? UserNotificationCenter.current().add(
-                NotificationRequest(identifier: "n\(Int(after))", trigger: .timeInterval(after, repeats: after >= 60)))
+            UNUserNotificationCenter.current().add(UNNotificationRequest(
+                identifier: "n\(Int(after))", content: UNMutableNotificationContent(),
+                trigger: UNTimeIntervalNotificationTrigger(timeInterval: after, repeats: after >= 60)))
         }
         return true
     }
