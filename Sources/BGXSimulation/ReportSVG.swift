@@ -51,6 +51,7 @@ struct ReportSVG {
         ("expire", #"<path id="m-expire" d="M0-4.5L4.5 0L0 4.5L-4.5 0Z"/>"#),
         ("refused", #"<path id="m-refused" d="M-3.5-3.5H3.5V3.5H-3.5Z"/>"#),
         ("notification", #"<circle id="m-notification" r="3.5"/>"#),
+        ("tap", #"<path id="m-tap" fill-rule="evenodd" d="M-5 0A5 5 0 1 0 5 0A5 5 0 1 0-5 0ZM-2.5 0A2.5 2.5 0 1 0 2.5 0A2.5 2.5 0 1 0-2.5 0Z"/>"#),
         ("reboot", #"<path id="m-reboot" d="M-1.5-6H1.5V6H-1.5Z"/>"#),
         ("push", #"<path id="m-push" d="M-4.5-4H4.5L0 4.5Z"/>"#),
     ]

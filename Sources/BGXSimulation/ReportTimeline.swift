@@ -173,7 +173,8 @@ enum MarkerStyle: String, CaseIterable {
     case launchUser = "launch-user", launchNotification = "launch-notification", launchBackground = "launch-bg"
     case terminateKill = "kill", terminateOther = "term"
     case taskBegin = "task-begin", taskExpire = "task-expire", taskRefused = "task-refused"
-    case notificationDeliver = "notif", notificationDrop = "notif-drop"
+    case notificationDeliver = "notif", notificationToApp = "notif-app", notificationDrop = "notif-drop"
+    case notificationTap = "notif-tap"
     case bgTaskStart = "bgt-start", bgTaskExpire = "bgt-expire", bgTaskReject = "bgt-reject", fetchStart = "fetch"
     case memoryWarning = "mem-warn"
     case pushDeliver = "push", pushDrop = "push-drop"
@@ -196,8 +197,9 @@ enum MarkerStyle: String, CaseIterable {
         case .bgtaskBegin: self = .taskBegin
         case .bgtaskExpire: self = .taskExpire
         case .bgtaskInvalid: self = .taskRefused
-        case .notificationDeliver: self = .notificationDeliver
+        case let .notificationDeliver(_, toApp, _, _, _, _): self = toApp ? .notificationToApp : .notificationDeliver
         case .notificationDrop: self = .notificationDrop
+        case .notificationTap: self = .notificationTap
         case .taskStart: self = .bgTaskStart
         case .taskExpire: self = .bgTaskExpire
         case .taskReject: self = .bgTaskReject
@@ -222,7 +224,8 @@ enum MarkerStyle: String, CaseIterable {
         case .taskBegin, .bgTaskStart, .fetchStart: "begin"
         case .taskExpire, .bgTaskExpire, .memoryWarning: "expire"
         case .taskRefused, .bgTaskReject: "refused"
-        case .notificationDeliver, .notificationDrop, .serviceDeliver, .serviceDrop: "notification"
+        case .notificationDeliver, .notificationToApp, .notificationDrop, .serviceDeliver, .serviceDrop: "notification"
+        case .notificationTap: "tap"
         case .pushDeliver, .pushDrop: "push"
         case .reboot: "reboot"
         case .audioStart: "begin"
@@ -236,8 +239,8 @@ enum MarkerStyle: String, CaseIterable {
     /// moment (a launch and its task) do not hide each other.
     var row: Int {
         switch self {
-        case .notificationDeliver, .notificationDrop, .memoryWarning, .serviceDeliver, .serviceDrop,
-             .pushDeliver, .pushDrop: 0
+        case .notificationDeliver, .notificationToApp, .notificationDrop, .notificationTap, .memoryWarning,
+             .serviceDeliver, .serviceDrop, .pushDeliver, .pushDrop: 0
         case .launchUser, .launchNotification, .launchBackground, .terminateKill, .terminateOther, .reboot: 1
         case .taskBegin, .taskExpire, .taskRefused, .bgTaskStart, .bgTaskExpire, .bgTaskReject, .fetchStart,
              .audioStart, .audioStop: 2
@@ -255,8 +258,10 @@ enum MarkerStyle: String, CaseIterable {
         case .taskBegin: "background task begun"
         case .taskExpire: "background task expired"
         case .taskRefused: "background task refused"
-        case .notificationDeliver: "notification delivered"
+        case .notificationDeliver: "notification delivered to the user"
+        case .notificationToApp: "notification delivered to the app in front"
         case .notificationDrop: "notification dropped"
+        case .notificationTap: "notification opened by the user"
         case .bgTaskStart: "BGTask started (scheduler)"
         case .bgTaskExpire: "BGTask expired"
         case .bgTaskReject: "BGTask submit refused"

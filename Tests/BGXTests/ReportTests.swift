@@ -20,7 +20,7 @@ struct ReportTests {
 
     /// The trace kinds the report marks on app rows.
     static let markedKinds = ["launch", "terminate", "bgtask.begin", "bgtask.expire", "bgtask.invalid",
-                              "notification.deliver", "notification.drop", "task.start", "task.expire",
+                              "notification.deliver", "notification.drop", "notification.tap", "task.start", "task.expire",
                               "task.reject", "fetch.start", "memory.warning", "audio.start", "audio.stop",
                               "location.deliver", "accessory.deliver", "location.drop", "accessory.drop",
                               "transfer.complete", "transfer.fail", "transfer.cancel", "push.deliver", "push.drop"]
