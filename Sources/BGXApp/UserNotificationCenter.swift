@@ -95,27 +95,30 @@ extension Application {
     /// center's delegate decides what the user sees; without one, the legacy
     /// `application(_:didReceiveLocalNotification:)` hears of it.
     public func present(notification identifier: String, content: NotificationContent) {
-        let notification = UNNotification(date: connection.now, request: UNNotificationRequest(
-            identifier: identifier, content: UNNotificationContent(content), trigger: nil))
-        let center = userNotificationCenter
-        guard let handler = center.delegate else {
-            delegate?.application(self, didReceiveLocalNotification: identifier)
-            return
-        }
-        handler.userNotificationCenter(center, willPresent: notification) { [connection] options in
-            connection.presentNotification(identifier: identifier, options: options.value)
+        tellNotificationDelegate(identifier, content) { handler, center, notification in
+            handler.userNotificationCenter(center, willPresent: notification) { [connection] options in
+                connection.presentNotification(identifier: identifier, options: options.value)
+            }
         }
     }
 
     /// The user opened a notification (SPEC §9).
     public func open(notification identifier: String, content: NotificationContent) {
-        let notification = UNNotification(date: connection.now, request: UNNotificationRequest(
-            identifier: identifier, content: UNNotificationContent(content), trigger: nil))
+        tellNotificationDelegate(identifier, content) { handler, center, notification in
+            handler.userNotificationCenter(center, didReceive: UNNotificationResponse(notification: notification)) {}
+        }
+    }
+
+    private func tellNotificationDelegate(
+        _ identifier: String, _ content: NotificationContent,
+        _ call: (UNUserNotificationCenterDelegate, UNUserNotificationCenter, UNNotification) -> Void
+    ) {
         let center = userNotificationCenter
         guard let handler = center.delegate else {
             delegate?.application(self, didReceiveLocalNotification: identifier)
             return
         }
-        handler.userNotificationCenter(center, didReceive: UNNotificationResponse(notification: notification)) {}
+        call(handler, center, UNNotification(date: connection.now, request: UNNotificationRequest(
+            identifier: identifier, content: UNNotificationContent(content), trigger: nil)))
     }
 }

@@ -28,19 +28,10 @@ struct ReportClock {
     /// `Mon 2026-01-05` for the n-th calendar day of the run (0 = the start day).
     func date(ofDay n: Int64) -> String {
         let days = startEpochDay + n
-        let weekdays = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]  // 1970-01-01 was a Thursday
-        let weekday = weekdays[Int(((days % 7) + 7) % 7)]
-        // Howard Hinnant's days-to-civil algorithm.
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let dayOfMonth = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
-        return "\(weekday) \(year)-\(Self.two(month))-\(Self.two(dayOfMonth))"
+        let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+        let date = CivilDate(day: days)
+        return "\(weekdays[CivilDate.weekday(ofDay: days) - 1]) \(date.year)-\(Self.two(Int64(date.month)))-"
+            + Self.two(Int64(date.day))
     }
 
     static func two(_ v: Int64) -> String { v < 10 ? "0\(v)" : "\(v)" }

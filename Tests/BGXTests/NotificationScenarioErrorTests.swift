@@ -8,17 +8,7 @@ import Testing
 /// tapNotification ID` — bad values are `error: FILE:LINE:COLUMN: message`.
 @Suite("SPEC §9 — notification scenario errors")
 struct NotificationScenarioErrorTests {
-    func error(_ yaml: String) -> ScenarioError? {
-        do {
-            _ = try ScenarioParser(file: "bad.yaml").parse(yaml)
-            return nil
-        } catch let e as ScenarioError {
-            return e
-        } catch {
-            Issue.record("unexpected error type: \(error)")
-            return nil
-        }
-    }
+    func error(_ yaml: String) -> ScenarioError? { ScenarioErrorTests().error(yaml) }
 
     func notify(_ arguments: String, app extra: String = "") -> String {
         "apps:\n  - bundle: a\n\(extra)    on:\n      didFinishLaunching:\n        - notify: {id: n, \(arguments)}\n"
