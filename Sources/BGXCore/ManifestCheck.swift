@@ -23,6 +23,8 @@ public struct ManifestUsage: Sendable, Equatable {
     /// `handleEventsForBackgroundURLSession` handler for (SPEC §8).
     public var transferSessions: [String] = []
     public var transferHandlers: [String] = []
+    /// Sound files notifications name, each with where (SPEC §9).
+    public var notificationSounds: [(file: String, place: String)] = []
     public var known: Bool
     public init(known: Bool = true) { self.known = known }
 
@@ -77,6 +79,12 @@ public enum ManifestCheck {
                 "\(app): the backgroundTransfer handler is for session '\(handled)', but the app transfers on "
                 + sessions.sorted().map { "'\($0)'" }.joined(separator: ", ")
                 + "; when those finish the app will not recreate them, and their results wait (identifier mismatch)"))
+        }
+        for (file, place) in usage.notificationSounds {
+            guard let reason = BundleSound.fallbackReason(for: file, in: manifest.sounds,
+                                                          maximumLength: PolicyProfile.modern.maximumAlertSoundLength)
+            else { continue }
+            findings.append(.init(severity: .warning, message: "\(app): the notification sound at \(place): \(reason)"))
         }
         let used = Set(usage.modesUsed.map(\.mode))
         for mode in manifest.backgroundModes.sorted(by: { $0.rawValue < $1.rawValue }) where !used.contains(mode) {

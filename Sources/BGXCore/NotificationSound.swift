@@ -47,26 +47,36 @@ public struct BundleSound: Sendable, Equatable {
     }
 }
 
+extension BundleSound {
+    /// Why the default sound plays instead of `file`, from a bundle holding
+    /// `sounds`; nil when `file` plays.
+    public static func fallbackReason(for file: String, in sounds: [BundleSound], maximumLength: Nanoseconds) -> String? {
+        guard let bundled = sounds.first(where: { $0.file == file }) else {
+            let known = sounds.isEmpty ? "it has none" : "it has " + sounds.map(\.file).joined(separator: ", ")
+            return "no sound file '\(file)' in the app's bundle (\(known)): the default sound plays"
+        }
+        guard bundled.format.playsAsAlertSound else {
+            return "'\(file)' is \(bundled.format.displayName); alert sounds must be Linear PCM, "
+                + "MA4 (IMA/ADPCM), µ-Law or a-Law: the default sound plays"
+        }
+        guard bundled.length < maximumLength else {
+            return "'\(file)' lasts \(Time.describe(bundled.length)); alert sounds must be shorter "
+                + "than \(Time.describe(maximumLength)): the default sound plays"
+        }
+        return nil
+    }
+}
+
 extension Engine {
     /// What plays when a notification with `sound` reaches the user, and
     /// why, when it is not the sound asked for.
     mutating func alertSound(for app: AppID, _ sound: NotificationSound?) -> (played: TextID?, reason: TextID?) {
         guard let sound else { return (nil, nil) }
         guard case let .named(file) = sound else { return (text("default"), nil) }
-        let fallback = text("default")
-        let sounds = apps[Int(app.index)].manifest.sounds
-        guard let bundled = sounds.first(where: { $0.file == file }) else {
-            let known = sounds.isEmpty ? "it has none" : "it has " + sounds.map(\.file).joined(separator: ", ")
-            return (fallback, text("no sound file '\(file)' in the app's bundle (\(known)): the default sound plays"))
+        guard let reason = BundleSound.fallbackReason(for: file, in: apps[Int(app.index)].manifest.sounds,
+                                                      maximumLength: profile.maximumAlertSoundLength) else {
+            return (text(file), nil)
         }
-        guard bundled.format.playsAsAlertSound else {
-            return (fallback, text("'\(file)' is \(bundled.format.displayName); alert sounds must be Linear PCM, "
-                                   + "MA4 (IMA/ADPCM), µ-Law or a-Law: the default sound plays"))
-        }
-        guard bundled.length < profile.maximumAlertSoundLength else {
-            return (fallback, text("'\(file)' lasts \(Time.describe(bundled.length)); alert sounds must be shorter "
-                                   + "than \(Time.describe(profile.maximumAlertSoundLength)): the default sound plays"))
-        }
-        return (text(file), nil)
+        return (text("default"), text(reason))
     }
 }

@@ -92,6 +92,10 @@ public enum InfoPlist {
                     usage.transferSessions.append(session)
                 case .reportCall:
                     usage.modesUsed.append((.voip, "'reportCall' (line \(a.location.line))"))
+                case let .notify(n):
+                    if case let .named(file) = n.content.sound {
+                        usage.notificationSounds.append((file, "line \(a.location.line)"))
+                    }
                 case .setKeepAliveTimeout:
                     usage.modesUsed.append((.voip, "'setKeepAliveTimeout' (line \(a.location.line))"))
                 default: break

@@ -70,4 +70,27 @@ struct NotificationScenarioErrorTests {
         #expect(error(notify("after: 1m") + "timeline: [{at: 2m, user: tapNotification}]\n")?.message
                 == "'tapNotification' needs a notification id: 'tapNotification ID'")
     }
+
+    @Test("SPEC §9: bgx check warns of a notification sound that would play the default instead, and why")
+    func checkSounds() throws {
+        let scenario = try ScenarioParser(file: "t.yaml").parse("""
+        apps:
+          - bundle: a
+            sounds: [{file: chime.caf, format: linearPCM}, {file: song.mp3, format: mp3}]
+            on:
+              didFinishLaunching:
+                - notify: {id: ok, after: 1m, sound: chime.caf}
+                - notify: {id: mp3, after: 1m, sound: song.mp3}
+                - notify: {id: typo, after: 1m, sound: chme.caf}
+                - notify: {id: plain, after: 1m, sound: default}
+        """)
+        let findings = ManifestCheck.check(scenario.apps[0].manifest, usage: InfoPlist.usage(of: scenario.apps[0]))
+            .map(\.description)
+        #expect(findings == [
+            "warning: a: the notification sound at line 7: 'song.mp3' is MP3; alert sounds must be Linear PCM, "
+                + "MA4 (IMA/ADPCM), µ-Law or a-Law: the default sound plays",
+            "warning: a: the notification sound at line 8: no sound file 'chme.caf' in the app's bundle "
+                + "(it has chime.caf, song.mp3): the default sound plays",
+        ])
+    }
 }
