@@ -20,6 +20,12 @@ struct ReportFacts {
     var bgTasksExpired = 0
     var bgTasksRefused = 0
     var fetches = 0
+    /// Local notifications (SPEC §9): delivered to the user, to the app in
+    /// front, dropped, and opened by the person.
+    var notificationsToUser = 0
+    var notificationsToApp = 0
+    var notificationsDropped = 0
+    var notificationsOpened = 0
     var terminations: [TerminationReason: Int] = [:]
     /// What ran while the app was in the background, in order of first
     /// appearance, with counts.
@@ -97,6 +103,10 @@ struct ReportFacts {
             case .taskExpire: facts[i].bgTasksExpired += 1
             case .taskReject: facts[i].bgTasksRefused += 1
             case .fetchStart: facts[i].fetches += 1
+            case let .notificationDeliver(_, toApp, _, _, _, _):
+                if toApp { facts[i].notificationsToApp += 1 } else { facts[i].notificationsToUser += 1 }
+            case .notificationDrop: facts[i].notificationsDropped += 1
+            case .notificationTap: facts[i].notificationsOpened += 1
             case .terminate, .memoryKill: facts[i].terminations[event.terminationReason!, default: 0] += 1
             default: break
             }

@@ -37,7 +37,7 @@ struct ReportTables {
         var out = "<h2>Summary</h2>\n<table class=\"summary\"><thead><tr><th>App</th><th>In front</th>"
             + "<th>Background running</th><th>Suspended</th><th>Cold launches</th><th>Warm launches</th>"
             + "<th>Launches and wakes by cause</th><th>Background tasks<br>begun / expired / refused</th><th>BGTasks<br>run / expired / refused</th><th>Fetches</th>"
-            + "<th>Terminations by reason</th></tr></thead>\n<tbody>\n"
+            + "<th>Notifications<br>to user / to app / dropped / opened</th><th>Terminations by reason</th></tr></thead>\n<tbody>\n"
         for (i, app) in names.apps.enumerated() {
             let f = facts[i]
             let inFront = summaries[app].map {
@@ -51,6 +51,8 @@ struct ReportTables {
                 + "<td class=\"n\">\(f.tasksBegun) / \(f.tasksExpired) / \(f.tasksRefused)</td>"
                 + "<td class=\"n\">\(f.bgTasksRun) / \(f.bgTasksExpired) / \(f.bgTasksRefused)</td>"
                 + "<td class=\"n\">\(f.fetches)</td>"
+                + "<td class=\"n\">\(f.notificationsToUser) / \(f.notificationsToApp) / \(f.notificationsDropped)"
+                + " / \(f.notificationsOpened)</td>"
                 + "<td>\(F.escape(terminations(f, kills: false)))</td></tr>\n"
         }
         return out + "</tbody></table>\n"

@@ -101,6 +101,20 @@ struct ReportTests {
         #expect(html.contains("<td>userForceQuit 1</td>"))
     }
 
+    @Test("SPEC §9: notifications are counted (to user / to app / dropped / opened) and marked by where they went")
+    func notifications() throws {
+        let html = TimelineReport(run: try Self.run(ScenarioParser.parse(
+            contentsOf: repositoryRoot.appendingPathComponent("Scenarios/spec9-tap-to-launch.yaml").path))).html
+        // Delivered to the user at 11m and 35m; three taps, one of them on nothing (device-wide, not the app's).
+        #expect(html.contains("<td class=\"n\">2 / 0 / 0 / 2</td>"))
+        // Each marker, plus the legend's sample.
+        #expect(Self.occurrences("class=\"m notif-tap\"", in: html) == 2 + 1)
+        #expect(Self.occurrences("class=\"m notif\"", in: html) == 2 + 1)
+        #expect(Self.occurrences("class=\"m notif-app\"", in: html) == 0 + 1)
+        #expect(html.contains("notification.deliver: id=tea to=user alert=Tea is ready sound=default"))
+        #expect(html.contains("notification opened by the user"))
+    }
+
     @Test("text from the scenario is escaped")
     func escaping() throws {
         let scenario = try ScenarioParser(file: "<b>&\"x\".yaml").parse("""
