@@ -288,7 +288,7 @@ extension Engine {
         let badge = present.contains(.badge) ? content.badge : nil
         if let badge { notifications.badges[app] = badge }
         record(app, .notificationDeliver(id: id, toApp: false, alert: present.contains(.alert) ? alertText(content) : nil,
-                                         sound: sound, badge: badge.map(Int32.init), reason: reason))
+                                         sound: sound, badge: badge.map { Int32(clamping: $0) }, reason: reason))
         if present.contains(.alert) {
             notifications.delivered.append(.init(app: app, id: id, content: content, at: now))
         }
@@ -322,6 +322,8 @@ extension Engine {
             notifications.pending[i].generation = notifications.generation
             guard let next = nextMatch(match, zone: nil) else {
                 notifications.pending[i].fireAt = .max
+                record(entry.app, .notificationDrop(id: entry.id, reason: text(
+                    "on the device's new clock (\(device.timeZone.identifier)) its date has passed: it would never fire")))
                 continue
             }
             notifications.pending[i].fireAt = next

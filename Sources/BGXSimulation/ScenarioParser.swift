@@ -539,8 +539,10 @@ public struct ScenarioParser {
             content.sound = name == "default" ? .default : .named(name)
         }
         if let n = m["badge"] {
-            guard let b = Int(try scalar(n, "badge")), b >= 0 else { throw err(n, "badge must be a whole number ≥ 0") }
-            content.badge = b
+            guard let b = Int32(try scalar(n, "badge")), b >= 0 else {
+                throw err(n, "badge must be a whole number from 0 to \(Int32.max)")
+            }
+            content.badge = Int(b)
         }
         return ScenarioApp.Notify(id: id, when: when, repeats: repeats, content: content, timeZone: zone)
     }

@@ -504,6 +504,24 @@ struct NotificationTests {
         #expect(device.story(of: nil, only: ["device"]).contains("3600 device timeZone=America/New_York"))
     }
 
+    @Test("SPEC §9: a floating date the device's new clock has already passed is dropped with its reason")
+    func floatingDatePassedByZoneChange() {
+        let device = SimulatedDevice(startDate: winterMonday)
+        let app = device.install(manifest("com.example.alarm")) {
+            // 2026-01-05 12:00 on the device's clock (UTC): 12:00 UTC.
+            RemindersApp([reminder("noon", at: DateComponents(year: 2026, month: 1, day: 5, hour: 12))])
+        }
+        device.perform(.launch(app))
+        device.perform(.home)
+        device.advance(by: Time.hours(11))
+        device.change(.timeZone(zone("Asia/Tokyo")))    // 11:00 UTC is 20:00 in Tokyo: noon has passed
+        device.advance(by: Time.days(1))
+        #expect(device.details(of: app, only: ["notification.drop", "notification.deliver"]) == [
+            "39600 notification.drop id=noon reason=on the device's new clock (Asia/Tokyo) its date has passed: it would never fire",
+        ])
+        #expect(device.engine.pendingNotifications(for: app).isEmpty)
+    }
+
     @Test("SPEC §9: a daily repeat follows the wall clock across a daylight-saving change")
     func dailyAcrossDaylightSaving() {
         // 2026-03-28 00:00 UTC; Paris moves to UTC+2 on 29 March at 01:00 UTC.
