@@ -6,19 +6,24 @@
 ///    background at all (SPEC §1).
 /// 2. **The mode** — the cause's `UIBackgroundModes` entry must be declared
 ///    (SPEC §3): silentPush → `remote-notification`, voipPush and boot →
-///    `voip`, location and region → `location`, bluetooth →
+///    `voip`, bluetooth →
 ///    `bluetooth-central` or `bluetooth-peripheral`, accessory →
 ///    `external-accessory`, newsstand → `newsstand-content`, fetch →
 ///    `fetch`, audio → `audio`; bgTask → the task's identifier in
 ///    `BGTaskSchedulerPermittedIdentifiers`; transfer needs none (a
-///    background URLSession is enough).
+///    background URLSession is enough), and neither do location and region:
+///    significant-change and region monitoring relaunch apps without the
+///    `location` mode (it is what App Review tells mode-less apps to use;
+///    the mode is for standard updates that keep an app running).
 /// 3. **First unlock** — with a passcode, nothing is launched into the
 ///    background before the first unlock after boot. (`unlockedSinceBoot`
 ///    is false only on a device with a passcode.)
 /// 4. **Force-quit** — a swipe in the app switcher sets the app's flag; a
 ///    user launch (or a tapped notification) and a reboot clear it. While
 ///    it is set no background cause launches the app, except location and
-///    region events when `relaunchLocationAfterForceQuit` is on (iOS 8+).
+///    region events when `relaunchLocationAfterForceQuit` is on (iOS 8+),
+///    and PushKit VoIP pushes when `launchVoIPPushAfterForceQuit` is on:
+///    VoIP apps are launched for incoming calls even after a swipe [O].
 ///
 /// A user launch (`user`, `notification`) is never refused: it is what
 /// clears the force-quit flag, and it unlocks the device first.
@@ -30,9 +35,12 @@ public struct LaunchPolicy: Sendable, Equatable {
     /// SPEC §4/§11 [S]: location apps are relaunched even after a user
     /// force-quit (iOS 8 and later).
     public var relaunchLocationAfterForceQuit: Bool
+    /// PushKit VoIP pushes launch a force-quit app (iOS 8+) [O].
+    public var launchVoIPPushAfterForceQuit: Bool
 
-    public init(relaunchLocationAfterForceQuit: Bool) {
+    public init(relaunchLocationAfterForceQuit: Bool, launchVoIPPushAfterForceQuit: Bool = false) {
         self.relaunchLocationAfterForceQuit = relaunchLocationAfterForceQuit
+        self.launchVoIPPushAfterForceQuit = launchVoIPPushAfterForceQuit
     }
 
     /// What the policy needs to know about the app.
@@ -58,13 +66,12 @@ public struct LaunchPolicy: Sendable, Equatable {
         switch cause {
         case .silentPush: [.remoteNotification]
         case .voipPush, .boot: [.voip]
-        case .location, .region: [.location]
         case .bluetooth: [.bluetoothCentral, .bluetoothPeripheral]
         case .accessory: [.externalAccessory]
         case .newsstand: [.newsstandContent]
         case .fetch: [.fetch]
         case .audio: [.audio]
-        case .user, .notification, .bgTask, .transfer: []
+        case .user, .notification, .bgTask, .transfer, .location, .region: []
         }
     }
 
@@ -94,6 +101,7 @@ public struct LaunchPolicy: Sendable, Equatable {
         case .forceQuit:
             guard app.forceQuit else { return nil }
             if relaunchLocationAfterForceQuit && (cause == .location || cause == .region) { return nil }
+            if launchVoIPPushAfterForceQuit && cause == .voipPush { return nil }
             return .forceQuit
         }
     }
@@ -132,7 +140,8 @@ public struct LaunchVerdict: Sendable, Equatable {
 extension Engine {
     /// The launch policy this engine's profile describes.
     public var launchPolicy: LaunchPolicy {
-        LaunchPolicy(relaunchLocationAfterForceQuit: profile.relaunchLocationAfterForceQuit)
+        LaunchPolicy(relaunchLocationAfterForceQuit: profile.relaunchLocationAfterForceQuit,
+                     launchVoIPPushAfterForceQuit: profile.launchVoIPPushAfterForceQuit)
     }
 
     func launchFacts(_ app: AppID) -> LaunchPolicy.AppFacts {

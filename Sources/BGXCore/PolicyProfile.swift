@@ -42,6 +42,9 @@ public struct PolicyProfile: Sendable, Equatable {
     /// Location apps are relaunched for location and region events even
     /// after a user force-quit: iOS 8 and later [S] (SPEC §4, §11).
     public var relaunchLocationAfterForceQuit: Bool
+    /// A PushKit VoIP push launches the app even after a user force-quit —
+    /// what VoIP apps rely on for incoming calls (PushKit, iOS 8+) [O].
+    public var launchVoIPPushAfterForceQuit: Bool
 
     // MARK: SPEC §7 — push
     public var push: PushPolicy
@@ -71,6 +74,7 @@ public struct PolicyProfile: Sendable, Equatable {
         minimumRepeatInterval: Nanoseconds = Time.seconds(60),
         maximumAlertSoundLength: Nanoseconds = Time.seconds(30),
         relaunchLocationAfterForceQuit: Bool = true,
+        launchVoIPPushAfterForceQuit: Bool = true,
         memory: MemoryPolicy = .modern,
         longRunning: LongRunningPolicy = .modern,
         transfers: TransferPolicy = TransferPolicy(),
@@ -89,6 +93,7 @@ public struct PolicyProfile: Sendable, Equatable {
         self.minimumRepeatInterval = minimumRepeatInterval
         self.maximumAlertSoundLength = maximumAlertSoundLength
         self.relaunchLocationAfterForceQuit = relaunchLocationAfterForceQuit
+        self.launchVoIPPushAfterForceQuit = launchVoIPPushAfterForceQuit
         self.memory = memory
         self.longRunning = longRunning
         self.transfers = transfers
@@ -116,6 +121,7 @@ public struct PolicyProfile: Sendable, Equatable {
         localNotificationLimit: 128,                     // [S] 128 active
         localNotificationOverflow: .refuseNew,           // [S] the 129th is not scheduled
         relaunchLocationAfterForceQuit: false,           // [S] iOS 8+ only
+        launchVoIPPushAfterForceQuit: false,             // no PushKit before iOS 8
         memory: .ios6,
         longRunning: .ios6,
         transfers: .ios6,                                // [D] background sessions are iOS 7+

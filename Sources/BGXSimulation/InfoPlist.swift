@@ -52,7 +52,6 @@ public enum InfoPlist {
             case .performFetch: usage.modesUsed.append((.fetch, "the 'performFetch' handler"))
             case let .backgroundTransfer(session): usage.transferHandlers.append(session)
             case .accessory: usage.modesUsed.append((.externalAccessory, "the 'accessory' handler"))
-            case .location: usage.modesUsed.append((.location, "the 'location' handler"))
             case .bluetooth:
                 let mode: BackgroundMode = app.manifest.backgroundModes.contains(.bluetoothPeripheral)
                     ? .bluetoothPeripheral : .bluetoothCentral
@@ -81,7 +80,8 @@ public enum InfoPlist {
                     usage.modesUsed.append((.fetch, "setMinimumBackgroundFetchInterval (line \(a.location.line))"))
                 case .playAudio:
                     usage.modesUsed.append((.audio, "'playAudio' (line \(a.location.line))"))
-                case let .startLocation(service):
+                case let .startLocation(service) where service == .standard:
+                    // Significant-change and region monitoring work without the mode.
                     usage.modesUsed.append((.location, "'startLocation \(service)' (line \(a.location.line))"))
                 case let .download(d):
                     usage.transferSessions.append(d.session)

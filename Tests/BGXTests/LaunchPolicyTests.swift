@@ -17,11 +17,11 @@ func everyCauseWithItsMode() {
     }
 }
 
-@Test("SPEC §3/§11: each background cause needs its own mode; transfers need none")
+@Test("SPEC §3/§11: each background cause needs its own mode; transfers, significant-change and region events need none")
 func eachCauseNeedsItsMode() {
     let none = LaunchPolicy.AppFacts(modes: [], forceQuit: false)
     let expected: [LaunchCause: BackgroundMode?] = [
-        .silentPush: .remoteNotification, .voipPush: .voip, .boot: .voip, .location: .location, .region: .location,
+        .silentPush: .remoteNotification, .voipPush: .voip, .boot: .voip, .location: nil, .region: nil,
         .bluetooth: .bluetoothCentral, .accessory: .externalAccessory, .newsstand: .newsstandContent,
         .fetch: .fetch, .audio: .audio, .transfer: nil, .bgTask: nil, .user: nil, .notification: nil,
     ]

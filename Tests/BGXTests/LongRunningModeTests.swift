@@ -644,13 +644,13 @@ struct LongRunningVocabularyTests {
         #expect(ScenarioRun.unsupportedFeatures(scenario).isEmpty)
     }
 
-    @Test("SPEC §3: bgx check reports a SPEC §4 mode used but not declared")
+    @Test("SPEC §3: bgx check reports a SPEC §4 mode used but not declared; significant-change and regions need none")
     func checkReportsModes() throws {
         let yaml = """
         apps:
           - bundle: com.example.a
             on:
-              didEnterBackground: [{playAudio: {for: 1h}}, {startLocation: significant}]
+              didEnterBackground: [{playAudio: {for: 1h}}, {startLocation: standard}]
               accessory: [{work: 1s}]
               bluetooth: [{work: 1s}]
         """
@@ -660,6 +660,15 @@ struct LongRunningVocabularyTests {
             #expect(findings.contains { $0.hasPrefix("error:") && $0.contains("needs UIBackgroundModes '\(mode)'") },
                     "\(mode): \(findings)")
         }
+        let quiet = try ScenarioParser(file: "t.yaml").parse("""
+        apps:
+          - bundle: com.example.b
+            on:
+              didFinishLaunching: [{startLocation: significant}, {startLocation: region}]
+              location: [{work: 1s}]
+        """).apps[0]
+        #expect(!ManifestCheck.check(quiet.manifest, usage: InfoPlist.usage(of: quiet)).map(\.description)
+                    .contains { $0.contains("'location'") })
     }
 }
 

@@ -108,7 +108,7 @@ struct VoIPTests {
         #expect(old.pushStory(of: oldApp).last == "120 push.drop voip 10 dropped: PushKit VoIP pushes exist from iOS 8 on")
     }
 
-    @Test("SPEC §4/§11: VoIP pushes need the voip mode and respect the user's force-quit")
+    @Test("SPEC §4/§11: VoIP pushes need the voip mode; unlike every other push they launch a force-quit app (iOS 8+)")
     func modeAndForceQuit() {
         let (device, app) = phoneDevice({ PhoneApp() }, manifest: AppManifest(bundleIdentifier: "com.example.phone"))
         device.push(voipPush, to: app)
@@ -116,7 +116,13 @@ struct VoIPTests {
         let (quit, quitApp) = phoneDevice { PhoneApp() }
         quit.perform(.forceQuit(quitApp))
         quit.push(voipPush, to: quitApp)
-        #expect(quit.pushStory(of: quitApp).last == "120 push.drop voip 10 dropped: the user force-quit the app; "
+        #expect(quit.pushStory(of: quitApp).suffix(3) == ["120 push.deliver voip 10 app", "120 launch voipPush", "120 call.report"])
+        var strict = PolicyProfile.modern
+        strict.launchVoIPPushAfterForceQuit = false
+        let (held, heldApp) = phoneDevice({ PhoneApp() }, profile: strict)
+        held.perform(.forceQuit(heldApp))
+        held.push(voipPush, to: heldApp)
+        #expect(held.pushStory(of: heldApp).last == "120 push.drop voip 10 dropped: the user force-quit the app; "
                 + "no background launch until the user opens it")
     }
 
