@@ -166,7 +166,10 @@ public final class Application {
     public func clearKeepAliveTimeout() { connection.clearKeepAliveTimeout() }
 
     /// The number on the app's icon, set by delivered notifications (SPEC §9).
-    public var applicationIconBadgeNumber: Int { connection.badgeNumber }
+    public var applicationIconBadgeNumber: Int {
+        get { connection.badgeNumber }
+        set { connection.badgeNumber = newValue }
+    }
 
     /// `exit(0)`: the process ends (trace reason `exit`).
     public func exit() { connection.exit() }

@@ -58,6 +58,14 @@ public class UNNotificationTrigger {
     init(repeats: Bool) { self.repeats = repeats }
     var value: NotificationTrigger { .immediate }
 
+    /// When it would fire if added now, on the device's clock; nil if never
+    /// (or outside app code).
+    public func nextTriggerDate() -> Date? {
+        guard let connection = ProcessContext.current?.connection,
+              let seconds = connection.firstFiring(of: value) else { return nil }
+        return connection.now.addingTimeInterval(seconds)
+    }
+
     static func from(_ trigger: NotificationTrigger) -> UNNotificationTrigger? {
         switch trigger {
         case .immediate: nil

@@ -32,7 +32,9 @@ public protocol SystemConnection: AnyObject {
     func presentNotification(identifier: String, options: NotificationPresentation)
     /// The notification whose tap launched this process, if one did.
     var launchNotification: String? { get }
-    var badgeNumber: Int { get }
+    var badgeNumber: Int { get set }
+    /// Seconds from now until a trigger added now would first fire; nil if never.
+    func firstFiring(of trigger: NotificationTrigger) -> TimeInterval?
 
     // BGTaskScheduler (SPEC §5)
     func registerTask(identifier: String, launchHandler: @escaping (BGTask) -> Void) -> Bool

@@ -169,8 +169,8 @@ extension Engine {
         enforceNotificationLimit(app)
     }
 
-    /// When a trigger first fires, from now; nil if never.
-    func firstFiring(of trigger: NotificationTrigger) -> Nanoseconds? {
+    /// When a trigger would first fire if added now (`nextTriggerDate()`); nil if never.
+    public func firstFiring(of trigger: NotificationTrigger) -> Nanoseconds? {
         switch trigger {
         case .immediate: now
         case let .timeInterval(interval, _): now + interval
@@ -241,6 +241,9 @@ extension Engine {
 
     /// The app icon's badge (0: none).
     public func badge(of app: AppID) -> Int { notifications.badges[app] ?? 0 }
+
+    /// `applicationIconBadgeNumber = n`: the app sets its own badge.
+    public mutating func setBadge(of app: AppID, _ badge: Int) { notifications.badges[app] = max(0, badge) }
 
     /// What the app last scheduled under an identifier.
     public func notificationContent(for app: AppID, _ id: NotificationID) -> NotificationContent {

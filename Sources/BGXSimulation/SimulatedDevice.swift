@@ -329,7 +329,13 @@ public final class AppRuntime: SystemConnection {
     public var launchNotification: String? {
         launchCause == .notification ? device.withEngine { $0.launchNotification(of: app) } : nil
     }
-    public var badgeNumber: Int { device.withEngine { $0.badge(of: app) } }
+    public var badgeNumber: Int {
+        get { device.withEngine { $0.badge(of: app) } }
+        set { device.withEngine { $0.setBadge(of: app, newValue) } }
+    }
+    public func firstFiring(of trigger: NotificationTrigger) -> TimeInterval? {
+        device.withEngine { engine in engine.firstFiring(of: trigger).map { Time.toSeconds($0 - engine.now) } }
+    }
 
     /// The notification a callback names, and what it shows.
     func notification(_ id: NotificationID) -> (name: String, content: NotificationContent) {

@@ -343,6 +343,7 @@ struct NotificationTests {
                     UNUserNotificationCenter.current().add(reminder("plain", after: 120))
                 }
                 journal.write("badge \(application.applicationIconBadgeNumber)")
+                application.applicationIconBadgeNumber = 0   // seen: cleared, as apps do
                 return true
             }
         }
@@ -357,6 +358,7 @@ struct NotificationTests {
         ])
         device.perform(.launch(app))
         #expect(journal.entries == ["badge 0", "badge 3"])
+        #expect(device.engine.badge(of: app) == 0)
     }
 
     // MARK: Cancel, list, replace
@@ -560,7 +562,7 @@ struct NotificationTests {
         ])
     }
 
-    @Test("SPEC §9: getPendingNotificationRequests gives back the calendar trigger and its zone")
+    @Test("SPEC §9: getPendingNotificationRequests gives back the calendar trigger, its zone and its next date")
     func pendingCalendarTrigger() {
         final class Lister: ApplicationDelegate {
             let journal: Journal
@@ -572,8 +574,9 @@ struct NotificationTests {
                 center.getPendingNotificationRequests { requests in
                     for r in requests {
                         let t = r.trigger as? UNCalendarNotificationTrigger
+                        let next = t?.nextTriggerDate().map { $0.timeIntervalSince(Runtime.now) } ?? -1
                         self.journal.write("\(r.identifier) \(t?.dateComponents.hour ?? -1) "
-                                           + "\(t?.dateComponents.timeZone?.identifier ?? "-") \(t?.repeats ?? false)")
+                                           + "\(t?.dateComponents.timeZone?.identifier ?? "-") \(t?.repeats ?? false) in \(next)")
                     }
                 }
                 return true
@@ -583,7 +586,7 @@ struct NotificationTests {
         let journal = Journal()
         device.install(manifest("com.example.alarm")) { Lister(journal) }
         device.perform(.launch(device.app("com.example.alarm")!))
-        #expect(journal.entries == ["paris 8 Europe/Paris true"])
+        #expect(journal.entries == ["paris 8 Europe/Paris true in 25200.0"])  // 08:00 in Paris is 07:00 UTC
     }
 
     // MARK: The calendar arithmetic
