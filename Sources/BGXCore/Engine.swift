@@ -84,6 +84,9 @@ public struct Engine: Sendable {
     }
     public func state(of app: AppID) -> ProcessState { apps[Int(app.index)].state }
     public func isForceQuit(_ app: AppID) -> Bool { apps[Int(app.index)].forceQuit }
+    /// Which lifetime of the app's process this is: it changes the moment
+    /// the process is terminated, before the host hears of it.
+    public func processEpoch(of app: AppID) -> UInt32 { apps[Int(app.index)].epoch }
     public func openBackgroundTasks(of app: AppID) -> [(id: Int, name: String)] {
         apps[Int(app.index)].tasks.map { ($0.id, $0.name) }
     }

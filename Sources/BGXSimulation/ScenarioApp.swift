@@ -300,10 +300,8 @@ public final class ScenarioApp: HostedApp {
                 return true
             case let .allocate(bytes):
                 process.allocate(bytes: bytes)
-                if process.processState == .notRunning { return true }  // over its limit
             case .useGPU:
                 process.useGPU()
-                if process.processState == .notRunning { return true }  // in the background
             case let .holdLock(name):
                 process.holdLock(name)
             case let .releaseLock(name):

@@ -201,7 +201,15 @@ public final class AppRuntime: SystemConnection {
     /// Background session objects this process created, by identifier.
     var urlSessions: [String: URLSession] = [:]
     var pendingBusy: Nanoseconds = 0
-    var isTerminated = false
+    /// The engine has terminated this process. True at once — app code
+    /// still running after a synchronous kill (Swift does not unwind) does
+    /// nothing more — not only once the host carries out `terminate`.
+    var isTerminated: Bool {
+        get { terminated || device.withEngine { $0.processEpoch(of: app) } != epoch }
+        set { terminated = newValue }
+    }
+    private var terminated = false
+    private let epoch: UInt32
     /// Sockets the app opened, by name (the system may close them, SPEC §10).
     var sockets: [String: NetworkSocket] = [:]
     var voipPushHandler: ((@escaping () -> Void) -> Void)?
@@ -213,6 +221,7 @@ public final class AppRuntime: SystemConnection {
         self.app = app
         self.launchCause = cause
         self.program = program
+        self.epoch = device.withEngine { $0.processEpoch(of: app) }
     }
 
     /// Runs one main-thread job in this process's context. Busy work

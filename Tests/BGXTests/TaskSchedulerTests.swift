@@ -262,6 +262,29 @@ struct TaskSchedulerTests {
         #expect(device.schedulerEvents(of: app, only: ["task.register"]).count == 1)
     }
 
+    @Test("SPEC §5: a scenario app killed in the middle of a handler runs none of the handler's later actions")
+    func nothingRunsAfterASynchronousKill() throws {
+        let run = try ScenarioRun(try ScenarioParser(file: "twice.yaml").parse("""
+        duration: 1m
+        apps:
+          - bundle: com.example.twice
+            backgroundModes: [fetch]
+            permittedTaskIdentifiers: [com.example.twice.refresh]
+            on:
+              didFinishLaunching:
+                - register: com.example.twice.refresh
+                - register: com.example.twice.refresh
+                - beginBackgroundTask: after
+                - notify: {id: after, after: 5s}
+        timeline:
+          - {at: 1s, user: launch com.example.twice}
+        """))
+        run.run(until: Time.seconds(60))
+        let kinds = run.device.trace.map(\.kindName)
+        #expect(kinds.contains("terminate"))
+        #expect(!kinds.contains("bgtask.begin") && !kinds.contains("notification.schedule"), "\(kinds)")
+    }
+
     @Test("SPEC §5: submitting a request with no launch handler registered kills the app (noLaunchHandler)")
     func submitWithoutHandlerKills() {
         let (device, app, _) = feedDevice { $0.registersRefresh = false }
