@@ -178,10 +178,10 @@ extension Engine {
     /// Finished results the app has not received and is not about to receive.
     func undeliveredResults(_ s: Int) -> [TransferTask] {
         let session = transfers.sessions[s]
-        let p = apps[Int(session.app.index)]
+        let epoch = apps[Int(session.app.index)].epoch, running = apps[Int(session.app.index)].state != .notRunning
         return transfers.tasks.filter {
             $0.app == session.app && $0.session == session.identifier && $0.phase == .finished && !$0.delivered
-                && !($0.queuedEpoch == p.epoch && p.state != .notRunning)
+                && !($0.queuedEpoch == epoch && running)
         }
     }
 

@@ -59,8 +59,8 @@ extension Engine {
     /// `backgroundTimeRemaining`: effectively infinite in the foreground or
     /// with no task open [O]; otherwise what is left of the budget.
     public func backgroundTimeRemaining(for app: AppID) -> Double {
-        let p = apps[Int(app.index)]
-        guard p.state == .background, !p.tasks.isEmpty, let window = p.window else {
+        let i = Int(app.index)
+        guard apps[i].state == .background, !apps[i].tasks.isEmpty, let window = apps[i].window else {
             return Double.greatestFiniteMagnitude
         }
         return Time.toSeconds(max(0, window.deadline - now))

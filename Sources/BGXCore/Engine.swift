@@ -16,6 +16,8 @@ public struct Engine: Sendable {
     var frontAppWhenLocked: AppID?
     var nextTimerToken: Int32 = 1
     var unarmedWatchdogs: [PendingWatchdog] = []
+    /// Footprints of every running process, in bytes (see `freeMemory`).
+    var residentBytes: Int64 = 0
     var notifications = NotificationCenterState()
     /// The transfer daemon (SPEC §8).
     var transfers = TransferDaemon()
@@ -93,9 +95,9 @@ public struct Engine: Sendable {
 
     /// Statistics with the current state's time counted up to `now`.
     public func stats(of app: AppID) -> AppStats {
-        let p = apps[Int(app.index)]
-        var s = p.stats
-        s.timeInState[p.state] += now - p.stateSince
+        let i = Int(app.index)
+        var s = apps[i].stats
+        s.timeInState[apps[i].state] += now - apps[i].stateSince
         return s
     }
 
@@ -217,6 +219,13 @@ public struct Engine: Sendable {
         let from = apps[i].state
         guard from != to else { return }
         apps[i].stats.timeInState[from] += now - apps[i].stateSince
+        // Resident memory is counted as processes start and end (SPEC §10),
+        // so free memory is known without a pass over every app.
+        if from == .notRunning {
+            residentBytes += apps[i].manifest.memory + apps[i].memory.allocated
+        } else if to == .notRunning {
+            residentBytes -= apps[i].manifest.memory + apps[i].memory.allocated
+        }
         apps[i].state = to
         apps[i].stateSince = now
         record(app, .state(from: from, to: to, reason: reason))

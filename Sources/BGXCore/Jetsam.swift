@@ -39,8 +39,9 @@ extension Engine {
 
     /// The app's resident footprint in bytes; 0 when not running.
     public func footprint(of app: AppID) -> Int64 {
-        let p = apps[Int(app.index)]
-        return p.state == .notRunning ? 0 : p.manifest.memory + p.memory.allocated
+        // Fields read in place: `let p = apps[i]` would copy (and retain) the whole process.
+        let i = Int(app.index)
+        return apps[i].state == .notRunning ? 0 : apps[i].manifest.memory + apps[i].memory.allocated
     }
 
     /// The per-process limit on this device.
@@ -51,26 +52,22 @@ extension Engine {
 
     /// RAM neither the system nor any app holds (negative when overcommitted,
     /// until jetsam has acted).
-    public var freeMemory: Int64 {
-        var used = systemMemory
-        for i in apps.indices where apps[i].state != .notRunning {
-            used += apps[i].manifest.memory + apps[i].memory.allocated
-        }
-        return device.memory - used
-    }
+    public var freeMemory: Int64 { device.memory - systemMemory - residentBytes }
 
     /// The app's jetsam band; nil when it is not running.
     public func jetsamBand(of app: AppID) -> JetsamBand? {
-        let p = apps[Int(app.index)]
-        if p.state == .notRunning { return nil }
-        if p.holdsAudioOrAccessoryAssertion { return .audioAndAccessory }
-        switch p.state {
+        let i = Int(app.index)
+        let state = apps[i].state
+        if state == .notRunning { return nil }
+        if apps[i].holdsAudioOrAccessoryAssertion { return .audioAndAccessory }
+        switch state {
         case .notRunning: return nil
         case .active, .inactive: return .foreground
         case .suspended: return .idle
         case .background:
-            let busy = p.inFlight?.isCallback ?? false
-            let held = busy || !p.jobs.isEmpty || !p.tasks.isEmpty || !p.runningTasks.isEmpty || p.fetchInFlight != nil
+            let busy = apps[i].inFlight?.isCallback ?? false
+            let held = busy || !apps[i].jobs.isEmpty || !apps[i].tasks.isEmpty || !apps[i].runningTasks.isEmpty
+                || apps[i].fetchInFlight != nil
             return held ? .background : .idleDeferred
         }
     }
@@ -85,7 +82,9 @@ extension Engine {
     public mutating func allocate(for app: AppID, bytes: Int64) {
         let i = Int(app.index)
         guard apps[i].state.isRunning else { return }
-        apps[i].memory.allocated = max(0, apps[i].memory.allocated + bytes)
+        let before = apps[i].memory.allocated
+        apps[i].memory.allocated = max(0, before + bytes)
+        residentBytes += apps[i].memory.allocated - before
         guard bytes > 0 else {
             if freeMemory >= memoryWarningLevel { memoryWarned = false }
             return

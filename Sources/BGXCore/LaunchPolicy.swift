@@ -145,8 +145,8 @@ extension Engine {
     }
 
     func launchFacts(_ app: AppID) -> LaunchPolicy.AppFacts {
-        let p = apps[Int(app.index)]
-        return LaunchPolicy.AppFacts(modes: p.manifest.backgroundModes, forceQuit: p.forceQuit)
+        let i = Int(app.index)
+        return LaunchPolicy.AppFacts(modes: apps[i].manifest.backgroundModes, forceQuit: apps[i].forceQuit)
     }
 
     /// SPEC §11, the one entry point: may `app` be launched — or, if it is

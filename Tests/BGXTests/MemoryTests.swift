@@ -382,6 +382,11 @@ struct RandomMemoryRun {
                 for app in ids where engine.footprint(of: app) < 0 { check("negative footprint") }
                 let used = ids.reduce(Int64(0)) { $0 + engine.footprint(of: $1) }
                 if used < 0 || used > engine.device.memory * 2 { check("accounting out of range: \(used)") }
+                // Free memory is kept as a running total; it must equal the sum of the footprints.
+                let system = Int64(Double(engine.device.memory) * engine.profile.memory.systemShare)
+                if engine.freeMemory != engine.device.memory - system - used {
+                    check("free memory \(engine.freeMemory) ≠ RAM − system − footprints \(engine.device.memory - system - used)")
+                }
             }
             engine.advanceClock(to: t)
         }
@@ -391,7 +396,7 @@ struct RandomMemoryRun {
 
 @Suite("Properties of memory enforcement (SPEC §10)")
 struct MemoryPropertyTests {
-    @Test("SPEC §10: no app is killed for memory while an app in a lower band is still alive; footprints never go negative")
+    @Test("SPEC §10: no app is killed for memory while an app in a lower band is still alive; footprints never go negative; free memory adds up")
     func killsGoLowestBandFirst() async {
         await propertyCheck(count: 300, input: Gen.uint64(in: 0...UInt64.max).array(of: 4),
                             Gen.uint64(in: 0...UInt64.max).array(of: 1...60)) { footprints, actions in
