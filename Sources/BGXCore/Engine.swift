@@ -18,6 +18,8 @@ public struct Engine: Sendable {
     var unarmedWatchdogs: [PendingWatchdog] = []
     /// Footprints of every running process, in bytes (see `freeMemory`).
     var residentBytes: Int64 = 0
+    /// Apps jetsam has chosen that have not yet ended.
+    var jettisonsUnderway = 0
     var notifications = NotificationCenterState()
     /// The transfer daemon (SPEC §8).
     var transfers = TransferDaemon()

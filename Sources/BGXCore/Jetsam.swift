@@ -98,6 +98,7 @@ extension Engine {
         guard fp > limit, let band = jetsamBand(of: app) else { return true }
         let detail = "footprint \(Self.mb(fp)) exceeds the per-process limit of \(Self.mb(limit)) "
             + "(\(Int(profile.memory.appLimitFraction * 100)) % of \(Self.mb(device.memory)))"
+        jettisonsUnderway += 1
         apps[Int(app.index)].memory.jettison = Jettison(band: band, footprint: fp, cause: .perProcessLimit,
                                                         detail: appendText(detail))
         terminate(app, .memoryPressure, detail: detail)
@@ -139,8 +140,10 @@ extension Engine {
     mutating func jetsamCheckFired() {
         jetsamCheckQueued = false
         var reclaiming: Int64 = 0
-        for i in apps.indices where apps[i].memory.jettison != nil {
-            reclaiming += footprint(of: AppID(index: Int32(i)))
+        if jettisonsUnderway > 0 {
+            for i in apps.indices where apps[i].memory.jettison != nil {
+                reclaiming += footprint(of: AppID(index: Int32(i)))
+            }
         }
         while freeMemory + reclaiming < memoryCriticalLevel, let victim = nextJetsamVictim() {
             let fp = footprint(of: victim)
@@ -176,6 +179,7 @@ extension Engine {
         let fp = footprint(of: app)
         let detail = "jetsam: free memory \(Self.mb(freeMemory)) below \(Self.mb(memoryCriticalLevel)); "
             + "killed from the \(band) band (\(band.rawValue)) with a footprint of \(Self.mb(fp))"
+        jettisonsUnderway += 1
         apps[i].memory.jettison = Jettison(band: band, footprint: fp, cause: .pressure, detail: appendText(detail))
         if apps[i].state == .background, apps[i].inFlight == nil {
             apps[i].jobs.removeAll()
@@ -187,8 +191,13 @@ extension Engine {
         return false
     }
 
+    /// `400 MB`, `12.3 MB`, `13.0 MB` (rounded to a tenth): integer arithmetic,
+    /// as every memory kill's words carry several of these.
     public static func mb(_ bytes: Int64) -> String {
-        let v = Double(bytes) / megabyte
-        return v == v.rounded() ? "\(Int64(v)) MB" : "\((v * 10).rounded() / 10) MB"
+        let unit: Int64 = 1024 * 1024
+        let sign = bytes < 0 ? "-" : "", magnitude = bytes.magnitude
+        if magnitude % UInt64(unit) == 0 { return "\(sign)\(magnitude / UInt64(unit)) MB" }
+        let tenths = (magnitude * 20 + UInt64(unit)) / UInt64(2 * unit)
+        return "\(sign)\(tenths / 10).\(tenths % 10) MB"
     }
 }

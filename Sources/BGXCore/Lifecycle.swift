@@ -382,6 +382,7 @@ extension Engine {
         }
         setState(app, .notRunning, .terminated)
         if apps[i].memory.hasUnsavedChanges { record(app, .changesLost(reason: reason)) }
+        if apps[i].memory.jettison != nil { jettisonsUnderway -= 1 }
         apps[i].memory = ProcessMemory()
         apps[i].holdsAudioOrAccessoryAssertion = false
         apps[i].epoch &+= 1

@@ -418,3 +418,13 @@ struct MemoryPropertyTests {
         #expect(total > 0)
     }
 }
+
+@Test("SPEC §10: memory in kill details reads as MB rounded to a tenth")
+func megabyteWords() {
+    let mb: Int64 = 1024 * 1024
+    #expect(Engine.mb(400 * mb) == "400 MB")
+    #expect(Engine.mb(12 * mb + 3 * mb / 10) == "12.3 MB")
+    #expect(Engine.mb(13 * mb - mb / 50) == "13.0 MB")
+    #expect(Engine.mb(-(12 * mb + mb / 2)) == "-12.5 MB")
+    #expect(Engine.mb(0) == "0 MB")
+}
