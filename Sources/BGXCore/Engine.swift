@@ -248,7 +248,11 @@ public struct Engine: Sendable {
         case let .backgroundAppRefresh(v):
             device.backgroundAppRefresh = v; recordDevice("backgroundAppRefresh", "\(v)")
         case let .passcode(v): device.passcode = v; recordDevice("passcode", "\(v)")
-        case let .memory(v): device.memory = v; recordDevice("memory", "\(v)"); checkMemoryPressure()
+        case let .memory(v):
+            device.memory = v; recordDevice("memory", "\(v)")
+            // A smaller device lowers the per-process limit: check every process against it (rare).
+            for i in apps.indices where apps[i].state != .notRunning { _ = enforceLimit(AppID(index: Int32(i))) }
+            checkMemoryPressure()
         case let .multitasking(v): device.multitasking = v; recordDevice("multitasking", "\(v)")
         case let .thermal(v): device.thermal = v; recordDevice("thermal", v.rawValue)
         case let .timeZone(v):

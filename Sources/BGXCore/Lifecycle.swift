@@ -383,6 +383,8 @@ extension Engine {
         setState(app, .notRunning, .terminated)
         if apps[i].memory.hasUnsavedChanges { record(app, .changesLost(reason: reason)) }
         if apps[i].memory.jettison != nil { jettisonsUnderway -= 1 }
+        // The episode of low memory ends when a process's end frees enough, so the next one warns again.
+        if memoryWarned, freeMemory >= memoryWarningLevel { memoryWarned = false }
         apps[i].memory = ProcessMemory()
         apps[i].holdsAudioOrAccessoryAssertion = false
         apps[i].epoch &+= 1

@@ -1,5 +1,5 @@
 import BGXApp
-import BGXCore
+@testable import BGXCore
 import BGXSimulation
 import Foundation
 import PropertyBased
@@ -427,4 +427,102 @@ func megabyteWords() {
     #expect(Engine.mb(13 * mb - mb / 50) == "13.0 MB")
     #expect(Engine.mb(-(12 * mb + mb / 2)) == "-12.5 MB")
     #expect(Engine.mb(0) == "0 MB")
+}
+
+/// An app that allocates a different amount each time it becomes active.
+final class StagedAllocator: ApplicationDelegate {
+    var stages: [Int64]
+    var warnings = 0
+    init(_ stages: [Int64]) { self.stages = stages }
+    func applicationDidBecomeActive(_ application: Application) {
+        guard !stages.isEmpty else { return }
+        let bytes = stages.removeFirst()
+        if bytes != 0 { Runtime.allocate(bytes: bytes) }
+    }
+    func applicationDidReceiveMemoryWarning(_ application: Application) { warnings += 1 }
+}
+
+/// An app that allocates in `willTerminate` (saving state into a new buffer).
+final class AllocatesOnTerminate: ApplicationDelegate {
+    let bytes: Int64
+    init(_ bytes: Int64) { self.bytes = bytes }
+    func applicationDidEnterBackground(_ application: Application) {
+        _ = application.beginBackgroundTask(withName: "upload", expirationHandler: nil)
+    }
+    func applicationWillTerminate(_ application: Application) { Runtime.allocate(bytes: bytes) }
+}
+
+@Suite("SPEC §10 — memory enforcement, review fixes")
+struct MemoryReviewTests {
+    @Test("SPEC §10: a smaller device (device memory change) lowers the per-process limit — an app now above it is killed (perProcessLimit)")
+    func shrinkingDeviceMemoryEnforcesLimit() {
+        let device = twoGigabyteDevice()
+        let editor = device.install(AppManifest(bundleIdentifier: "com.example.editor", memory: 200 * MB)) {
+            MemoryApp(onActive: 500 * MB)
+        }
+        device.perform(.launch(editor))
+        #expect(device.state(of: editor) == .active)
+        device.change(.memory(1024 * MB))   // limit 563.2 MB, footprint 700 MB
+        #expect(device.state(of: editor) == .notRunning)
+        #expect(device.kills(of: editor).first?.contains("\"cause\": \"perProcessLimit\"") == true)
+    }
+
+    @Test("SPEC §10: when a process's end lifts free memory above the warning level, the episode is over — the next shortage warns again")
+    func warningEpisodeEndsWhenAProcessEnds() {
+        let device = twoGigabyteDevice()
+        let r = device.install(AppManifest(bundleIdentifier: "com.example.r", memory: 250 * MB)) { MemoryApp() }
+        let photos = StagedAllocator([0, 1000 * MB])
+        let p = device.install(AppManifest(bundleIdentifier: "com.example.p", memory: 100 * MB)) { photos }
+        let game = MemoryApp(onActive: 650 * MB)
+        let q = device.install(AppManifest(bundleIdentifier: "com.example.q", memory: 400 * MB)) { game }
+        device.perform(.launch(r))
+        device.perform(.launch(p))
+        device.perform(.launch(q))          // 1400 MB resident: 136 MB free, below the warning level
+        device.advance(seconds: 1)
+        #expect(game.warnings == 1)
+        device.perform(.forceQuit(q))       // 1186 MB free: the episode is over
+        device.advance(seconds: 1)
+        device.perform(.switchTo(p))        // a warm return: P allocates 1000 MB, 186 MB free
+        device.advance(seconds: 1)
+        #expect(device.state(of: p) == .active)
+        #expect(photos.warnings == 1)
+    }
+
+    @Test("SPEC §10: an app kept running by a service (standard location updates) holds an assertion — jetsam band background (30), not idleDeferred")
+    func serviceKeepsBackgroundBand() {
+        let device = twoGigabyteDevice()
+        let app = device.install(modes("com.example.navigation", [.location])) { LocationApp(Journal(), [.standard]) }
+        device.perform(.launch(app))
+        device.perform(.lock)
+        device.advance(seconds: 60)
+        #expect(device.state(of: app) == .background)
+        #expect(device.engine.jetsamBand(of: app) == .background)
+    }
+
+    @Test("SPEC §10: an app jetsam chose that passes its own limit in willTerminate is one kill, not two (the count of kills under way returns to 0)")
+    func jettisonedAppOverLimitCountedOnce() {
+        let device = twoGigabyteDevice()
+        let busy = device.install(AppManifest(bundleIdentifier: "com.example.uploader", memory: 500 * MB)) {
+            AllocatesOnTerminate(2000 * MB)
+        }
+        let game = device.install(AppManifest(bundleIdentifier: "com.example.game", memory: 100 * MB)) {
+            MemoryApp(onActive: 1000 * MB)
+        }
+        device.perform(.launch(busy))
+        device.perform(.launch(game))
+        device.advance(seconds: 1)
+        #expect(device.state(of: busy) == .notRunning)
+        #expect(device.engine.jettisonsUnderway == 0)
+    }
+
+    @Test("SPEC §10: an absurd allocation (Int64.max) is a per-process-limit kill, not an overflow")
+    func hugeAllocationDoesNotOverflow() {
+        let device = twoGigabyteDevice()
+        let app = device.install(AppManifest(bundleIdentifier: "com.example.a", memory: 100 * MB)) {
+            MemoryApp(onActive: .max)
+        }
+        device.perform(.launch(app))
+        #expect(device.state(of: app) == .notRunning)
+        #expect(device.engine.freeMemory == 1536 * MB)
+    }
 }
