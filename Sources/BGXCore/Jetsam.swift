@@ -65,9 +65,11 @@ extension Engine {
         case .active, .inactive: return .foreground
         case .suspended: return .idle
         case .background:
+            // Whatever keeps `suspendIfIdle` from suspending the app is an assertion.
             let busy = apps[i].inFlight?.isCallback ?? false
             let held = busy || !apps[i].jobs.isEmpty || !apps[i].tasks.isEmpty || !apps[i].runningTasks.isEmpty
-                || apps[i].fetchInFlight != nil
+                || apps[i].fetchInFlight != nil || serviceKeepsRunning(i) || apps[i].transferEvents != nil
+                || apps[i].push.keepsAppRunning
             return held ? .background : .idleDeferred
         }
     }
@@ -83,7 +85,9 @@ extension Engine {
         let i = Int(app.index)
         guard apps[i].state.isRunning else { return }
         let before = apps[i].memory.allocated
-        apps[i].memory.allocated = max(0, before + bytes)
+        // Clamped so no request, however large, overflows: anything near it is far past any limit.
+        let cap = Int64(1) << 50
+        apps[i].memory.allocated = min(cap, max(0, before + max(-cap, min(cap, bytes))))
         residentBytes += apps[i].memory.allocated - before
         guard bytes > 0 else {
             if freeMemory >= memoryWarningLevel { memoryWarned = false }
@@ -98,7 +102,8 @@ extension Engine {
         guard fp > limit, let band = jetsamBand(of: app) else { return true }
         let detail = "footprint \(Self.mb(fp)) exceeds the per-process limit of \(Self.mb(limit)) "
             + "(\(Int(profile.memory.appLimitFraction * 100)) % of \(Self.mb(device.memory)))"
-        jettisonsUnderway += 1
+        // An app already chosen by jetsam (running its willTerminate) is counted once.
+        if apps[Int(app.index)].memory.jettison == nil { jettisonsUnderway += 1 }
         apps[Int(app.index)].memory.jettison = Jettison(band: band, footprint: fp, cause: .perProcessLimit,
                                                         detail: appendText(detail))
         terminate(app, .memoryPressure, detail: detail)
