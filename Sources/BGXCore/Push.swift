@@ -144,6 +144,8 @@ extension Engine {
         }
         record(app, .pushDeliver(type: push.type, priority: push.priority, toApp: true))
         wakeIntoBackground(app, cause: .silentPush)
+        // A launch killed at once (over the memory limit) leaves no push for the next process.
+        guard apps[i].state.isRunning else { return }
         handPushToApp(app, push, watched: true)
     }
 

@@ -41,6 +41,8 @@ extension Engine {
         }
         record(app, .pushDeliver(type: .voip, priority: push.priority, toApp: true))
         wakeIntoBackground(app, cause: .voipPush)
+        // A launch killed at once (over the memory limit) leaves no push for the next process.
+        guard apps[i].state.isRunning else { return }
         apps[i].voip.nextNumber &+= 1
         apps[i].jobs.append(.voipPush(apps[i].voip.nextNumber))
         pump(app)
@@ -91,6 +93,7 @@ extension Engine {
     mutating func wakeForVoIP(_ app: AppID, _ trigger: VoIPTrigger) {
         record(app, .voipWake(trigger: trigger))
         wakeIntoBackground(app, cause: .voipPush)  // running or suspended: never a launch
+        guard apps[Int(app.index)].state.isRunning else { return }
         apps[Int(app.index)].jobs.append(trigger == .socket ? .voipSocket : .keepAlive)
         pump(app)
     }

@@ -389,3 +389,37 @@ func explainPushes() {
     phone.push(voipPush, to: phoneApp)
     #expect(phone.engine.explainPushes(app: phoneApp).contains("VoIP: 1 of 3 allowed failures to report a call\n"))
 }
+
+@Test("SPEC §7/§4/§10: a push whose launch is killed at once (over the per-process memory limit) leaves nothing for the next process")
+func pushLaunchKilledAtOnce() {
+    let journal = Journal()
+    let (device, app) = chatDevice { ChatApp(.forgets, journal: journal) }
+    device.change(.reboot)
+    device.perform(.unlock)
+    device.change(.memory(150 * 1024 * 1024))   // limit 82 MB < the app's 100 MB: killed as it launches
+    device.push(silent, to: app)
+    #expect(device.state(of: app) == .notRunning)
+    device.change(.memory(4 * 1024 * 1024 * 1024))
+    device.advance(seconds: 5)
+    device.perform(.launch(app))
+    device.advance(seconds: 60)
+    // The next process hears no push meant for the killed one, and is not killed for its completion handler.
+    #expect(!journal.entries.contains { $0.hasPrefix("push") })
+    #expect(!device.pushStory(of: app).contains { $0.contains("completionHandlerTimeout") })
+    #expect(device.state(of: app) == .active)
+
+    var profile = PolicyProfile.modern
+    profile.push.relaunchVoIPAppsAtBoot = false
+    let (phone, phoneApp) = phoneDevice({ PhoneApp(reportsCalls: false) }, profile: profile)
+    phone.change(.reboot)
+    phone.perform(.unlock)
+    phone.change(.memory(150 * 1024 * 1024))
+    phone.push(voipPush, to: phoneApp)
+    #expect(phone.state(of: phoneApp) == .notRunning)
+    phone.change(.memory(4 * 1024 * 1024 * 1024))
+    phone.perform(.launch(phoneApp))
+    phone.advance(seconds: 5)
+    // No VoIP push handler runs in the user's process, so it is not killed for an unreported call.
+    #expect(!phone.pushStory(of: phoneApp).contains { $0.contains("voipCallNotReported") })
+    #expect(phone.state(of: phoneApp) == .active)
+}
