@@ -562,6 +562,8 @@ public struct ScenarioParser {
                 guard !repeats else {
                     throw err(node, "at: a date repeats never; write 'at: HH:MM' to repeat daily or 'at: Mon HH:MM' weekly")
                 }
+                // Calendar triggers are looked for four years ahead (DateMatch.next).
+                guard day <= 4 * 366 else { throw err(node, "at: a date is at most 1464d (four years) after the start") }
                 return .clock(day: day, weekday: nil, timeOfDay: clock)
             }
             if let guess = nearest(words[0], in: Self.weekdays) {

@@ -36,6 +36,11 @@ struct NotificationScenarioErrorTests {
         #expect(error(notify("at: 90m, repeat: true"))?.message.hasPrefix("at: a moment repeats never") == true)
         #expect(error(notify("at: 90m, timeZone: UTC"))?.message.contains("timeZone has no meaning") == true)
         #expect(error(notify("at: soon"))?.message.hasPrefix("at: 'soon' is not a time") == true)
+        #expect(error(notify("at: \"1464d 08:00\"")) == nil)
+        #expect(error(notify("at: \"1465d 08:00\""))?.message == "at: a date is at most 1464d (four years) after the start")
+        // Once an arithmetic overflow (a crash) as the app scheduled it.
+        #expect(error(notify("at: \"9223372036854775807d 08:00\""))?.location
+                == SourceLocation(file: "bad.yaml", line: 5, column: 31))
         #expect(error(notify("after: 1h, timeZone: UTC"))?.message == "timeZone belongs to 'at:' clock times, not to 'after:'")
     }
 
