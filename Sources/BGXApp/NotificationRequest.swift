@@ -87,7 +87,7 @@ public final class UNTimeIntervalNotificationTrigger: UNNotificationTrigger {
         self.timeInterval = timeInterval
         super.init(repeats: repeats)
     }
-    override var value: NotificationTrigger { .timeInterval(Time.seconds(timeInterval), repeats: repeats) }
+    override var value: NotificationTrigger { .timeInterval(Time.seconds(clamping: timeInterval), repeats: repeats) }
 }
 
 /// `UNCalendarNotificationTrigger`: the next moment the clock matches the

@@ -9,6 +9,14 @@ public enum Time {
     @inlinable public static func seconds(_ s: Double) -> Nanoseconds {
         Nanoseconds((s * 1e9).rounded())
     }
+    /// Seconds that app code passed in: NaN is 0, and anything beyond ±100
+    /// years is 100 years (`Date.distantFuture.timeIntervalSinceNow` would
+    /// overflow `seconds(_:)`).
+    public static func seconds(clamping s: Double) -> Nanoseconds {
+        guard !s.isNaN else { return 0 }
+        let limit = 100.0 * 366 * 86_400
+        return seconds(min(max(s, -limit), limit))
+    }
     @inlinable public static func seconds(_ s: Int) -> Nanoseconds { Nanoseconds(s) * nanosecondsPerSecond }
     @inlinable public static func minutes(_ m: Int) -> Nanoseconds { seconds(m * 60) }
     @inlinable public static func hours(_ h: Int) -> Nanoseconds { seconds(h * 3600) }

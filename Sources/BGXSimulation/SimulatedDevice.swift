@@ -478,7 +478,7 @@ public final class AppRuntime: SystemConnection {
     public func setVoIPSocketHandler(_ handler: (() -> Void)?) { voipSocketHandler = handler }
     public func reportNewIncomingCall() { device.withEngine { $0.reportIncomingCall(for: app) } }
     public func setKeepAliveTimeout(seconds: Double, handler: @escaping () -> Void) -> Bool {
-        let ok = device.withEngine { $0.setKeepAliveTimeout(for: app, Time.seconds(seconds)) }
+        let ok = device.withEngine { $0.setKeepAliveTimeout(for: app, Time.seconds(clamping: seconds)) }
         if ok { keepAliveHandler = handler }
         return ok
     }

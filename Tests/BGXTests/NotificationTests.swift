@@ -297,6 +297,28 @@ struct NotificationTests {
         #expect(engine.pendingNotifications(for: other).map(\.id) == ["n"])
     }
 
+    @Test("SPEC §9/§4: a time interval of Date.distantFuture is scheduled (and never fires), NaN raises like 0 — neither crashes the device")
+    func extremeIntervals() {
+        let device = SimulatedDevice()
+        let far = device.install(manifest("com.example.far")) {
+            RemindersApp([reminder("someday", after: Date.distantFuture.timeIntervalSinceNow)])
+        }
+        device.perform(.launch(far))
+        #expect(device.engine.pendingNotifications(for: far).map(\.id) == ["someday"])
+        let nan = device.install(manifest("com.example.nan")) { RemindersApp([reminder("nan", after: .nan)]) }
+        device.perform(.launch(nan))
+        #expect(device.terminations(of: nan).first?.detail == "NSInternalInconsistencyException: time interval must be greater than 0")
+
+        final class KeepAliveApp: ApplicationDelegate {
+            func applicationDidEnterBackground(_ application: Application) {
+                _ = application.setKeepAliveTimeout(.infinity) {}
+            }
+        }
+        let (voip, voipApp) = phoneDevice { KeepAliveApp() }
+        voip.advance(seconds: 3600)
+        #expect(voip.state(of: voipApp) == .suspended)
+    }
+
     // MARK: Sound and badge
 
     @Test("SPEC §9: a bundled Linear PCM/MA4/µ-Law/a-Law sound under 30 s plays; anything else plays the default, with the reason")
