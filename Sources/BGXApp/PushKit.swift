@@ -40,8 +40,9 @@ extension PKPushRegistryDelegate {
                              for type: PKPushType) {}
 }
 
-/// Create it while launching (a relaunch for a VoIP push delivers the push
-/// only once a registry wants it).
+/// Create it (with `desiredPushTypes`) while launching: a VoIP push is handed
+/// over right after `didFinishLaunching`, and one that finds no registry
+/// wanting it counts as a handler that reported no call.
 public final class PKPushRegistry {
     /// Found when first used, in app code.
     lazy var connection: SystemConnection = Application.shared.connection
