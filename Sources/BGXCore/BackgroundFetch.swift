@@ -40,7 +40,7 @@ extension Engine {
     mutating func startFetch(_ app: AppID) {
         let i = Int(app.index)
         if apps[i].state.isForeground { return }
-        wakeForBackgroundWork(app, cause: .fetch)
+        guard wakeForBackgroundWork(app, cause: .fetch) else { return }  // killed as it launched
         apps[i].fetchDeferKey = nil
         apps[i].fetchNumber &+= 1
         apps[i].fetchInFlight = FetchInFlight(number: apps[i].fetchNumber, started: now)

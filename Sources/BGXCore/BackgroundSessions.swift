@@ -290,7 +290,10 @@ extension Engine {
             scheduleSessionWake(s, at: now + profile.transfers.eventsHandlingTime)
             return
         }
-        wakeIntoBackground(app, cause: .transfer)
+        guard wakeIntoBackground(app, cause: .transfer) else {
+            hold(s, "the app was terminated as it was launched for the session's events")
+            return
+        }
         apps[i].transferEventsNumber &+= 1
         apps[i].transferEvents = TransferEventsWake(session: id, number: apps[i].transferEventsNumber)
         apps[i].jobs.append(.transfer(.events(id)))
@@ -349,7 +352,10 @@ extension Engine {
         let app = transfers.sessions[s].app
         if !apps[Int(app.index)].state.isRunning {
             if let why = transferLaunchBlock(s) { hold(s, why); return }
-            wakeIntoBackground(app, cause: .newsstand)
+            guard wakeIntoBackground(app, cause: .newsstand) else {
+                hold(s, "the app was terminated as it was launched for the download")
+                return
+            }
         }
         handOverResults(s)
         pump(app)

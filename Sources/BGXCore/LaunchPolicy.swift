@@ -175,8 +175,11 @@ extension Engine {
     /// Carries out an allowed verdict: launches a not-running app straight
     /// into the background for `cause`, or resumes a suspended one (it gets
     /// a fresh background window); a running app is left as it is. Ask
-    /// `launchVerdict` first — this does not.
-    public mutating func wakeIntoBackground(_ app: AppID, cause: LaunchCause) {
+    /// `launchVerdict` first — this does not. Returns whether the app runs
+    /// afterwards: a launch can be killed at once (over its memory limit),
+    /// and then there is no process to hand the work to.
+    @discardableResult
+    public mutating func wakeIntoBackground(_ app: AppID, cause: LaunchCause) -> Bool {
         switch apps[Int(app.index)].state {
         case .notRunning: launch(app, cause: cause)
         case .suspended:
@@ -184,5 +187,6 @@ extension Engine {
             openBackgroundWindow(app)
         case .active, .inactive, .background: break
         }
+        return apps[Int(app.index)].state.isRunning
     }
 }

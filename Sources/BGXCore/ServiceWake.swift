@@ -43,7 +43,8 @@ extension Engine {
             apps[i].services.wakeNumber &+= 1
             queue.push(.serviceWakeEnd(app, epoch: apps[i].epoch, wake: apps[i].services.wakeNumber), at: until)
         }
-        wakeIntoBackground(app, cause: cause)
+        // A launch killed at once leaves no process for the event.
+        guard wakeIntoBackground(app, cause: cause) else { return }
         apps[i].jobs.append(.service(callback))
         pump(app)
     }

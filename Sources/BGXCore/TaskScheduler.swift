@@ -122,7 +122,13 @@ extension Engine {
         if apps[i].state.isForeground { return }
         let budget = tasks.contains { $0.request.kind == .processing }
             ? schedulerPolicy.processingBudget : schedulerPolicy.appRefreshBudget
-        wakeForBackgroundWork(app, cause: .bgTask)
+        guard wakeForBackgroundWork(app, cause: .bgTask) else {
+            // The launch died (its terminate is in the trace); the tasks went with it.
+            for task in tasks {
+                noteTaskHistory(app, task.identifier, "lost: the app was terminated as it was launched for it")
+            }
+            return
+        }
         if apps[i].taskDeadline == nil {
             apps[i].taskWindowNumber &+= 1
             apps[i].taskDeadline = now + budget
@@ -248,10 +254,12 @@ extension Engine {
     /// to (a task or a fetch), and charges the launch to its budgets. The
     /// scheduler has asked the launch policy (`launchVerdict`, SPEC §11)
     /// before it gets here; only the debugger's simulated launch does not.
-    mutating func wakeForBackgroundWork(_ app: AppID, cause: LaunchCause) {
-        wakeIntoBackground(app, cause: cause)
+    /// Returns false when the launch was killed at once (see `wakeIntoBackground`).
+    mutating func wakeForBackgroundWork(_ app: AppID, cause: LaunchCause) -> Bool {
+        guard wakeIntoBackground(app, cause: cause) else { return false }
         startEnergyClock(app)
         noteCellularLaunch(app)
+        return true
     }
 
     // MARK: Debug controls (SPEC §5: first-class test API)

@@ -154,3 +154,42 @@ private final class FetchingProgram: HostedApp {
         return true
     }
 }
+
+@Test("SPEC §11/§10: work that launches an app killed at once (over its memory limit) dies with that process — no task starts or expires in a dead process, and the next one begins with didFinishLaunching")
+func workForAProcessKilledAsItLaunched() throws {
+    let run = try ScenarioRun(try ScenarioParser(file: "killed.yaml").parse("""
+    duration: 1h
+    device: {memory: 4GB}
+    apps:
+      - bundle: com.example.big
+        memory: 600MB
+        backgroundModes: [fetch]
+        permittedTaskIdentifiers: [com.example.big.refresh]
+        on:
+          didFinishLaunching:
+            - register: com.example.big.refresh
+          didEnterBackground:
+            - submit: {identifier: com.example.big.refresh, type: appRefresh}
+          task com.example.big.refresh:
+            - complete: true
+    timeline:
+      - {at: 1m, user: launch com.example.big}
+      - {at: 2m, user: home}
+      - {at: 5m, device: {memory: 1GB}}
+      - {at: 6m, debug: {simulateLaunch: com.example.big.refresh}}
+      - {at: 7m, device: {memory: 4GB}}
+      - {at: 8m, user: launch com.example.big}
+    """))
+    run.run(until: Time.minutes(60))
+    let trace = run.device.trace
+    let launches = trace.filter { $0.kindName == "launch" }.map { Time.toSeconds($0.time) }
+    #expect(launches == [60, 360, 480], "the user's, the task's (killed at once), the user's again")
+    let callbacksAfter = trace.filter { $0.time >= Time.minutes(8) && $0.kindName == "callback" }
+    guard case .callback(.didFinishLaunching)? = callbacksAfter.first?.kind else {
+        Issue.record("the last process began with \(String(describing: callbacksAfter.first?.kind))")
+        return
+    }
+    #expect(!trace.contains { if case .callback(.bgTask) = $0.kind { return true } else { return false } })
+    let taskEvents = trace.filter { ["task.start", "task.expire", "task.complete"].contains($0.kindName) }
+    #expect(taskEvents.isEmpty, "\(taskEvents.map(\.kindName))")
+}
