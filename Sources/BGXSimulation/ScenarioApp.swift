@@ -163,7 +163,8 @@ public final class ScenarioApp: HostedApp {
     public init(spec: Spec) { self.spec = spec }
 
     /// What `complete` completes: the task or fetch whose handler runs.
-    enum Context { case none, task(String), fetch, transferEvents(String), push(UInt32) }
+    /// `newsstand`: a Newsstand download's result — no completion handler to call.
+    enum Context { case none, task(String), fetch, transferEvents(String), newsstand, push(UInt32) }
 
     public func handle(_ callback: Callback, process: AppRuntime) -> Bool {
         let handler: Handler
@@ -207,6 +208,7 @@ public final class ScenarioApp: HostedApp {
             // results are seen through handleEventsForBackgroundURLSession.
             guard process.device.withEngine({ $0.isNewsstandSession(process.app, id) }) else { return true }
             handler = .backgroundTransfer(process.device.withEngine { $0.text(id) })
+            context = .newsstand
         case .urlSessionDidFinishEvents:
             return true
         case let .backgroundTaskExpired(id):
@@ -263,6 +265,8 @@ public final class ScenarioApp: HostedApp {
                 case let (.fetch(result), .fetch): process.completeFetch(result)
                 case let (.task(true), .transferEvents(session)):
                     process.completeBackgroundSessionEvents(identifier: session)
+                case (.task(true), .newsstand):
+                    break   // the same handler serves a session's events; a Newsstand result has nothing to complete
                 case let (.fetch(result), .push(number)): process.completeRemoteNotification(number: number, result: result)
                 default: preconditionFailure("the parser only allows 'complete' where it has a meaning")
                 }
