@@ -35,6 +35,11 @@ struct TransferSession: Sendable {
     var wakeNumber: UInt32 = 0
     /// The last `transfer.hold` reason recorded (recorded again only when it changes).
     var lastHold: String?
+    /// The wake for the session's results was refused (launch policy, or
+    /// `sessionSendsLaunchEvents`): looked at again when conditions change.
+    /// Results held for any other reason (the app did not recreate the
+    /// session, it was in front) wait for the app to create the session.
+    var launchHeld = false
 }
 
 /// An app woken for a session's events: until it calls the completion handler
@@ -237,7 +242,7 @@ extension Engine {
                  + text(session.identifier) + "'")
             return
         }
-        if let why = transferLaunchBlock(s) { hold(s, why); return }
+        if let why = transferLaunchBlock(s) { holdForLaunch(s, why); return }
         let step = min(apps[i].transferWakes, profile.transfers.relaunchMaxDoublings)
         let delay = profile.transfers.relaunchDelay * (1 << Int64(step))
         apps[i].transferWakes += 1
@@ -266,6 +271,11 @@ extension Engine {
         return verdict.refusal.map { "not woken for the session's events: " + $0.reason }
     }
 
+    mutating func holdForLaunch(_ s: Int, _ reason: String) {
+        transfers.sessions[s].launchHeld = true
+        hold(s, reason)
+    }
+
     mutating func hold(_ s: Int, _ reason: String) {
         guard transfers.sessions[s].lastHold != reason else { return }
         transfers.sessions[s].lastHold = reason
@@ -284,14 +294,16 @@ extension Engine {
             pump(app)
             return
         }
-        if let why = transferLaunchBlock(s) { hold(s, why); return }
-        if apps[i].transferEvents != nil {
+        if let why = transferLaunchBlock(s) { holdForLaunch(s, why); return }
+        if let other = apps[i].transferEvents {
             // One session's events at a time: look again once the app is done with the other.
             scheduleSessionWake(s, at: now + profile.transfers.eventsHandlingTime)
+            hold(s, "the app is handling background session '\(text(other.session))''s events: "
+                 + "looked at again in \(Time.describe(profile.transfers.eventsHandlingTime))")
             return
         }
         guard wakeIntoBackground(app, cause: .transfer) else {
-            hold(s, "the app was terminated as it was launched for the session's events")
+            holdForLaunch(s, "the app was terminated as it was launched for the session's events")
             return
         }
         apps[i].transferEventsNumber &+= 1
@@ -351,9 +363,9 @@ extension Engine {
     mutating func newsstandFinished(_ s: Int) {
         let app = transfers.sessions[s].app
         if !apps[Int(app.index)].state.isRunning {
-            if let why = transferLaunchBlock(s) { hold(s, why); return }
+            if let why = transferLaunchBlock(s) { holdForLaunch(s, why); return }
             guard wakeIntoBackground(app, cause: .newsstand) else {
-                hold(s, "the app was terminated as it was launched for the download")
+                holdForLaunch(s, "the app was terminated as it was launched for the download")
                 return
             }
         }
@@ -371,6 +383,7 @@ extension Engine {
         apps[i].transferWakes = 0
         for s in transfers.sessions.indices where transfers.sessions[s].app == app {
             transfers.sessions[s].wakePending = false
+            transfers.sessions[s].launchHeld = false
             transfers.sessions[s].lastHold = nil
             handOverResults(s)
         }
@@ -397,15 +410,16 @@ extension Engine {
         reviewTransfers()
     }
 
-    /// Conditions for waking apps changed (first unlock, reboot): held sessions are looked at again.
+    /// Conditions for waking apps changed (first unlock, reboot, a device
+    /// change): sessions whose wake was refused are looked at again. Results
+    /// waiting for the app to create its session are not — no wake comes for
+    /// them until the app has something new (`transfer.hold` said so).
     mutating func reviewHeldTransferSessions() {
-        for s in transfers.sessions.indices where !transfers.sessions[s].newsstand {
-            sessionSettled(s)
-        }
-        for s in transfers.sessions.indices where transfers.sessions[s].newsstand {
-            let app = transfers.sessions[s].app
-            if !undeliveredResults(s).isEmpty, !apps[Int(app.index)].state.isRunning,
-               transferLaunchBlock(s) == nil {
+        for s in transfers.sessions.indices where transfers.sessions[s].launchHeld {
+            transfers.sessions[s].launchHeld = false
+            if !transfers.sessions[s].newsstand {
+                sessionSettled(s)
+            } else if !undeliveredResults(s).isEmpty, !apps[Int(transfers.sessions[s].app.index)].state.isRunning {
                 newsstandFinished(s)
             }
         }

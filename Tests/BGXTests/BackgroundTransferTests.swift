@@ -351,6 +351,81 @@ struct BackgroundTransferTests {
         #expect(journal.entries.last == "didComplete 1 -1001")
     }
 
+    @Test("SPEC §8: results held because the app did not recreate its session wait for it — an unrelated device change (battery) wakes nobody")
+    func notRecreatedResultsIgnoreDeviceChanges() {
+        let journal = Journal()
+        var first = true
+        let (device, app) = podcastDevice {
+            defer { first = false }
+            return PodcastApp(journal: journal, downloads: first ? [20 * megabyte] : [], recreatesSession: first)
+        }
+        device.perform(.home)
+        device.withEngine { $0.terminate(app, .memoryPressure, detail: "jetsam (test)") }
+        device.advance(seconds: 600)
+        #expect(journal.entries.filter { $0.hasPrefix("handleEvents") }.count == 1)
+        device.change(.battery(50))
+        device.change(.charging(true))
+        device.advance(seconds: 3600)
+        #expect(journal.entries.filter { $0.hasPrefix("handleEvents") }.count == 1)
+        #expect(device.transferReasons(of: app, kind: "transfer.hold").last?
+            .contains("did not recreate background session") == true)
+    }
+
+    @Test("SPEC §8: a second session's wake while the app handles the first one's events waits, with the reason traced")
+    func secondSessionWaitsWithReason() throws {
+        var scenario = try ScenarioParser(file: "two.yaml").parse("""
+        duration: 1h
+        device: {network: wifi, bandwidth: 2MB/s}
+        apps:
+          - bundle: com.example.two
+            on:
+              didBecomeActive:
+                - download: {session: a, bytes: 2MB}
+                - download: {session: b, bytes: 2MB}
+              backgroundTransfer a:
+                - wait: 10s
+                - complete: true
+              backgroundTransfer b:
+                - complete: true
+        timeline:
+          - {at: 0s, user: launch com.example.two}
+          - {at: 1s, user: home}
+        """)
+        // A short rate-limiter delay, so that session b's wake comes while the app handles a's events.
+        scenario.profile.transfers.relaunchDelay = Time.seconds(1)
+        let run = try ScenarioRun(scenario)
+        run.run(until: Time.seconds(600))
+        let app = try #require(run.device.app("com.example.two"))
+        #expect(run.device.transferReasons(of: app, kind: "transfer.hold").contains(
+            "the app is handling background session 'a''s events: looked at again in 30s"))
+        let wakes = run.device.story(of: app, only: ["callback"]).filter { $0.contains("handleEvents") }
+        #expect(wakes == ["3 callback handleEventsForBackgroundURLSession", "34 callback handleEventsForBackgroundURLSession"])
+    }
+
+    @Test("SPEC §4/§8: one 'backgroundTransfer' handler may serve a Newsstand download; its 'complete: true' has nothing to complete there")
+    func newsstandHandlerWithComplete() throws {
+        let run = try ScenarioRun(try ScenarioParser(file: "newsstand.yaml").parse("""
+        duration: 1h
+        device: {network: wifi, bandwidth: 2MB/s}
+        apps:
+          - bundle: com.example.magazine
+            backgroundModes: [newsstand-content]
+            on:
+              didBecomeActive:
+                - download: {session: issue-42, bytes: 10MB, newsstand: true}
+              backgroundTransfer issue-42:
+                - work: 1s
+                - complete: true
+        timeline:
+          - {at: 0s, user: launch com.example.magazine}
+          - {at: 20s, user: home}
+        """))
+        run.run(until: Time.seconds(60))
+        let app = try #require(run.device.app("com.example.magazine"))
+        #expect(run.device.story(of: app, only: ["callback"]).contains("5 callback urlSessionTaskDidComplete"))
+        #expect(run.device.story(of: app, only: ["state"]).last == "20 state background→suspended (no assertions)")
+    }
+
     @Test("SPEC §8: with sessionSendsLaunchEvents false a terminated app is not relaunched; the results wait until it runs")
     func noLaunchEvents() {
         let journal = Journal()
