@@ -433,8 +433,17 @@ public final class AppRuntime: SystemConnection {
     public func setAllowsBackgroundLocationUpdates(_ allowed: Bool) {
         device.withEngine { $0.setAllowsBackgroundLocationUpdates(for: app, allowed) }
     }
+    /// A radius that is not a finite number fails as iOS fails it (monitoringDidFailFor,
+    /// kCLErrorRegionMonitoringFailure) instead of trapping in the conversion; a huge
+    /// one is the Earth's circumference at most.
     public func startMonitoringRegion(identifier: String, radius: Double) {
-        device.withEngine { $0.startMonitoringRegion(for: app, identifier: identifier, radius: Int64(radius.rounded())) }
+        guard radius.isFinite else {
+            device.withEngine { $0.log(app, "Region monitoring failed for '\(identifier)' "
+                                      + "(kCLErrorRegionMonitoringFailure): the radius \(radius) is not a distance") }
+            return
+        }
+        let metres = Int64(min(max(radius, 0), 40_000_000).rounded())
+        device.withEngine { $0.startMonitoringRegion(for: app, identifier: identifier, radius: metres) }
     }
     public func stopMonitoringRegion(identifier: String) {
         device.withEngine { $0.stopMonitoringRegion(for: app, identifier: identifier) }

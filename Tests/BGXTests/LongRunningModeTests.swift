@@ -447,6 +447,28 @@ struct LocationTests {
         #expect(journal.entries == ["launch user", "exit home", "launch region", "enter home"])
         #expect(device.story(of: app, only: ["launch"]).last?.hasSuffix("launch region") == true)
     }
+
+    @Test("SPEC §4: a region radius that is not a finite number fails monitoring with a log (no trap); a huge one is monitored")
+    func badRegionRadius() {
+        final class OddRegions: ApplicationDelegate {
+            var manager: LocationManager?
+            func application(_ application: Application, didFinishLaunchingWithOptions options: LaunchOptions?) -> Bool {
+                let manager = LocationManager()
+                manager.startMonitoring(for: CircularRegion(identifier: "nowhere", radius: .nan))
+                manager.startMonitoring(for: CircularRegion(identifier: "everywhere", radius: .infinity))
+                manager.startMonitoring(for: CircularRegion(identifier: "planet", radius: 1e300))
+                self.manager = manager
+                return true
+            }
+        }
+        let device = SimulatedDevice()
+        let app = device.install(modes("com.example.odd", [.location])) { OddRegions() }
+        device.perform(.launch(app))
+        let logs = device.story(of: app, only: ["log"])
+        #expect(logs.count == 2)
+        #expect(logs.allSatisfy { $0.contains("kCLErrorRegionMonitoringFailure") })
+        #expect(device.story(of: app, only: ["location.start"]).count == 1)
+    }
 }
 
 // MARK: - External accessory and Bluetooth
