@@ -40,8 +40,8 @@ public final class URLSessionConfiguration {
         c.isDiscretionary = isDiscretionary
         c.sessionSendsLaunchEvents = sessionSendsLaunchEvents
         c.allowsCellularAccess = allowsCellularAccess
-        c.timeoutIntervalForRequest = Time.seconds(timeoutIntervalForRequest)
-        c.timeoutIntervalForResource = Time.seconds(timeoutIntervalForResource)
+        c.timeoutIntervalForRequest = Time.seconds(clamping: timeoutIntervalForRequest)
+        c.timeoutIntervalForResource = Time.seconds(clamping: timeoutIntervalForResource)
         c.newsstand = newsstand
         return c
     }

@@ -422,7 +422,7 @@ public final class AppRuntime: SystemConnection {
 
     public func startAudio(seconds: Double?, category: AudioCategory, mixesWithOthers: Bool) -> Bool {
         device.withEngine {
-            $0.startAudio(for: app, duration: seconds.map { Time.seconds($0) }, category: category,
+            $0.startAudio(for: app, duration: seconds.map { Time.seconds(clamping: $0) }, category: category,
                           mixesWithOthers: mixesWithOthers)
         }
     }
@@ -465,7 +465,7 @@ public final class AppRuntime: SystemConnection {
         }
     }
     public func startTransfer(session: String, kind: TransferKind, bytes: Int64, earliestBegin: Date?) -> Int32? {
-        let begin = earliestBegin.map { device.now + Time.seconds(max(0, $0.timeIntervalSince(now))) }
+        let begin = earliestBegin.map { device.now + Time.seconds(clamping: max(0, $0.timeIntervalSince(now))) }
         return device.withEngine {
             $0.startTransfer(for: app, session: session, TransferTaskSpec(kind: kind, bytes: bytes, earliestBegin: begin))
         }

@@ -426,6 +426,19 @@ struct BackgroundTransferTests {
         #expect(run.device.story(of: app, only: ["state"]).last == "20 state background→suspended (no assertions)")
     }
 
+    @Test("SPEC §8: timeouts of .greatestFiniteMagnitude from app code are clamped, not a trap; the download completes")
+    func hugeTimeoutsFromAppCode() {
+        let journal = Journal()
+        let (device, app) = podcastDevice {
+            PodcastApp(journal: journal, downloads: [megabyte]) {
+                $0.timeoutIntervalForResource = .greatestFiniteMagnitude
+                $0.timeoutIntervalForRequest = .infinity
+            }
+        }
+        device.advance(seconds: 10)
+        #expect(device.transferStory(of: app).contains("0.5 transfer.complete 1"))
+    }
+
     @Test("SPEC §8: with sessionSendsLaunchEvents false a terminated app is not relaunched; the results wait until it runs")
     func noLaunchEvents() {
         let journal = Journal()

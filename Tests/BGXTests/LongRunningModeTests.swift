@@ -181,6 +181,18 @@ extension SimulatedDevice {
 
 @Suite("SPEC §4 — audio")
 struct BackgroundAudioTests {
+    @Test("SPEC §4: play(for: .infinity) from app code plays (clamped), it does not trap converting to nanoseconds")
+    func audioForever() {
+        let device = SimulatedDevice()
+        let journal = Journal()
+        let app = device.install(modes("com.example.music", [.audio])) { MusicApp(journal, seconds: .infinity) }
+        device.perform(.launch(app))
+        device.perform(.home)
+        device.advance(seconds: 3600)
+        #expect(journal.entries == ["play true"])
+        #expect(device.state(of: app) == .background)
+    }
+
     @Test("SPEC §4: an 'audio' app playing audibly in the background is not suspended; when playback ends it is")
     func audioKeepsRunning() {
         let device = SimulatedDevice()
