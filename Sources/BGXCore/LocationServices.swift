@@ -14,6 +14,8 @@ extension Engine {
 
     public mutating func startLocation(for app: AppID, _ service: LocationService) {
         let i = Int(app.index)
+        // App code still running after its process ended (exit, a synchronous kill) starts nothing.
+        guard apps[i].state.isRunning else { return }
         switch service {
         case .standard:
             guard !apps[i].services.location.standard else { return }
@@ -51,6 +53,7 @@ extension Engine {
     /// `startMonitoring(for: CLCircularRegion)`: a circle of `radius` metres
     /// around where the device is now; the device starts inside it.
     public mutating func startMonitoringRegion(for app: AppID, identifier: String, radius: Int64) {
+        guard apps[Int(app.index)].state.isRunning else { return }
         let i = Int(app.index)
         let id = text(identifier)
         apps[i].services.location.regions.removeAll { $0.identifier == id }

@@ -322,6 +322,27 @@ struct LocationTests {
         #expect(!device.statesVisited(by: app).contains(.suspended))
     }
 
+    @Test("SPEC §4/§11: location monitoring started by code running after the app's own exit() is not started — it cannot relaunch the app later")
+    func nothingStartsAfterExit() {
+        final class ExitingApp: ApplicationDelegate {
+            func application(_ application: Application, didFinishLaunchingWithOptions options: LaunchOptions?) -> Bool {
+                application.exit()
+                LocationManager().startMonitoringSignificantLocationChanges()
+                return true
+            }
+        }
+        let device = SimulatedDevice()
+        let app = device.install(modes("com.example.quitter", [.location])) { ExitingApp() }
+        device.perform(.launch(app))
+        device.advance(seconds: 600)
+        device.move(800)
+        device.advance(seconds: 60)
+        let causes = device.trace.compactMap { e -> LaunchCause? in
+            if case let .launch(cause) = e.kind, e.app == app { return cause } else { return nil }
+        }
+        #expect(causes == [.user])
+    }
+
     @Test("SPEC §4: foreground-only updates (allowsBackgroundLocationUpdates false) stop while the app is suspended")
     func foregroundOnlyStops() {
         let device = SimulatedDevice()
