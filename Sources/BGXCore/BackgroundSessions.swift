@@ -66,7 +66,7 @@ extension Engine {
     public mutating func createBackgroundSession(for app: AppID, _ config: BackgroundSessionConfiguration) -> Bool {
         let i = Int(app.index)
         // App code still running after its process ended (exit, a synchronous kill) creates nothing.
-        guard apps[i].state.isRunning else { return false }
+        guard apps[i].state != .notRunning else { return false }
         if config.newsstand {
             guard apps[i].manifest.backgroundModes.contains(.newsstandContent) else {
                 log(app, "Newsstand downloads need UIBackgroundModes 'newsstand-content'; the download is refused")
@@ -110,7 +110,7 @@ extension Engine {
     /// object this process created. Returns the task's identifier, or nil if refused.
     public mutating func startTransfer(for app: AppID, session identifier: String, _ spec: TransferTaskSpec) -> Int32? {
         let i = Int(app.index)
-        guard apps[i].state.isRunning else { return nil }
+        guard apps[i].state != .notRunning else { return nil }
         let id = text(identifier)
         guard let s = sessionIndex(app, id), isAttached(s) else {
             log(app, "No background URLSession '\(identifier)' in this process: create it before adding tasks")

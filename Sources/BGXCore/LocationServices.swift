@@ -15,7 +15,7 @@ extension Engine {
     public mutating func startLocation(for app: AppID, _ service: LocationService) {
         let i = Int(app.index)
         // App code still running after its process ended (exit, a synchronous kill) starts nothing.
-        guard apps[i].state.isRunning else { return }
+        guard apps[i].state != .notRunning else { return }
         switch service {
         case .standard:
             guard !apps[i].services.location.standard else { return }
@@ -53,7 +53,7 @@ extension Engine {
     /// `startMonitoring(for: CLCircularRegion)`: a circle of `radius` metres
     /// around where the device is now; the device starts inside it.
     public mutating func startMonitoringRegion(for app: AppID, identifier: String, radius: Int64) {
-        guard apps[Int(app.index)].state.isRunning else { return }
+        guard apps[Int(app.index)].state != .notRunning else { return }
         let i = Int(app.index)
         let id = text(identifier)
         apps[i].services.location.regions.removeAll { $0.identifier == id }
