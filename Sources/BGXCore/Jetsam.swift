@@ -66,16 +66,20 @@ extension Engine {
         case .suspended: return .idle
         case .background:
             // Whatever keeps `suspendIfIdle` from suspending the app is an assertion.
-            let busy = apps[i].inFlight?.isCallback ?? false
-            let held = busy || !apps[i].jobs.isEmpty || !apps[i].tasks.isEmpty || !apps[i].runningTasks.isEmpty
-                || apps[i].fetchInFlight != nil || serviceKeepsRunning(i) || apps[i].transferEvents != nil
-                || apps[i].push.keepsAppRunning
-            return held ? .background : .idleDeferred
+            return keptRunningInBackground(i) ? .background : .idleDeferred
         }
     }
 
     /// Jetsam has chosen the app and it is on its way out.
     public func isBeingJettisoned(_ app: AppID) -> Bool { apps[Int(app.index)].memory.jettison != nil }
+
+    /// Marks the app as on its way out, counted once in `jettisonsUnderway`
+    /// (an app already chosen, still in its willTerminate, may be chosen again).
+    mutating func choose(_ app: AppID, _ kill: Jettison) {
+        let i = Int(app.index)
+        if apps[i].memory.jettison == nil { jettisonsUnderway += 1 }
+        apps[i].memory.jettison = kill
+    }
 
     // MARK: The app's side
 
@@ -102,10 +106,7 @@ extension Engine {
         guard fp > limit, let band = jetsamBand(of: app) else { return true }
         let detail = "footprint \(Self.mb(fp)) exceeds the per-process limit of \(Self.mb(limit)) "
             + "(\(Int(profile.memory.appLimitFraction * 100)) % of \(Self.mb(device.memory)))"
-        // An app already chosen by jetsam (running its willTerminate) is counted once.
-        if apps[Int(app.index)].memory.jettison == nil { jettisonsUnderway += 1 }
-        apps[Int(app.index)].memory.jettison = Jettison(band: band, footprint: fp, cause: .perProcessLimit,
-                                                        detail: appendText(detail))
+        choose(app, Jettison(band: band, footprint: fp, cause: .perProcessLimit, detail: appendText(detail)))
         terminate(app, .memoryPressure, detail: detail)
         return false
     }
@@ -184,8 +185,7 @@ extension Engine {
         let fp = footprint(of: app)
         let detail = "jetsam: free memory \(Self.mb(freeMemory)) below \(Self.mb(memoryCriticalLevel)); "
             + "killed from the \(band) band (\(band.rawValue)) with a footprint of \(Self.mb(fp))"
-        jettisonsUnderway += 1
-        apps[i].memory.jettison = Jettison(band: band, footprint: fp, cause: .pressure, detail: appendText(detail))
+        choose(app, Jettison(band: band, footprint: fp, cause: .pressure, detail: appendText(detail)))
         if apps[i].state == .background, apps[i].inFlight == nil {
             apps[i].jobs.removeAll()
             apps[i].jobs.append(.terminateGracefully(.memoryPressure))

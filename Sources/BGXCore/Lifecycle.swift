@@ -165,14 +165,20 @@ extension Engine {
         }
     }
 
+    /// Something holds a background app running: a callback or queued job,
+    /// a background task, a BGTask, a fetch, a service, a session's events, a
+    /// push awaiting its completion. Suspension and jetsam's bands (SPEC §10)
+    /// both ask this.
+    func keptRunningInBackground(_ i: Int) -> Bool {
+        (apps[i].inFlight?.isCallback ?? false) || !apps[i].jobs.isEmpty || !apps[i].tasks.isEmpty
+            || !apps[i].runningTasks.isEmpty || apps[i].fetchInFlight != nil || serviceKeepsRunning(i)
+            || apps[i].transferEvents != nil || apps[i].push.keepsAppRunning
+    }
+
     /// A background app with nothing keeping it running is suspended [S].
     mutating func suspendIfIdle(_ app: AppID) {
         let i = Int(app.index)
-        guard apps[i].state == .background else { return }
-        let busyWithCallback = apps[i].inFlight.map { $0.isCallback } ?? false
-        guard !busyWithCallback, apps[i].jobs.isEmpty, apps[i].tasks.isEmpty,
-              apps[i].runningTasks.isEmpty, apps[i].fetchInFlight == nil, !serviceKeepsRunning(i),
-              apps[i].transferEvents == nil, !apps[i].push.keepsAppRunning else { return }
+        guard apps[i].state == .background, !keptRunningInBackground(i) else { return }
         guard releaseResourcesForSuspension(app) else { return }
         closeBackgroundWindow(app)
         setState(app, .suspended, .noAssertions)
