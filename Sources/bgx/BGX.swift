@@ -128,7 +128,7 @@ struct Run: ParsableCommand {
 
 struct Demo: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Run the built-in scenario: messaging apps and their background tasks through a day.")
+        abstract: "Run the built-in scenario: ColorFeed and two messaging apps through a week (BGTasks, background tasks, silent pushes).")
     @Option(help: "Write the trace as JSON Lines to FILE, or '-' for standard output.") var trace: String?
     @Flag(help: "Print the built-in scenario file and exit.") var printScenario = false
     static let reportFile = "bgx-demo.html"
