@@ -1,3 +1,5 @@
+import DequeModule
+
 /// The system itself: one pure, deterministic value (SWIM's `SWIMInstance`).
 /// Inputs — user actions, device changes, app API calls, the passing of
 /// time — go in through mutating methods; directives for the host and trace
@@ -20,6 +22,8 @@ public struct Engine: Sendable {
     var residentBytes: Int64 = 0
     /// Apps jetsam has chosen that have not yet ended.
     var jettisonsUnderway = 0
+    /// Suspended apps in the order they were suspended (jetsam's idle band).
+    var idleOrder = Deque<IdleEntry>()
     var notifications = NotificationCenterState()
     /// The transfer daemon (SPEC §8).
     var transfers = TransferDaemon()
@@ -230,6 +234,7 @@ public struct Engine: Sendable {
         }
         apps[i].state = to
         apps[i].stateSince = now
+        if to == .suspended { noteSuspended(app) }
         record(app, .state(from: from, to: to, reason: reason))
     }
 

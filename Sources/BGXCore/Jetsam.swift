@@ -1,3 +1,5 @@
+import DequeModule
+
 /// SPEC §10: memory. Each running or suspended app holds its footprint (its
 /// manifest's `memory` plus what it allocated); the system keeps a share;
 /// what is left is free. Below the warning level running apps hear
@@ -11,7 +13,7 @@ struct ProcessMemory: Sendable {
     /// app can free only what it allocated).
     var allocated: Int64 = 0
     /// Chosen by jetsam and on its way out (it hears `willTerminate` first).
-    var jettison: Jettison?
+    var jettison: JetsamKill?
     /// File locks held (`holdLock`); suspension with one held is fatal.
     var locks: [String] = []
     /// Listening sockets, Bonjour services and connections the app has open.
@@ -24,12 +26,39 @@ struct ProcessMemory: Sendable {
     var hasUnsavedChanges = false
 }
 
-/// A kill jetsam has decided, with what the trace reports of it.
-struct Jettison: Sendable {
-    var band: JetsamBand
-    var footprint: Int64
-    var cause: JetsamCause
-    var detail: TextID
+/// An app suspended at `since` (see `leastRecentlyUsedIdleApp`).
+struct IdleEntry: Sendable {
+    var app: AppID
+    var since: Nanoseconds
+}
+
+/// A kill jetsam has decided: the numbers it was decided on. Its words are
+/// rendered from them when a trace line is written, not when the kill is
+/// made — under memory pressure nearly every launch kills an app.
+public struct JetsamKill: Sendable, Equatable {
+    public var footprint: Int64
+    /// `pressure`: the critical level free memory fell below;
+    /// `perProcessLimit`: the per-process limit.
+    public var level: Int64
+    /// `pressure`: free memory when the app was chosen;
+    /// `perProcessLimit`: the device's RAM.
+    public var memory: Int64
+    public var band: JetsamBand
+    public var cause: JetsamCause
+    /// `perProcessLimit`: the limit as a percentage of RAM.
+    public var percent: UInt8 = 0
+
+    /// The kill's `detail`, as iOS-style words.
+    public var detail: String {
+        switch cause {
+        case .pressure:
+            "jetsam: free memory \(Engine.mb(memory)) below \(Engine.mb(level)); "
+                + "killed from the \(band) band (\(band.rawValue)) with a footprint of \(Engine.mb(footprint))"
+        case .perProcessLimit:
+            "footprint \(Engine.mb(footprint)) exceeds the per-process limit of \(Engine.mb(level)) "
+                + "(\(percent) % of \(Engine.mb(memory)))"
+        }
+    }
 }
 
 extension Engine {
@@ -75,7 +104,7 @@ extension Engine {
 
     /// Marks the app as on its way out, counted once in `jettisonsUnderway`
     /// (an app already chosen, still in its willTerminate, may be chosen again).
-    mutating func choose(_ app: AppID, _ kill: Jettison) {
+    mutating func choose(_ app: AppID, _ kill: JetsamKill) {
         let i = Int(app.index)
         if apps[i].memory.jettison == nil { jettisonsUnderway += 1 }
         apps[i].memory.jettison = kill
@@ -104,10 +133,10 @@ extension Engine {
     mutating func enforceLimit(_ app: AppID) -> Bool {
         let fp = footprint(of: app), limit = appMemoryLimit
         guard fp > limit, let band = jetsamBand(of: app) else { return true }
-        let detail = "footprint \(Self.mb(fp)) exceeds the per-process limit of \(Self.mb(limit)) "
-            + "(\(Int(profile.memory.appLimitFraction * 100)) % of \(Self.mb(device.memory)))"
-        choose(app, Jettison(band: band, footprint: fp, cause: .perProcessLimit, detail: appendText(detail)))
-        terminate(app, .memoryPressure, detail: detail)
+        let percent = UInt8(clamping: Int(profile.memory.appLimitFraction * 100))
+        choose(app, JetsamKill(footprint: fp, level: limit, memory: device.memory, band: band,
+                               cause: .perProcessLimit, percent: percent))
+        terminate(app, .memoryPressure, detail: "")  // words from the kill's numbers
         return false
     }
 
@@ -159,7 +188,13 @@ extension Engine {
     }
 
     /// The lowest band's first app by the profile's order.
-    func nextJetsamVictim() -> AppID? {
+    mutating func nextJetsamVictim() -> AppID? {
+        if profile.memory.orderWithinBand == .leastRecentlyUsed, let app = leastRecentlyUsedIdleApp() { return app }
+        return jetsamVictimByFullPass()
+    }
+
+    /// The same choice, by a pass over every app.
+    func jetsamVictimByFullPass() -> AppID? {
         var best: (app: AppID, band: JetsamBand, key: Int64)?
         for i in apps.indices where apps[i].memory.jettison == nil {
             let app = AppID(index: Int32(i))
@@ -175,6 +210,42 @@ extension Engine {
         return best?.app
     }
 
+    // MARK: The idle band in LRU order
+
+    /// The idle band (the lowest) in least-recently-used order, as XNU keeps
+    /// it: apps are appended as they are suspended, so the first that is
+    /// still suspended since then is the one suspended longest. Found
+    /// without a pass over every app — under pressure nearly every launch
+    /// asks. Ties (suspended at the same instant) go to the lowest index,
+    /// as in the full pass.
+    mutating func leastRecentlyUsedIdleApp() -> AppID? {
+        while let first = idleOrder.first, !isStillSuspended(first) { idleOrder.removeFirst() }
+        var best: IdleEntry?
+        for entry in idleOrder {
+            if let b = best, entry.since != b.since { break }
+            let i = Int(entry.app.index)
+            guard isStillSuspended(entry), apps[i].memory.jettison == nil,
+                  jetsamBand(of: entry.app) == .idle else { continue }
+            if best == nil || entry.app.index < best!.app.index { best = entry }
+        }
+        return best?.app
+    }
+
+    /// An app entered the idle band's order (it was suspended).
+    mutating func noteSuspended(_ app: AppID) {
+        idleOrder.append(IdleEntry(app: app, since: now))
+        // Entries of apps no longer suspended go when they reach the front;
+        // without memory pressure nothing asks, so sweep them now and then.
+        if idleOrder.count > 2 * apps.count + 64 {
+            idleOrder = Deque(idleOrder.filter(isStillSuspended))
+        }
+    }
+
+    func isStillSuspended(_ entry: IdleEntry) -> Bool {
+        let i = Int(entry.app.index)
+        return apps[i].state == .suspended && apps[i].stateSince == entry.since
+    }
+
     /// Kills one app for memory. A suspended or foreground app goes at
     /// once and hears nothing; a running background app hears
     /// `willTerminate` first if its main thread is free [S]. Returns true
@@ -182,17 +253,15 @@ extension Engine {
     mutating func jettison(_ app: AppID) -> Bool {
         let i = Int(app.index)
         guard let band = jetsamBand(of: app) else { return false }
-        let fp = footprint(of: app)
-        let detail = "jetsam: free memory \(Self.mb(freeMemory)) below \(Self.mb(memoryCriticalLevel)); "
-            + "killed from the \(band) band (\(band.rawValue)) with a footprint of \(Self.mb(fp))"
-        choose(app, Jettison(band: band, footprint: fp, cause: .pressure, detail: appendText(detail)))
+        choose(app, JetsamKill(footprint: footprint(of: app), level: memoryCriticalLevel, memory: freeMemory,
+                               band: band, cause: .pressure))
         if apps[i].state == .background, apps[i].inFlight == nil {
             apps[i].jobs.removeAll()
             apps[i].jobs.append(.terminateGracefully(.memoryPressure))
             pump(app)
             return apps[i].state != .notRunning
         }
-        terminate(app, .memoryPressure, detail: detail)
+        terminate(app, .memoryPressure, detail: "")  // words from the kill's numbers
         return false
     }
 

@@ -381,8 +381,9 @@ extension Engine {
         let i = Int(app.index)
         guard apps[i].state != .notRunning else { return }
         apps[i].stats.terminations[Int(reason.rawValue)] += 1
+        // A process jetsam chose: its line is made from the kill's numbers.
         if reason == .memoryPressure, let kill = apps[i].memory.jettison {
-            record(app, .memoryKill(band: kill.band, footprint: kill.footprint, cause: kill.cause, detail: kill.detail))
+            record(app, .memoryKill(kill))
         } else {
             record(app, .terminate(reason: reason, detail: text(detail)))
         }

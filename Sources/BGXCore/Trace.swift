@@ -82,7 +82,7 @@ public struct TraceEvent: Sendable, Equatable {
         case memoryWarning(footprint: Int64, free: Int64)
         /// SPEC §10: a jetsam kill — a `terminate` line with reason
         /// `memoryPressure` and the band and footprint it was killed with.
-        case memoryKill(band: JetsamBand, footprint: Int64, cause: JetsamCause, detail: TextID)
+        case memoryKill(JetsamKill)
         /// SPEC §10: the app-switcher snapshot, taken when `didEnterBackground` returns.
         case snapshot(sensitiveContentVisible: Bool)
         /// SPEC §10: a listening socket, Bonjour service or connection the system closed.
@@ -313,11 +313,11 @@ extension TraceEvent {
         case let .memoryWarning(footprint, free):
             return [("footprintMB", .number(Double(footprint) / Engine.megabyte)),
                     ("freeMB", .number(Double(free) / Engine.megabyte))]
-        case let .memoryKill(band, footprint, cause, detail):
+        case let .memoryKill(kill):
             return [("reason", .string(TerminationReason.memoryPressure.description)),
-                    ("band", .number(Double(band.rawValue))), ("bandName", .string(band.description)),
-                    ("footprintMB", .number(Double(footprint) / Engine.megabyte)),
-                    ("cause", .string(cause.description)), ("detail", .string(text(detail)))]
+                    ("band", .number(Double(kill.band.rawValue))), ("bandName", .string(kill.band.description)),
+                    ("footprintMB", .number(Double(kill.footprint) / Engine.megabyte)),
+                    ("cause", .string(kill.cause.description)), ("detail", .string(kill.detail))]
         case let .snapshot(visible):
             return [("sensitiveContentVisible", .bool(visible))]
         case let .socketClose(name, kind, reason):

@@ -44,8 +44,8 @@ extension SimulatedDevice {
             switch event.kind {
             case let .terminate(reason, detail):
                 return (Time.toSeconds(event.time), reason.description, reason.code, renderer.names.text(detail))
-            case let .memoryKill(_, _, _, detail):   // SPEC §10: a jetsam kill is a terminate line too
-                return (Time.toSeconds(event.time), "memoryPressure", nil, renderer.names.text(detail))
+            case let .memoryKill(kill):   // SPEC §10: a jetsam kill is a terminate line too
+                return (Time.toSeconds(event.time), "memoryPressure", nil, kill.detail)
             default:
                 return nil
             }
@@ -88,8 +88,8 @@ func storyLine(_ event: TraceEvent, renderer: TraceRenderer) -> String {
         body = "bgtask.invalid \(renderer.names.text(name)): \(renderer.names.text(reason))"
     case let .terminate(reason, _):
         body = "terminate \(reason)"
-    case let .memoryKill(band, _, cause, _):
-        body = "terminate memoryPressure (\(cause), \(band) band)"
+    case let .memoryKill(kill):
+        body = "terminate memoryPressure (\(kill.cause), \(kill.band) band)"
     case let .log(message):
         body = "log \(renderer.names.text(message))"
     case let .device(property, value):
