@@ -6,7 +6,8 @@ import HeapModule
 /// terminated its stale events are dropped when they come due.
 public enum EngineEvent: Sendable, Equatable {
     case user(UserAction)
-    case device(DeviceChange)
+    /// Boxed: a time zone's rules would make every queued event 40 % larger.
+    indirect case device(DeviceChange)
     case watchdog(AppID, epoch: UInt32, job: UInt32)
     case expirationWarning(AppID, epoch: UInt32, window: UInt32)
     case budgetDeadline(AppID, epoch: UInt32, window: UInt32)
