@@ -155,7 +155,7 @@ extension Engine {
         noteSocketsOnResume(app, suspendedFor: suspendedFor)
         outbox.append(.resume(app))
         let held = apps[i].heldTimers
-        apps[i].heldTimers.removeAll()
+        apps[i].heldTimers.removeAll(keepingCapacity: true)
         for timer in held {
             if timer.continuation {
                 outbox.append(.fire(app, token: timer.token, continuation: true))
@@ -396,17 +396,18 @@ extension Engine {
         apps[i].holdsAudioOrAccessoryAssertion = false
         apps[i].epoch &+= 1
         apps[i].inFlight = nil
+        // Storage kept for the next launch: under memory pressure processes come and go all the time.
         apps[i].jobs.removeAll()
-        apps[i].heldTimers.removeAll()
-        apps[i].tasks.removeAll()
+        apps[i].heldTimers.removeAll(keepingCapacity: true)
+        apps[i].tasks.removeAll(keepingCapacity: true)
         apps[i].window = nil
         apps[i].windowNumber &+= 1
         for task in apps[i].runningTasks {
             noteTaskHistory(app, task.identifier, "lost: the app was terminated (\(reason)) while it ran")
         }
-        apps[i].registered.removeAll()
+        apps[i].registered.removeAll(keepingCapacity: true)
         apps[i].launchFinished = false
-        apps[i].runningTasks.removeAll()
+        apps[i].runningTasks.removeAll(keepingCapacity: true)
         apps[i].taskDeadline = nil
         apps[i].taskWindowNumber &+= 1
         apps[i].fetchInFlight = nil
@@ -414,7 +415,7 @@ extension Engine {
         apps[i].push.processEnded()
         apps[i].voip.processEnded()
         stopEnergyClock(app)
-        apps[i].cpu.intervals.removeAll()
+        apps[i].cpu.intervals.removeAll(keepingCapacity: true)
         servicesEndedWithProcess(app)
         markSchedulerDirty(for: app)
         if frontApp == app { frontApp = nil }
