@@ -269,7 +269,9 @@ extension Engine {
             if task.phase == .running, device.bandwidth > 0 {
                 let share = TransferMath.mulDiv(task.remaining, Int64(running) * Time.nanosecondsPerSecond,
                                                 device.bandwidth, roundUp: true)
-                consider(share == .max ? .max : now + share)
+                // Past the end of representable time (a vast transfer, a trickle of bandwidth): never.
+                let (end, overflow) = now.addingReportingOverflow(share)
+                consider(overflow ? .max : end)
             }
         }
         guard next != transfers.scheduledAt else { return }

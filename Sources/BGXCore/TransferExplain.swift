@@ -22,7 +22,8 @@ extension Engine {
                     if device.bandwidth > 0 {
                         let rest = TransferMath.mulDiv(left, Int64(running) * Time.nanosecondsPerSecond,
                                                        device.bandwidth, roundUp: true)
-                        out += "; finishes at \(when(now + rest)) if nothing changes"
+                        let (end, overflow) = now.addingReportingOverflow(rest)
+                        out += overflow ? "; never finishes at this rate" : "; finishes at \(when(end)) if nothing changes"
                     }
                 case .waiting, .stalled:
                     out += task.phase == .stalled ? "stalled" : "waiting"

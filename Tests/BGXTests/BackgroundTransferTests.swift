@@ -439,6 +439,20 @@ struct BackgroundTransferTests {
         #expect(device.transferStory(of: app).contains("0.5 transfer.complete 1"))
     }
 
+    @Test("SPEC §8: a transfer whose end lies past the end of representable time (9.2 GB at 1 byte/s, started a minute in) waits without a trap")
+    func completionBeyondTheEndOfTime() {
+        let journal = Journal()
+        var state = DeviceState()
+        state.network = .none
+        state.bandwidth = 1
+        let (device, app) = podcastDevice(device: state) { PodcastApp(journal: journal, downloads: [9_223_372_000]) }
+        device.advance(seconds: 60)
+        device.change(.network(.wifi))
+        device.advance(seconds: 3600)
+        #expect(device.transferStory(of: app) == ["0 transfer.create 1", "0 transfer.defer 1", "60 transfer.start 1"])
+        #expect(device.withEngine { $0.explainTransfers(app: app) }.contains("never finishes at this rate"))
+    }
+
     @Test("SPEC §8: with sessionSendsLaunchEvents false a terminated app is not relaunched; the results wait until it runs")
     func noLaunchEvents() {
         let journal = Journal()
