@@ -374,6 +374,9 @@ public struct ScenarioParser {
         case "holdLock", "releaseLock":
             // `- holdLock` takes the app's one lock; `- holdLock: db.sqlite` names it.
             let lock = try argument.map { try scalar($0, name) }.flatMap { $0 == "true" ? nil : $0 } ?? "default"
+            if lock == "false", let a = argument {
+                throw err(a, "'\(name): false' \(name == "holdLock" ? "holds" : "releases") nothing; leave the action out, or name the lock")
+            }
             action = name == "holdLock" ? .holdLock(lock) : .releaseLock(lock)
         case "showSensitiveContent": try noArgument(); action = .showSensitiveContent(true)
         case "hideSensitiveContent": try noArgument(); action = .showSensitiveContent(false)

@@ -299,7 +299,7 @@ struct MemoryTests {
         }
     }
 
-    @Test("SPEC §10 scenario vocabulary: impossible sizes are clear errors")
+    @Test("SPEC §10 scenario vocabulary: impossible sizes are clear errors; 'holdLock: false' is not a lock named false")
     func impossibleSizes() {
         func error(_ yaml: String) -> String? {
             do { _ = try ScenarioParser(file: "m.yaml").parse(yaml); return nil } catch { return "\(error)" }
@@ -312,6 +312,9 @@ struct MemoryTests {
         #expect(error("apps:\n  - bundle: a\n    on:\n      memoryWarning:\n        - allocate: -50MB\n") == nil)
         #expect(error("apps:\n  - bundle: a\n    on:\n      didBecomeActive:\n        - alocate: 5MB\n")?
             .contains("did you mean 'allocate'") == true)
+        #expect(error("apps:\n  - bundle: a\n    on:\n      didEnterBackground:\n        - holdLock: false\n")?
+            .contains("m.yaml:5:21: 'holdLock: false' holds nothing; leave the action out, or name the lock") == true)
+        #expect(error("apps:\n  - bundle: a\n    on:\n      didEnterBackground:\n        - holdLock: db.sqlite\n        - releaseLock\n") == nil)
     }
 }
 
