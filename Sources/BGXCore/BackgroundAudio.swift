@@ -3,6 +3,7 @@
 /// app. Without the `audio` mode, audio stops when the app leaves the front.
 /// The app in front has audio priority: its audio interrupts a background
 /// player (unless one of them mixes), and a background app cannot interrupt it.
+/// Between background apps the newest non-mixable session wins.
 extension Engine {
     /// `AVAudioSession.setActive(true)` and a player's `play()`: plays for
     /// `duration` (nil: until stopped). Returns false when iOS refuses
@@ -38,11 +39,16 @@ extension Engine {
         if let duration {
             queue.push(.audioEnd(app, epoch: apps[i].epoch, playback: number), at: now + max(0, duration))
         }
-        if inFront && !mixes {
+        // A non-mixable session interrupts every other non-mixable one: the
+        // front app's always, and a background app's those of the other
+        // background apps (the front app's it could not, see above).
+        if !mixes {
+            let reason = inFront
+                ? "interrupted: \(bundleIdentifier(app)) in front started playing audio (the foreground app has audio priority)"
+                : "interrupted: \(bundleIdentifier(app)) started playing audio that does not mix with others"
             for other in appIDs where other != app {
                 guard let theirs = apps[Int(other.index)].services.audio, !theirs.mixesWithOthers else { continue }
-                stopAudio(other, reason: "interrupted: \(bundleIdentifier(app)) in front started playing audio "
-                          + "(the foreground app has audio priority)")
+                stopAudio(other, reason: reason)
                 apps[Int(other.index)].jobs.append(.service(.audioInterruptionBegan))
                 pump(other)
             }

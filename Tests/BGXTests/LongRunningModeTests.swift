@@ -268,6 +268,25 @@ struct BackgroundAudioTests {
         #expect(device.state(of: mixer) == .background)
     }
 
+    @Test("SPEC §4: between background apps the newest non-mixable session wins — the older player is interrupted and suspended")
+    func backgroundInterruptsBackground() {
+        let device = SimulatedDevice()
+        let musicJournal = Journal(), radioJournal = Journal()
+        let music = device.install(modes("com.example.music", [.audio])) { MusicApp(musicJournal, seconds: nil) }
+        let radio = device.install(modes("com.example.radio", [.audio])) { MusicApp(radioJournal, seconds: nil) }
+        device.perform(.launch(music))
+        device.perform(.home)
+        device.advance(seconds: 60)
+        device.withEngine { $0.launch(radio, cause: .fetch) }  // launched into the background by the system
+        device.run(until: device.now)
+        #expect(radioJournal.entries == ["play true"])
+        #expect(musicJournal.entries == ["play true", "interrupted"])
+        #expect(device.state(of: music) == .suspended)
+        #expect(device.state(of: radio) == .background)
+        #expect(device.reasons(of: music, kind: "audio.stop") ==
+                ["interrupted: com.example.radio started playing audio that does not mix with others"])
+    }
+
     @Test("SPEC §4: a background app cannot start audio over the front app's (play() is false, audio.refuse)")
     func backgroundCannotInterrupt() {
         let device = SimulatedDevice()
