@@ -88,7 +88,8 @@ extension Engine {
         let i = Int(app.index)
         let state = apps[i].state
         if state == .notRunning { return nil }
-        if apps[i].holdsAudioOrAccessoryAssertion { return .audioAndAccessory }
+        // A suspended process holds no assertion: it is purged first (SPEC §10), session or not.
+        if apps[i].holdsAudioOrAccessoryAssertion, state != .suspended { return .audioAndAccessory }
         switch state {
         case .notRunning: return nil
         case .active, .inactive: return .foreground
