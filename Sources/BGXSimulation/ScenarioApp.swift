@@ -155,8 +155,13 @@ public final class ScenarioApp: HostedApp {
     }
 
     let spec: Spec
-    /// The identifier each named background task got last (`.invalid` if refused).
+    /// The identifier each named background task got last (`.invalid` if refused),
+    /// like the variable an app keeps it in: beginning the name again overwrites it.
     var taskIDs: [String: Int] = [:]
+    /// The name each task was begun under: when it expires, that name's
+    /// `backgroundTaskExpired` handler runs, as the closure passed to that
+    /// `beginBackgroundTask` would.
+    var taskNames: [Int: String] = [:]
     /// Background sessions this process has created.
     var sessions: Set<String> = []
 
@@ -212,7 +217,7 @@ public final class ScenarioApp: HostedApp {
         case .urlSessionDidFinishEvents:
             return true
         case let .backgroundTaskExpired(id):
-            guard let name = taskIDs.first(where: { $0.value == id })?.key else { return true }
+            guard let name = taskNames[id] else { return true }
             handler = .backgroundTaskExpired(name)
         case let .remoteNotification(number, _):
             handler = .silentPush
@@ -273,7 +278,9 @@ public final class ScenarioApp: HostedApp {
             case let .setMinimumBackgroundFetchInterval(interval):
                 process.device.withEngine { $0.setMinimumBackgroundFetchInterval(for: process.app, interval) }
             case let .beginBackgroundTask(name):
-                taskIDs[name] = process.beginBackgroundTask(name: name, expirationHandler: nil)
+                let id = process.beginBackgroundTask(name: name, expirationHandler: nil)
+                taskIDs[name] = id
+                taskNames[id] = name
             case let .endBackgroundTask(name):
                 process.endBackgroundTask(taskIDs[name] ?? Engine.invalidBackgroundTask)
             case let .notify(n):

@@ -315,6 +315,40 @@ struct BackgroundTaskTests {
         #expect(device.terminations(of: app).isEmpty)
     }
 
+    @Test("SPEC §2, USER-CASES: an expiration handler that ends a stale identifier (one variable, two tasks) ends the wrong one — the first task stays open and the app is killed")
+    func staleIdentifierInExpirationHandler() {
+        final class UploaderApp: ApplicationDelegate {
+            var upload: BackgroundTaskIdentifier = .invalid
+            func startUpload(_ application: Application, seconds: Double) {
+                upload = application.beginBackgroundTask(withName: "upload") {
+                    application.endBackgroundTask(self.upload)   // whichever upload the variable holds now
+                }
+                Runtime.asyncAfter(seconds: seconds) { application.endBackgroundTask(self.upload) }
+            }
+            func applicationDidEnterBackground(_ application: Application) {
+                startUpload(application, seconds: 10)
+                Runtime.asyncAfter(seconds: 2) { self.startUpload(application, seconds: 5) }   // overwrites `upload`
+            }
+        }
+        let device = SimulatedDevice()
+        let app = device.install(manifest("com.example.uploader")) { UploaderApp() }
+        device.perform(.launch(app))
+        device.perform(.home)
+        device.advance(seconds: 60)
+
+        #expect(device.story(of: app, only: ["bgtask.begin", "bgtask.end", "bgtask.expire", "log"]) == [
+            "0 bgtask.begin 1 upload",
+            "2 bgtask.begin 2 upload",
+            "7 bgtask.end 2",
+            "10 log Can't end BackgroundTask: no background task exists with identifier 2, or it may have already "
+                + "been ended. Break in UIApplicationEndBackgroundTaskError() to debug.",
+            "25 bgtask.expire 1",
+            "25 log Can't end BackgroundTask: no background task exists with identifier 2, or it may have already "
+                + "been ended. Break in UIApplicationEndBackgroundTaskError() to debug.",
+        ])
+        #expect(device.terminations(of: app).map(\.reason) == ["backgroundTaskTimeout"])
+    }
+
     @Test("SPEC §2: the app is suspended as soon as its last background task ends")
     func suspendedWhenLastTaskEnds() {
         let device = SimulatedDevice()
