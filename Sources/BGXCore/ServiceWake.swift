@@ -17,7 +17,9 @@ extension Engine {
     mutating func noteAudioOrAccessoryAssertion(_ app: AppID) {
         let i = Int(app.index)
         let s = apps[i].services
-        let sessionHeld = !apps[i].state.isForeground && (s.accessory == .open || s.bluetooth == .open)
+        // A session is an assertion only with its mode: without it the app is not served in the background.
+        let sessionHeld = !apps[i].state.isForeground
+            && (s.accessory == .open && hasAccessoryMode(i, .accessory) || s.bluetooth == .open && hasAccessoryMode(i, .bluetooth))
         apps[i].holdsAudioOrAccessoryAssertion = apps[i].state != .notRunning && (s.audio != nil || sessionHeld)
     }
 

@@ -527,6 +527,16 @@ struct LocationTests {
 
 @Suite("SPEC §4, §11 — external accessory and Bluetooth")
 struct AccessoryTests {
+    @Test("SPEC §4, §10: an accessory session opened in the background without the mode is no assertion — the app's band is the background's, not audio-and-accessory")
+    func sessionWithoutModeHoldsNothing() {
+        let device = SimulatedDevice()
+        let app = device.install(modes("com.example.meter", [.fetch])) { MeterApp(Journal()) }
+        device.withEngine { $0.launch(app, cause: .fetch) }   // launched into the background by the system
+        device.withEngine { $0.openAccessorySession(for: app, .accessory) }
+        #expect(device.state(of: app) == .background)
+        #expect(device.engine.jetsamBand(of: app) != .audioAndAccessory)
+    }
+
     @Test("SPEC §4: with 'external-accessory', new data wakes the suspended app, which has ~10 s before it is suspended again")
     func dataWakes() {
         let device = SimulatedDevice()
