@@ -76,6 +76,18 @@ public struct AppStats: Sendable, Equatable {
     public init() {}
 }
 
+extension SIMD32 where Scalar == Int32 {
+    /// Adds one to a lane in place: `v[i] += 1` on a vector stored in an
+    /// array element copies all 128 bytes out and back.
+    @inline(__always) mutating func increment(_ lane: Int) {
+        precondition(lane >= 0 && lane < 32, "lane \(lane) out of range")
+        withUnsafeMutableBytes(of: &self) { bytes in
+            let offset = lane * MemoryLayout<Int32>.stride
+            bytes.storeBytes(of: bytes.load(fromByteOffset: offset, as: Int32.self) &+ 1, toByteOffset: offset, as: Int32.self)
+        }
+    }
+}
+
 /// Everything the system knows about one installed app.
 struct AppProcess: Sendable {
     let manifest: AppManifest
@@ -163,6 +175,35 @@ struct AppProcess: Sendable {
     init(manifest: AppManifest, usageDays: Int) {
         self.manifest = manifest
         self.usage = UsageHistory(days: usageDays)
+    }
+}
+
+extension AppProcess {
+    /// The process has ended: what it held goes with it, in one access to
+    /// the app's record; what the system knows of the app (usage, budgets,
+    /// force-quit, the system's services) stays. Storage is kept for the
+    /// next launch — under memory pressure processes come and go all the time.
+    mutating func processEnded() {
+        memory = ProcessMemory()
+        holdsAudioOrAccessoryAssertion = false
+        epoch &+= 1
+        inFlight = nil
+        jobs.removeAll()
+        heldTimers.removeAll(keepingCapacity: true)
+        tasks.removeAll(keepingCapacity: true)
+        window = nil
+        windowNumber &+= 1
+        registered.removeAll(keepingCapacity: true)
+        launchFinished = false
+        runningTasks.removeAll(keepingCapacity: true)
+        taskDeadline = nil
+        taskWindowNumber &+= 1
+        fetchInFlight = nil
+        transferEvents = nil
+        push.processEnded()
+        voip.processEnded()
+        cpu.intervals.removeAll(keepingCapacity: true)
+        services.processEnded()
     }
 }
 

@@ -131,7 +131,7 @@ extension Engine {
     public mutating func launch(_ app: AppID, cause: LaunchCause) {
         let i = Int(app.index)
         guard apps[i].state == .notRunning else { return }
-        apps[i].stats.launches[Int(cause.rawValue)] += 1
+        apps[i].stats.launches.increment(Int(cause.rawValue))
         record(app, .launch(cause: cause))
         outbox.append(.launch(app, cause))
         if cause.launchesIntoForeground {
@@ -380,7 +380,7 @@ extension Engine {
     public mutating func terminate(_ app: AppID, _ reason: TerminationReason, detail: String) {
         let i = Int(app.index)
         guard apps[i].state != .notRunning else { return }
-        apps[i].stats.terminations[Int(reason.rawValue)] += 1
+        apps[i].stats.terminations.increment(Int(reason.rawValue))
         // A process jetsam chose: its line is made from the kill's numbers.
         if reason == .memoryPressure, let kill = apps[i].memory.jettison {
             record(app, .memoryKill(kill))
@@ -392,31 +392,11 @@ extension Engine {
         if apps[i].memory.jettison != nil { jettisonsUnderway -= 1 }
         // The episode of low memory ends when a process's end frees enough, so the next one warns again.
         if memoryWarned, freeMemory >= memoryWarningLevel { memoryWarned = false }
-        apps[i].memory = ProcessMemory()
-        apps[i].holdsAudioOrAccessoryAssertion = false
-        apps[i].epoch &+= 1
-        apps[i].inFlight = nil
-        // Storage kept for the next launch: under memory pressure processes come and go all the time.
-        apps[i].jobs.removeAll()
-        apps[i].heldTimers.removeAll(keepingCapacity: true)
-        apps[i].tasks.removeAll(keepingCapacity: true)
-        apps[i].window = nil
-        apps[i].windowNumber &+= 1
         for task in apps[i].runningTasks {
             noteTaskHistory(app, task.identifier, "lost: the app was terminated (\(reason)) while it ran")
         }
-        apps[i].registered.removeAll(keepingCapacity: true)
-        apps[i].launchFinished = false
-        apps[i].runningTasks.removeAll(keepingCapacity: true)
-        apps[i].taskDeadline = nil
-        apps[i].taskWindowNumber &+= 1
-        apps[i].fetchInFlight = nil
-        apps[i].transferEvents = nil
-        apps[i].push.processEnded()
-        apps[i].voip.processEnded()
         stopEnergyClock(app)
-        apps[i].cpu.intervals.removeAll(keepingCapacity: true)
-        servicesEndedWithProcess(app)
+        apps[i].processEnded()
         markSchedulerDirty(for: app)
         if frontApp == app { frontApp = nil }
         outbox.append(.terminate(app))

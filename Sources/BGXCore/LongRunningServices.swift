@@ -89,6 +89,17 @@ struct AppServices: Sendable {
     func session(_ transport: AccessoryTransport) -> SessionState {
         transport == .accessory ? accessory : bluetooth
     }
+    /// What ends with the process: audio, standard updates, sessions and the
+    /// event run. Significant-change and region monitoring, and a Bluetooth
+    /// connection kept for state restoration, are the system's and survive.
+    mutating func processEnded() {
+        audio = nil
+        location.standard = false
+        location.allowsBackgroundUpdates = false
+        accessory = .none
+        bluetooth = .none
+        wakeUntil = nil
+    }
     mutating func setSession(_ transport: AccessoryTransport, _ state: SessionState) {
         if transport == .accessory { accessory = state } else { bluetooth = state }
     }

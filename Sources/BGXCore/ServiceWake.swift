@@ -90,18 +90,4 @@ extension Engine {
         }
         noteAudioOrAccessoryAssertion(app)
     }
-
-    /// What ends with the process: audio, standard updates, sessions and the
-    /// event run. Significant-change and region monitoring, and a Bluetooth
-    /// connection kept for state restoration, are the system's and survive.
-    mutating func servicesEndedWithProcess(_ app: AppID) {
-        let i = Int(app.index)
-        apps[i].services.audio = nil
-        apps[i].services.location.standard = false
-        apps[i].services.location.allowsBackgroundUpdates = false
-        apps[i].services.accessory = .none
-        apps[i].services.bluetooth = .none
-        apps[i].services.wakeUntil = nil
-        apps[i].holdsAudioOrAccessoryAssertion = false
-    }
 }
