@@ -20,15 +20,16 @@ extension Engine {
         }
         for app in fetchApps { refreshPredictionCache(app) }
         for k in pendingTasks.indices {
-            let p = pendingTasks[k]
+            // Fields read in place: `let p = pendingTasks[k]` copied (and retained) the whole request.
+            let app = pendingTasks[k].app, identifier = pendingTasks[k].identifier
             // One run at a time per identifier: a request resubmitted from its
             // own launch handler waits for that run to end — else it would
             // start again at the same instant, forever (SPEC §5: to repeat,
             // resubmit in the handler).
-            if apps[Int(p.app.index)].runningTasks.contains(where: { $0.identifier == p.identifier }) { continue }
-            let candidate = p.candidate
+            if apps[Int(app.index)].runningTasks.contains(where: { $0.identifier == identifier }) { continue }
+            let candidate = pendingTasks[k].candidate
             var judgement = decide(candidate)
-            if judgement.run { refuseIfLaunchPolicySaysNo(&judgement, p.app, cause: .bgTask, taskIdentifier: p.identifier) }
+            if judgement.run { refuseIfLaunchPolicySaysNo(&judgement, app, cause: .bgTask, taskIdentifier: identifier) }
             for index in 0..<pendingTasks[k].blockedSince.count {
                 if judgement.mustNotMask & (1 << UInt32(index)) != 0 {
                     if pendingTasks[k].blockedSince[index] == nil { pendingTasks[k].blockedSince[index] = now }
@@ -44,8 +45,8 @@ extension Engine {
                 if pendingTasks[k].lastDeferKey != judgement.key {
                     pendingTasks[k].lastDeferKey = judgement.key
                     let why = reason(judgement, candidate)
-                    record(p.app, .taskDefer(identifier: p.identifier, reason: appendText(why)))
-                    noteTaskHistory(p.app, p.identifier, "deferred: \(why)")
+                    record(app, .taskDefer(identifier: identifier, reason: appendText(why)))
+                    noteTaskHistory(app, identifier, "deferred: \(why)")
                 }
                 if let n = judgement.nextChange { next = min(next ?? n, n) }
             }

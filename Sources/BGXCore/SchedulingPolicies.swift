@@ -306,8 +306,8 @@ extension Engine {
         var nextChange: Nanoseconds?
         /// Which policies said Must Not Proceed (bit `index`).
         var mustNotMask: UInt32
-        /// The deciding policy's outcome (for its words).
-        var decisive: PolicyOutcome?
+        /// The deciding policy (its words are asked for only when someone reads them).
+        var decisive: SchedulingPolicy?
     }
 
     /// All policies for one candidate and the decision they add up to —
@@ -317,45 +317,45 @@ extension Engine {
         let processing = c.kind == .processing
         let weights = processing ? processingWeights : refreshWeights
         var total = 0.0, weighted = 0.0
-        var mustNot: PolicyOutcome?
+        // Policies, not their outcomes, are kept: an outcome carries a string,
+        // and keeping one per candidate cost more than judging it.
+        var mustNot: SchedulingPolicy?
         var mask: UInt32 = 0
         var must = false
         var next: Nanoseconds?
-        var best: (gain: Double, outcome: PolicyOutcome)?
-        var worst: (shortfall: Double, outcome: PolicyOutcome)?
+        var bestGain = 0.0, worstShortfall = 0.0
+        var best: SchedulingPolicy?, worst: SchedulingPolicy?
         for policy in SchedulingPolicy.ordered {
             let o = evaluate(policy, c, detailed: detailed)
             if let n = o.nextChange, n > now { next = min(next ?? n, n) }
             switch o.verdict {
             case .mustNotProceed:
                 mask |= 1 << UInt32(policy.index)
-                if mustNot == nil { mustNot = o }
+                if mustNot == nil { mustNot = policy }
             case .absolutelyMustProceed: must = true
             case let .canProceed(score):
                 let w = weights[policy.index]
                 total += w
                 weighted += w * score
-                if w * score > (best?.gain ?? 0) { best = (w * score, o) }
-                if w * (1 - score) > (worst?.shortfall ?? 0) { worst = (w * (1 - score), o) }
+                if w * score > bestGain { (bestGain, best) = (w * score, policy) }
+                if w * (1 - score) > worstShortfall { (worstShortfall, worst) = (w * (1 - score), policy) }
             }
         }
         let score = total > 0 ? weighted / total : 1
         let threshold = processing ? schedulerPolicy.processingThreshold : schedulerPolicy.appRefreshThreshold
         var j = Judgement(run: false, score: score, threshold: threshold, key: .waits(nil), nextChange: next,
                           mustNotMask: mask, decisive: nil)
-        if let m = mustNot { (j.key, j.decisive) = (.mustNot(m.policy), m) }
+        if let m = mustNot { (j.key, j.decisive) = (.mustNot(m), m) }
         else if must { (j.run, j.key) = (true, .absolutelyMust) }
-        else if score >= threshold { (j.run, j.key, j.decisive) = (true, .ran(best?.outcome.policy), best?.outcome) }
-        else { (j.key, j.decisive) = (.waits(worst?.outcome.policy), worst?.outcome) }
+        else if score >= threshold { (j.run, j.key, j.decisive) = (true, .ran(best), best) }
+        else { (j.key, j.decisive) = (.waits(worst), worst) }
         return j
     }
 
     /// The decision in words: the deciding policy's rationale, and the score
     /// against the threshold where the score decided.
     func reason(_ j: Judgement, _ c: Candidate) -> String {
-        let words = j.decisive.map { o in
-            "\(o.policy.rawValue): " + (o.rationale.isEmpty ? evaluate(o.policy, c, detailed: true).rationale : o.rationale)
-        }
+        let words = j.decisive.map { "\($0.rawValue): " + evaluate($0, c, detailed: true).rationale }
         let shown = Self.twoDecimals(j.score)
         switch j.key {
         case .mustNot: return words ?? ""
