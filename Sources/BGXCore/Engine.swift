@@ -40,6 +40,9 @@ public struct Engine: Sendable {
     /// `profile.scheduler`'s weights as tables indexed by policy.
     let refreshWeights: [Double]
     let processingWeights: [Double]
+    /// The thresholds as rationales show them, formatted once.
+    let refreshThresholdText: String
+    let processingThresholdText: String
     /// Apps with a background fetch interval (the scheduler's fetch candidates).
     var fetchApps: [AppID] = []
     var schedulerDirty = false
@@ -74,6 +77,8 @@ public struct Engine: Sendable {
         self.startEpochSeconds = startEpochSeconds ?? wallClockOffset / Time.nanosecondsPerSecond
         self.refreshWeights = profile.scheduler.weightTable(processing: false)
         self.processingWeights = profile.scheduler.weightTable(processing: true)
+        self.refreshThresholdText = "\(profile.scheduler.appRefreshThreshold)"
+        self.processingThresholdText = "\(profile.scheduler.processingThreshold)"
         if device.locked { lockedSince = 0 }
         if device.passcode && device.locked { self.device.unlockedSinceBoot = false }
     }

@@ -46,7 +46,7 @@ extension Engine {
                     pendingTasks[k].lastDeferKey = judgement.key
                     let why = reason(judgement, candidate)
                     record(app, .taskDefer(identifier: identifier, reason: appendText(why)))
-                    noteTaskHistory(app, identifier, "deferred: \(why)")
+                    noteTaskHistory(app, identifier, event: "deferred", detail: why)
                 }
                 if let n = judgement.nextChange { next = min(next ?? n, n) }
             }

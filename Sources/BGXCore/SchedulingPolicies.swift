@@ -355,15 +355,30 @@ extension Engine {
     /// The decision in words: the deciding policy's rationale, and the score
     /// against the threshold where the score decided.
     func reason(_ j: Judgement, _ c: Candidate) -> String {
-        let words = j.decisive.map { "\($0.rawValue): " + evaluate($0, c, detailed: true).rationale }
-        let shown = Self.twoDecimals(j.score)
+        let scored: String
         switch j.key {
-        case .mustNot: return words ?? ""
         case .absolutelyMust: return "absolutely must proceed"
-        case .ran: return "score \(shown) ≥ \(j.threshold)" + (words.map { " — " + $0 } ?? "")
-        case .waits: return "score \(shown) < \(j.threshold)" + (words.map { " — " + $0 } ?? "")
         case let .launchRefused(refusal): return refusal.reason
+        case .mustNot: scored = ""
+        case .ran: scored = " ≥ "
+        case .waits: scored = " < "
         }
+        // One string, grown in place: a deferral's words are written for every task.defer line.
+        var out = ""
+        out.reserveCapacity(160)
+        if !scored.isEmpty {
+            out += "score "
+            out += Self.twoDecimals(j.score)
+            out += scored
+            out += c.kind == .processing ? processingThresholdText : refreshThresholdText
+            if j.decisive != nil { out += " — " }
+        }
+        if let policy = j.decisive {
+            out += policy.rawValue
+            out += ": "
+            out += evaluate(policy, c, detailed: true).rationale
+        }
+        return out
     }
 
     /// `0.79`, `1.0`: the score as a rationale shows it (truncated, as before),

@@ -71,7 +71,9 @@ extension Engine {
             return
         }
         let replacing = pendingTasks.firstIndex { $0.app == app && $0.identifier == id }
-        let sameKind = pendingTasks.filter { $0.app == app && $0.request.kind == request.kind && $0.identifier != id }.count
+        var sameKind = 0
+        for p in pendingTasks.indices where pendingTasks[p].app == app && pendingTasks[p].request.kind == request.kind
+            && pendingTasks[p].identifier != id { sameKind += 1 }
         let limit = request.kind == .appRefresh ? schedulerPolicy.maxPendingAppRefresh : schedulerPolicy.maxPendingProcessing
         if sameKind >= limit {
             throw reject(.tooManyPendingTaskRequests,
@@ -143,7 +145,7 @@ extension Engine {
             let why = simulated ? "_simulateLaunchForTaskWithIdentifier" : reason
             apps[i].stats.scheduledTasksStarted += 1
             record(app, .taskStart(identifier: task.identifier, reason: appendText(why)))
-            noteTaskHistory(app, task.identifier, "started: \(why)")
+            noteTaskHistory(app, task.identifier, event: "started", detail: why)
             apps[i].jobs.append(.bgTask(task.identifier))
         }
         pump(app)
@@ -205,7 +207,7 @@ extension Engine {
             apps[i].runningTasks[t].expired = true
             apps[i].stats.scheduledTasksExpired += 1
             record(app, .taskExpire(identifier: task.identifier))
-            noteTaskHistory(app, task.identifier, "expired: \(why)")
+            noteTaskHistory(app, task.identifier, event: "expired", detail: why)
             if task.hasExpirationHandler {
                 apps[i].jobs.append(.bgTaskExpired(task.identifier))
             } else {
@@ -317,7 +319,12 @@ extension Engine {
     // MARK: History for `explain`
 
     mutating func noteTaskHistory(_ app: AppID, _ id: TextID, _ what: String) {
-        taskHistory.append(TaskHistoryEntry(time: now, app: app, identifier: id, what: what))
+        noteTaskHistory(app, id, event: what, detail: nil)
+    }
+
+    /// `event: detail`, joined only when the history is read.
+    mutating func noteTaskHistory(_ app: AppID, _ id: TextID, event: String, detail: String?) {
+        taskHistory.append(TaskHistoryEntry(time: now, app: app, identifier: id, event: event, detail: detail))
         if taskHistory.count > 4096 { taskHistory.removeFirst(1024) }
     }
 }
@@ -326,5 +333,7 @@ struct TaskHistoryEntry: Sendable {
     var time: Nanoseconds
     var app: AppID
     var identifier: TextID
-    var what: String
+    var event: String
+    var detail: String?
+    var what: String { detail.map { "\(event): \($0)" } ?? event }
 }
