@@ -87,10 +87,20 @@ extension Engine {
     /// of it in hand.
     mutating func markSchedulerDirty(for app: AppID) {
         if schedulerDirty { return }
-        if pendingTasks.contains(where: { $0.app == app }) || fetchApps.contains(app)
+        if pendingTaskIndex(of: app) != nil || fetchApps.contains(app)
             || !apps[Int(app.index)].runningTasks.isEmpty {
             schedulerDirty = true
         }
+    }
+
+    /// The first pending request of `app` (and `identifier`), by index: the
+    /// closure forms (`contains(where:)`, `firstIndex(where:)`) copy every
+    /// request they look at, and this is asked on every user action.
+    func pendingTaskIndex(of app: AppID, _ identifier: TextID? = nil) -> Int? {
+        for k in pendingTasks.indices where pendingTasks[k].app == app {
+            if identifier == nil || pendingTasks[k].identifier == identifier { return k }
+        }
+        return nil
     }
 
     mutating func schedulerWakeFired(generation: UInt32) {

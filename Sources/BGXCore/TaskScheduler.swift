@@ -70,7 +70,7 @@ extension Engine {
                         + "identifier \(request.identifier)")
             return
         }
-        let replacing = pendingTasks.firstIndex { $0.app == app && $0.identifier == id }
+        let replacing = pendingTaskIndex(of: app, id)
         var sameKind = 0
         for p in pendingTasks.indices where pendingTasks[p].app == app && pendingTasks[p].request.kind == request.kind
             && pendingTasks[p].identifier != id { sameKind += 1 }
@@ -95,7 +95,7 @@ extension Engine {
 
     public mutating func cancelTask(for app: AppID, identifier: String) {
         let id = text(identifier)
-        guard let r = pendingTasks.firstIndex(where: { $0.app == app && $0.identifier == id }) else { return }
+        guard let r = pendingTaskIndex(of: app, id) else { return }
         pendingTasks.remove(at: r)
         record(app, .taskCancel(identifier: id))
         noteTaskHistory(app, id, "cancelled by the app")
@@ -270,7 +270,7 @@ extension Engine {
     /// whatever the scheduler would say.
     public mutating func simulateLaunch(for app: AppID, identifier: String) -> Bool {
         let id = text(identifier)
-        guard let r = pendingTasks.firstIndex(where: { $0.app == app && $0.identifier == id }) else {
+        guard let r = pendingTaskIndex(of: app, id) else {
             log(app, "_simulateLaunchForTaskWithIdentifier: no pending request for \(identifier)")
             return false
         }

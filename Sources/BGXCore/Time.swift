@@ -64,17 +64,19 @@ public enum Time {
         let d = total / 86_400, rest = Int(total % 86_400)
         // Written as bytes into the string's own storage: appending scalars
         // one by one was a measurable share of a simulated week.
-        return String(unsafeUninitializedCapacity: 32) { buffer in
+        var dayDigits = 1, m = d.magnitude
+        while m >= 10 { m /= 10; dayDigits += 1 }
+        let length = (day ? dayDigits + (d < 0 ? 1 : 0) + 2 : 0) + (seconds ? 8 : 5)
+        // The exact length: up to 15 bytes the string is stored inline, no allocation.
+        return String(unsafeUninitializedCapacity: length) { buffer in
             var n = 0
             func put(_ byte: UInt8) { buffer[n] = byte; n += 1 }
             func two(_ v: Int) { put(UInt8(48 + v / 10)); put(UInt8(48 + v % 10)) }
             if day {
                 if d < 0 { put(45) }
-                var count = 1, m = d.magnitude
-                while m >= 10 { m /= 10; count += 1 }
                 var v = d.magnitude
-                for k in stride(from: n + count - 1, through: n, by: -1) { buffer[k] = UInt8(48 + v % 10); v /= 10 }
-                n += count
+                for k in stride(from: n + dayDigits - 1, through: n, by: -1) { buffer[k] = UInt8(48 + v % 10); v /= 10 }
+                n += dayDigits
                 put(100)  // d
                 put(32)
             }
