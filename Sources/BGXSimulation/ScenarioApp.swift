@@ -288,7 +288,7 @@ public final class ScenarioApp: HostedApp {
             case let .cancelNotification(id):
                 process.removePendingNotifications(identifiers: [id])
             case let .playAudio(duration):
-                process.device.withEngine { $0.startAudio(for: process.app, duration: duration) }
+                _ = process.device.withEngine { $0.startAudio(for: process.app, duration: duration) }
             case .stopAudio:
                 process.stopAudio()
             case let .startLocation(service):
