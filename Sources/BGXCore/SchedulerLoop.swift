@@ -27,7 +27,7 @@ extension Engine {
             // start again at the same instant, forever (SPEC §5: to repeat,
             // resubmit in the handler).
             if apps[Int(app.index)].runningTasks.contains(where: { $0.identifier == identifier }) { continue }
-            let candidate = pendingTasks[k].candidate
+            let candidate = candidate(ofPending: k)
             var judgement = decide(candidate)
             if judgement.run { refuseIfLaunchPolicySaysNo(&judgement, app, cause: .bgTask, taskIdentifier: identifier) }
             for index in 0..<pendingTasks[k].blockedSince.count {

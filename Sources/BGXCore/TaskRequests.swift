@@ -74,6 +74,18 @@ struct PendingTask: Sendable {
     }
 }
 
+extension Engine {
+    /// `pendingTasks[k].candidate`, read field by field: a computed property
+    /// of an array element copies the whole request (its strings and arrays) first.
+    func candidate(ofPending k: Int) -> Candidate {
+        Candidate(app: pendingTasks[k].app, kind: pendingTasks[k].request.kind == .processing ? .processing : .appRefresh,
+                  earliest: pendingTasks[k].request.earliestBegin ?? pendingTasks[k].submittedAt,
+                  submittedAt: pendingTasks[k].submittedAt,
+                  requiresNetwork: pendingTasks[k].request.requiresNetworkConnectivity,
+                  requiresPower: pendingTasks[k].request.requiresExternalPower)
+    }
+}
+
 /// A task handed to the app and not yet completed.
 struct RunningTask: Sendable {
     var identifier: TextID

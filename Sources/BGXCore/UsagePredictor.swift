@@ -8,19 +8,26 @@ struct UsageHistory: Sendable {
 
     var firstUse: Nanoseconds?
     var lastUse: Nanoseconds?
-    /// Ring of days: which quarter-hours had a use, and how many uses.
-    var dayNumber: [Int64]
-    var bitsLow: [UInt64]
-    var bitsHigh: [UInt64]
-    var uses: [Int]
+    /// Ring of days: which quarter-hours had a use, and how many uses. One
+    /// array of records, not one per field: the history is copied with the
+    /// app's record more often than one would like, and each array is a retain.
+    var days: [DayUse]
     /// Uses recorded so far (a version number for caches).
     var useCount = 0
 
-    init(days: Int) {
-        dayNumber = Array(repeating: -1, count: days)
-        bitsLow = Array(repeating: 0, count: days)
-        bitsHigh = Array(repeating: 0, count: days)
-        uses = Array(repeating: 0, count: days)
+    struct DayUse: Sendable {
+        var day: Int64 = -1
+        var bitsLow: UInt64 = 0
+        var bitsHigh: UInt64 = 0
+        var uses = 0
+
+        func used(inBin b: Int) -> Bool {
+            b < 64 ? bitsLow & (1 << UInt64(b)) != 0 : bitsHigh & (1 << UInt64(b - 64)) != 0
+        }
+    }
+
+    init(days count: Int) {
+        days = Array(repeating: DayUse(), count: count)
     }
 
     /// `wall` is wall-clock time (virtual time plus the start's time of day).
@@ -29,25 +36,21 @@ struct UsageHistory: Sendable {
         lastUse = t
         useCount += 1
         let day = wall / Time.days(1)
-        let slot = Int(day % Int64(dayNumber.count))
-        if dayNumber[slot] != day {
-            dayNumber[slot] = day
-            bitsLow[slot] = 0
-            bitsHigh[slot] = 0
-            uses[slot] = 0
-        }
+        let slot = Int(day % Int64(days.count))
         let b = Int((wall % Time.days(1)) / Self.bin)
-        if b < 64 { bitsLow[slot] |= 1 << UInt64(b) } else { bitsHigh[slot] |= 1 << UInt64(b - 64) }
-        uses[slot] += 1
+        // One access to the ring for the whole update.
+        Self.record(&days[slot], day: day, bin: b)
     }
 
-    func usedInBin(slot: Int, bin b: Int) -> Bool {
-        b < 64 ? bitsLow[slot] & (1 << UInt64(b)) != 0 : bitsHigh[slot] & (1 << UInt64(b - 64)) != 0
+    private static func record(_ d: inout DayUse, day: Int64, bin b: Int) {
+        if d.day != day { d = DayUse(day: day) }
+        if b < 64 { d.bitsLow |= 1 << UInt64(b) } else { d.bitsHigh |= 1 << UInt64(b - 64) }
+        d.uses += 1
     }
 
     /// Days of history the predictor can draw on before `day`.
     func daysObserved(before day: Int64, firstUseWall: Nanoseconds) -> Int64 {
-        min(Int64(dayNumber.count), max(0, day - firstUseWall / Time.days(1)))
+        min(Int64(days.count), max(0, day - firstUseWall / Time.days(1)))
     }
 
     /// For each quarter-hour of the day, on how many of the observed days
@@ -55,8 +58,8 @@ struct UsageHistory: Sendable {
     func binCounts(beforeDay day: Int64, firstUseWall: Nanoseconds) -> (counts: [UInt8], observed: Int64) {
         let observed = daysObserved(before: day, firstUseWall: firstUseWall)
         var counts = [UInt8](repeating: 0, count: Self.binsPerDay)
-        for slot in dayNumber.indices where dayNumber[slot] < day && dayNumber[slot] >= day - observed {
-            for b in 0..<Self.binsPerDay where usedInBin(slot: slot, bin: b) { counts[b] += 1 }
+        for d in days where d.day < day && d.day >= day - observed {
+            for b in 0..<Self.binsPerDay where d.used(inBin: b) { counts[b] += 1 }
         }
         return (counts, observed)
     }
@@ -87,9 +90,7 @@ struct UsageHistory: Sendable {
         let from = fullDays > 0 ? today - fullDays : today
         let to = fullDays > 0 ? today - 1 : today
         var total = 0
-        for slot in dayNumber.indices where dayNumber[slot] >= from && dayNumber[slot] <= to {
-            total += uses[slot]
-        }
+        for d in days where d.day >= from && d.day <= to { total += d.uses }
         return Double(total) / Double(max(1, fullDays))
     }
 }
