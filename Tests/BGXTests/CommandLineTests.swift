@@ -143,11 +143,16 @@ struct CommandLineTests {
 
     @Test("bgx bench --json reports engine and bare-heap throughput from one run")
     func bench() throws {
-        let r = try bgx(["bench", "--json", "--events", "20000", "--apps", "50"])
+        let r = try bgx(["bench", "--json", "--events", "20000", "--apps", "50", "--device-runs", "2"])
         #expect(r.status == 0)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
         #expect((object["events"] as? Int ?? 0) >= 20000)
         #expect((object["engineEventsPerSecond"] as? Double ?? 0) > 0)
         #expect((object["bareHeapEventsPerSecond"] as? Double ?? 0) > 0)
+        // The fastest of the rounds counts, and every round is shown.
+        let rounds = try #require(object["engineRoundEventsPerSecond"] as? [Double])
+        #expect(rounds.count == 3 && rounds.max() == object["engineEventsPerSecond"] as? Double)
+        let days = try #require(object["deviceDaysRoundsPerSecond"] as? [Double])
+        #expect(days.count == 3 && days.max() == object["deviceDaysPerSecond"] as? Double)
     }
 }
