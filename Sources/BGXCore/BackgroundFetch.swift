@@ -32,7 +32,7 @@ extension Engine {
         }
         if apps[i].fetchDeferKey != judgement.key {
             apps[i].fetchDeferKey = judgement.key
-            record(app, .fetchDefer(reason: appendText(reason(judgement, candidate))))
+            record(app, .fetchDefer(reason: appendDecision(decision(judgement))))
         }
         return judgement.nextChange
     }

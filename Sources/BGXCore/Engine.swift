@@ -40,9 +40,6 @@ public struct Engine: Sendable {
     /// `profile.scheduler`'s weights as tables indexed by policy.
     let refreshWeights: [Double]
     let processingWeights: [Double]
-    /// The thresholds as rationales show them, formatted once.
-    let refreshThresholdText: String
-    let processingThresholdText: String
     /// Apps with a background fetch interval (the scheduler's fetch candidates).
     var fetchApps: [AppID] = []
     var schedulerDirty = false
@@ -77,8 +74,6 @@ public struct Engine: Sendable {
         self.startEpochSeconds = startEpochSeconds ?? wallClockOffset / Time.nanosecondsPerSecond
         self.refreshWeights = profile.scheduler.weightTable(processing: false)
         self.processingWeights = profile.scheduler.weightTable(processing: true)
-        self.refreshThresholdText = "\(profile.scheduler.appRefreshThreshold)"
-        self.processingThresholdText = "\(profile.scheduler.processingThreshold)"
         if device.locked { lockedSince = 0 }
         if device.passcode && device.locked { self.device.unlockedSinceBoot = false }
     }
@@ -342,10 +337,30 @@ struct PendingWatchdog: Sendable {
     var at: Nanoseconds
 }
 
-/// Interned trace text (see `TextID`).
+/// Interned trace text (see `TextID`). A scheduling decision's words are
+/// kept as the decision (`strings` holds "" in its place) and written when read.
 struct TextTable: Sendable {
     var strings: [String] = []
     var index: [String: Int32] = [:]
+    /// Text indices holding a decision, ascending, and the decisions.
+    var decisionIndices: [Int32] = []
+    var decisions: [DecisionWords] = []
+
+    func decision(at i: Int32) -> DecisionWords? {
+        var lo = 0, hi = decisionIndices.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if decisionIndices[mid] < i { lo = mid + 1 } else { hi = mid }
+        }
+        return lo < decisionIndices.count && decisionIndices[lo] == i ? decisions[lo] : nil
+    }
+
+    /// Every text in words.
+    func rendered(wallClockOffset: Nanoseconds) -> [String] {
+        var all = strings
+        for (k, i) in decisionIndices.enumerated() { all[Int(i)] = decisions[k].text(wallClockOffset: wallClockOffset) }
+        return all
+    }
 }
 
 extension Engine {
@@ -357,7 +372,20 @@ extension Engine {
         texts.index[s] = i
         return TextID(index: i)
     }
-    public func text(_ id: TextID) -> String { texts.strings[Int(id.index)] }
+    public func text(_ id: TextID) -> String {
+        let s = texts.strings[Int(id.index)]
+        if s.isEmpty, let d = texts.decision(at: id.index) { return d.text(wallClockOffset: wallClockOffset) }
+        return s
+    }
+
+    /// Stores a scheduling decision as trace text, to be put into words when read.
+    mutating func appendDecision(_ d: DecisionWords) -> TextID {
+        texts.strings.append("")
+        let i = Int32(texts.strings.count - 1)
+        texts.decisionIndices.append(i)
+        texts.decisions.append(d)
+        return TextID(index: i)
+    }
 
     /// Stores text that rarely repeats (a decision's reason) without
     /// hashing it for reuse.

@@ -165,7 +165,7 @@ extension Engine {
             times.insert(predicted - wallClockOffset)
         }
         if let id {
-            e.history = taskHistory.filter { $0.app == app && $0.identifier.index == id }.suffix(12).map { ($0.time, $0.what) }
+            e.history = taskHistory.filter { $0.app == app && $0.identifier.index == id }.suffix(12).map { ($0.time, words(of: $0)) }
         }
         for h in e.history { times.insert(h.time) }
         for t in times { e.clock[t] = Time.wallClock(wall(t), seconds: wall(t) % Time.minutes(1) != 0) }

@@ -14,7 +14,7 @@ extension Engine {
         }
         var next: Nanoseconds?
         var starting: [Int] = []
-        var reasons: [String] = []
+        var reasons: [DecisionWords] = []
         for k in pendingTasks.indices where pendingTasks[k].request.kind == .appRefresh {
             refreshPredictionCache(pendingTasks[k].app)
         }
@@ -39,13 +39,13 @@ extension Engine {
             }
             if judgement.run {
                 starting.append(k)
-                reasons.append(reason(judgement, candidate))
+                reasons.append(decision(judgement))
             } else {
                 // A deferral is recorded when what holds the task back changes.
                 if pendingTasks[k].lastDeferKey != judgement.key {
                     pendingTasks[k].lastDeferKey = judgement.key
-                    let why = reason(judgement, candidate)
-                    record(app, .taskDefer(identifier: identifier, reason: appendText(why)))
+                    let why = appendDecision(decision(judgement))
+                    record(app, .taskDefer(identifier: identifier, reason: why))
                     noteTaskHistory(app, identifier, event: "deferred", detail: why)
                 }
                 if let n = judgement.nextChange { next = min(next ?? n, n) }
@@ -58,13 +58,13 @@ extension Engine {
             let chosen = starting.map { pendingTasks[$0] }
             for k in starting.reversed() { pendingTasks.remove(at: k) }
             var byApp: [Int32: [PendingTask]] = [:]
-            var reasonByApp: [Int32: String] = [:]
+            var reasonByApp: [Int32: DecisionWords] = [:]
             for (task, reason) in zip(chosen, reasons) {
                 byApp[task.app.index, default: []].append(task)
                 if reasonByApp[task.app.index] == nil { reasonByApp[task.app.index] = reason }
             }
             for index in byApp.keys.sorted() {
-                start(byApp[index]!, for: AppID(index: index), reason: reasonByApp[index] ?? "")
+                start(byApp[index]!, for: AppID(index: index), reason: appendDecision(reasonByApp[index]!))
             }
         }
         schedulerGeneration &+= 1
@@ -81,6 +81,7 @@ extension Engine {
         j.run = false
         j.key = .launchRefused(refusal)
         j.decisive = nil
+        j.decisiveWords = nil
     }
 
     /// Something changed for `app`: judge again if the scheduler has anything

@@ -64,6 +64,8 @@ public struct PolicyOutcome: Sendable, Equatable {
     public var rationale: String
     /// When time alone may change this answer.
     public var nextChange: Nanoseconds?
+    /// The rationale as a value (`rationale` holds its words when they were asked for).
+    var words: Rationale
 }
 
 /// What the scheduler is deciding about: a BGTask request or a fetch.
@@ -88,169 +90,151 @@ extension Engine {
     /// `1d 08:15` in the scenario's wall-clock time.
     public func clockText(_ t: Nanoseconds) -> String { Time.wallClock(wall(t)) }
 
-    /// One policy's answer. Rationales are words, built only when `detailed`
-    /// (for the trace, history and `explain`): the scheduler decides without them.
+    /// One policy's answer. Its rationale is a value; the words are built
+    /// only when `detailed` (for `explain`): the scheduler decides without them.
     func evaluate(_ policy: SchedulingPolicy, _ c: Candidate, detailed: Bool = true) -> PolicyOutcome {
-        func out(_ v: PolicyVerdict, _ why: @autoclosure () -> String, next: Nanoseconds? = nil) -> PolicyOutcome {
-            PolicyOutcome(policy: policy, verdict: v, rationale: detailed ? why() : "", nextChange: next)
+        func out(_ v: PolicyVerdict, _ why: Rationale, next: Nanoseconds? = nil) -> PolicyOutcome {
+            PolicyOutcome(policy: policy, verdict: v, rationale: detailed ? why.text(wallClockOffset: wallClockOffset) : "",
+                          nextChange: next, words: why)
         }
         let p = schedulerPolicy
         let ai = Int(c.app.index)
         switch policy {
         case .earliestBeginDate:
             if c.kind != .fetch, c.earliest - c.submittedAt > p.farFutureCutoff {
-                return out(.mustNotProceed, "earliestBeginDate \(clockText(c.earliest)) is more than "
-                           + "\(Time.describe(p.farFutureCutoff)) after submission; it may never run")
+                return out(.mustNotProceed, .earliestTooFar(earliest: c.earliest, cutoff: p.farFutureCutoff))
             }
-            if now < c.earliest {
-                return out(.mustNotProceed, "[{earliest begin \(clockText(c.earliest)) not reached}]", next: c.earliest)
-            }
-            return out(.canProceed(1), "earliest begin \(clockText(c.earliest)) reached")
+            if now < c.earliest { return out(.mustNotProceed, .earliestNotReached(c.earliest), next: c.earliest) }
+            return out(.canProceed(1), .earliestReached(c.earliest))
         case .backgroundAppRefresh:
-            if !device.backgroundAppRefresh { return out(.mustNotProceed, "Background App Refresh is off in Settings") }
-            if !apps[ai].manifest.backgroundAppRefresh {
-                return out(.mustNotProceed, "Background App Refresh is off for this app in Settings")
-            }
-            return out(.canProceed(1), "Background App Refresh is on")
+            if !device.backgroundAppRefresh { return out(.mustNotProceed, .backgroundAppRefreshOff) }
+            if !apps[ai].manifest.backgroundAppRefresh { return out(.mustNotProceed, .backgroundAppRefreshOffForApp) }
+            return out(.canProceed(1), .backgroundAppRefreshOn)
         case .firstUnlock:
             // SPEC §11, asked of the launch policy (LaunchPolicy.swift).
             if let refusal = launchRule(.firstUnlock, c.app, cause: c.launchCause) {
-                return out(.mustNotProceed, refusal.reason)
+                return out(.mustNotProceed, .launchRefused(refusal))
             }
-            return out(.canProceed(1), "unlocked since boot")
+            return out(.canProceed(1), .unlockedSinceBoot)
         case .forceQuit:
             if let refusal = launchRule(.forceQuit, c.app, cause: c.launchCause) {
-                return out(.mustNotProceed, refusal.reason)
+                return out(.mustNotProceed, .launchRefused(refusal))
             }
-            return out(.canProceed(1), "not force-quit")
+            return out(.canProceed(1), .notForceQuit)
         case .lowPowerMode:
-            if device.lowPowerMode { return out(.mustNotProceed, "Low Power Mode pauses discretionary background work") }
-            return out(.canProceed(1), "Low Power Mode off")
+            if device.lowPowerMode { return out(.mustNotProceed, .lowPowerModeOn) }
+            return out(.canProceed(1), .lowPowerModeOff)
         case .batteryLevel:
             if !device.charging && device.battery < p.criticalBatteryLevel {
-                return out(.mustNotProceed, "[{batteryLevel == \(device.battery) < \(p.criticalBatteryLevel)}] "
-                           + "critically low: essential work only")
+                return out(.mustNotProceed, .batteryCritical(level: device.battery, critical: p.criticalBatteryLevel))
             }
             let score = device.charging ? 1 : Double(device.battery) / 100
-            return out(.canProceed(score), "[{batteryLevel == \(device.battery)}]")
+            return out(.canProceed(score), .battery(device.battery))
         case .thermal:
             switch device.thermal {
-            case .serious, .critical: return out(.mustNotProceed, "[{thermalLevel == \(device.thermal.rawValue)}]")
-            case .fair: return out(.canProceed(0.5), "[{thermalLevel == fair}]")
-            case .nominal: return out(.canProceed(1), "[{thermalLevel == nominal}]")
+            case .serious, .critical: return out(.mustNotProceed, .thermal(device.thermal))
+            case .fair: return out(.canProceed(0.5), .thermal(.fair))
+            case .nominal: return out(.canProceed(1), .thermal(.nominal))
             }
         case .chargerPluggedIn:
-            if device.charging { return out(.canProceed(1), "[{pluggedIn == 1}]") }
-            if c.requiresPower { return out(.mustNotProceed, "[{requiresExternalPower == 1 AND pluggedIn == 0}]") }
+            if device.charging { return out(.canProceed(1), .pluggedIn) }
+            if c.requiresPower { return out(.mustNotProceed, .requiresPowerUnplugged) }
             if c.kind == .processing {
                 let since = max(c.submittedAt, c.earliest)
                 let bestEffort = since + p.processingBestEffort
                 if now >= bestEffort, let last = apps[ai].usage.lastUse, now - last <= p.unusedAppCutoff {
-                    return out(.canProceed(1), "best effort: pending since \(clockText(since)), "
-                               + "over \(Time.describe(p.processingBestEffort)), and the app was used this week")
+                    return out(.canProceed(1), .processingBestEffort(since: since, after: p.processingBestEffort))
                 }
-                return out(.canProceed(0), "[{pluggedIn == 0}]", next: bestEffort)
+                return out(.canProceed(0), .unplugged, next: bestEffort)
             }
-            return out(.canProceed(0), "[{pluggedIn == 0}]")
+            return out(.canProceed(0), .unplugged)
         case .networkQuality:
             switch device.network {
             case .none:
-                if c.requiresNetwork { return out(.mustNotProceed, "[{requiresNetworkConnectivity == 1 AND network == none}]") }
-                return out(.canProceed(0.3), "[{network == none}]")
-            case .cellular: return out(.canProceed(0.6), "[{network == cellular}]")
-            case .wifi: return out(.canProceed(1), "[{network == wifi}]")
+                if c.requiresNetwork { return out(.mustNotProceed, .requiresNetworkNone) }
+                return out(.canProceed(0.3), .network(.none))
+            case .cellular: return out(.canProceed(0.6), .network(.cellular))
+            case .wifi: return out(.canProceed(1), .network(.wifi))
             }
         case .deviceActivity:
             if c.kind == .processing {
-                guard device.locked, let lockedSince else {
-                    return out(.mustNotProceed, "[{launchType == PROCESSING AND deviceActive == 1}]")
-                }
+                guard device.locked, let lockedSince else { return out(.mustNotProceed, .processingWhileActive) }
                 let idleAt = lockedSince + p.idleBeforeProcessing
                 if now < idleAt {
-                    return out(.mustNotProceed, "[{launchType == PROCESSING AND idle < \(Time.describe(p.idleBeforeProcessing))}]",
-                               next: idleAt)
+                    return out(.mustNotProceed, .processingBeforeIdle(p.idleBeforeProcessing), next: idleAt)
                 }
-                return out(.canProceed(1), "device idle since \(clockText(lockedSince))")
+                return out(.canProceed(1), .idleSince(lockedSince))
             }
-            return device.locked ? out(.canProceed(1), "[{deviceActive == 0}]")
-                : out(.canProceed(0.7), "[{deviceActive == 1}]")
+            return device.locked ? out(.canProceed(1), .deviceActive(false)) : out(.canProceed(0.7), .deviceActive(true))
         case .thunderingHerd:
             if !device.locked, let unlocked = lastUnlock, now - unlocked < p.thunderingHerdWindow {
-                return out(.canProceed(0), "[{deviceInUse == 1 AND timeSinceUnlock < \(Time.describe(p.thunderingHerdWindow))}]",
+                return out(.canProceed(0), .crowdAfterUnlock(window: p.thunderingHerdWindow),
                            next: unlocked + p.thunderingHerdWindow)
             }
-            return out(.canProceed(1), "no crowd after unlock")
+            return out(.canProceed(1), .noCrowd)
         case .application:
-            if apps[ai].state.isForeground { return out(.mustNotProceed, "the app is in the foreground") }
+            if apps[ai].state.isForeground { return out(.mustNotProceed, .appInForeground) }
             guard let lastUse = apps[ai].usage.lastUse, let firstUse = apps[ai].usage.firstUse else {
-                return out(.mustNotProceed, "the app has never been used in the foreground")
+                return out(.mustNotProceed, .neverUsed)
             }
             if now - lastUse > p.unusedAppCutoff {
-                return out(.mustNotProceed, "the app has not been used since \(clockText(lastUse)) "
-                           + "(over \(Time.describe(p.unusedAppCutoff)))")
+                return out(.mustNotProceed, .unusedSince(lastUse, cutoff: p.unusedAppCutoff))
             }
-            if c.kind == .processing { return out(.canProceed(1), "the app was used this week (\(clockText(lastUse)))") }
+            if c.kind == .processing { return out(.canProceed(1), .usedThisWeek(lastUse)) }
             let predicted = predictedUse(of: c.app, firstUse: firstUse)
             if let predicted, now >= predicted - p.refreshLeadTime {
-                return out(.canProceed(1), "predicted use at \(clockText(predicted))")
+                return out(.canProceed(1), .predictedUse(predicted))
             }
             let staleAt = (apps[ai].lastBackgroundLaunch ?? firstUse) + p.refreshStaleness
             if now >= staleAt {
-                return out(.canProceed(0.6), "no background launch for \(Time.describe(p.refreshStaleness))")
+                return out(.canProceed(0.6), .noBackgroundLaunchFor(p.refreshStaleness))
             }
             let next = predicted.map { min($0 - p.refreshLeadTime, staleAt) } ?? staleAt
-            return out(.canProceed(0), predicted.map { "next predicted use \(clockText($0))" }
-                       ?? "no predicted use in the next two days", next: next)
+            return out(.canProceed(0), .nextPredictedUse(predicted), next: next)
         case .rateLimit:
             if c.kind == .processing {
-                guard let end = apps[ai].lastProcessingEnd else {
-                    return out(.canProceed(1), "no processing task completed yet")
-                }
+                guard let end = apps[ai].lastProcessingEnd else { return out(.canProceed(1), .noProcessingYet) }
                 let wait = end.success ? p.spacingProcessing : p.processingRetryDelay
                 if now < end.time + wait {
-                    return out(.mustNotProceed, (end.success ? "a processing task completed at " : "a processing task failed at ")
-                               + "\(clockText(end.time)); the next may run from \(clockText(end.time + wait))",
+                    return out(.mustNotProceed, .processingSpacing(ended: end.time, success: end.success, nextAt: end.time + wait),
                                next: end.time + wait)
                 }
-                return out(.canProceed(1), "last processing task ended \(clockText(end.time))")
+                return out(.canProceed(1), .processingEnded(end.time))
             }
             guard let last = apps[ai].lastBackgroundLaunch, let firstUse = apps[ai].usage.firstUse else {
-                return out(.canProceed(1), "no recent background launch")
+                return out(.canProceed(1), .noRecentBackgroundLaunch)
             }
             let perDay = apps[ai].usage.usesPerDay(todayWall: wall(now), firstUseWall: wall(firstUse))
             var spacing = perDay >= 3 ? p.spacingFrequentApp : perDay >= 1 ? p.spacingDailyApp : p.spacingRareApp
             spacing <<= Int64(min(apps[ai].penalties, p.maxPenaltyDoublings))
             if c.kind == .fetch { spacing = Nanoseconds(Double(spacing) / max(0.25, apps[ai].fetchReputation)) }
             if now < last + spacing {
-                return out(.mustNotProceed, "last background launch \(clockText(last)); next allowed "
-                           + "\(clockText(last + spacing)) (app used \(String(Double(Int(perDay * 10)) / 10))×/day"
-                           + (apps[ai].penalties > 0 ? ", \(apps[ai].penalties) task(s) left uncompleted" : "") + ")",
+                return out(.mustNotProceed, .launchSpacing(last: last, nextAt: last + spacing, perDay: perDay,
+                                                           penalties: apps[ai].penalties),
                            next: last + spacing)
             }
-            return out(.canProceed(1), "spacing since \(clockText(last)) respected")
+            return out(.canProceed(1), .spacingRespected(last))
         case .energyBudget:
-            guard c.kind != .processing else { return out(.canProceed(1), "processing has its own budget") }
+            guard c.kind != .processing else { return out(.canProceed(1), .processingOwnBudget) }
             let day = wall(now) / Time.days(1)
             let used = apps[ai].energyDay == day ? apps[ai].energyUsed : 0
             if used >= p.dailyEnergyBudget {
                 let nextDay = (day + 1) * Time.days(1) - wallClockOffset
-                return out(.mustNotProceed, "daily energy budget of \(Time.describe(p.dailyEnergyBudget)) spent",
-                           next: nextDay)
+                return out(.mustNotProceed, .energySpent(budget: p.dailyEnergyBudget), next: nextDay)
             }
             return out(.canProceed(1 - Double(used) / Double(p.dailyEnergyBudget)),
-                       "\(Time.describe(used)) of \(Time.describe(p.dailyEnergyBudget)) used today")
+                       .energyUsed(used, budget: p.dailyEnergyBudget))
         case .dataBudget:
             // Until transfers are simulated, data is counted in launches made
             // over cellular; Wi-Fi is not budgeted.
-            guard device.network == .cellular else { return out(.canProceed(1), "not on cellular") }
+            guard device.network == .cellular else { return out(.canProceed(1), .notCellular) }
             let day = wall(now) / Time.days(1)
             let used = apps[ai].cellularDay == day ? apps[ai].cellularLaunches : 0
             if used >= p.dailyCellularLaunches {
-                return out(.mustNotProceed, "daily cellular data budget spent (\(used) background launches on cellular "
-                           + "today)", next: (day + 1) * Time.days(1) - wallClockOffset)
+                return out(.mustNotProceed, .cellularSpent(used), next: (day + 1) * Time.days(1) - wallClockOffset)
             }
             return out(.canProceed(1 - Double(used) / Double(p.dailyCellularLaunches)),
-                       "\(used) of \(p.dailyCellularLaunches) cellular background launches used today")
+                       .cellularUsed(used, limit: p.dailyCellularLaunches))
         }
     }
 
@@ -306,8 +290,9 @@ extension Engine {
         var nextChange: Nanoseconds?
         /// Which policies said Must Not Proceed (bit `index`).
         var mustNotMask: UInt32
-        /// The deciding policy (its words are asked for only when someone reads them).
+        /// The deciding policy and its rationale (words only when someone reads them).
         var decisive: SchedulingPolicy?
+        var decisiveWords: Rationale?
     }
 
     /// All policies for one candidate and the decision they add up to —
@@ -317,69 +302,58 @@ extension Engine {
         let processing = c.kind == .processing
         let weights = processing ? processingWeights : refreshWeights
         var total = 0.0, weighted = 0.0
-        // Policies, not their outcomes, are kept: an outcome carries a string,
-        // and keeping one per candidate cost more than judging it.
-        var mustNot: SchedulingPolicy?
+        // Policies and their rationales (plain values), not outcomes, are kept.
+        var mustNot: (policy: SchedulingPolicy, words: Rationale)?
         var mask: UInt32 = 0
         var must = false
         var next: Nanoseconds?
         var bestGain = 0.0, worstShortfall = 0.0
-        var best: SchedulingPolicy?, worst: SchedulingPolicy?
+        var best: (policy: SchedulingPolicy, words: Rationale)?, worst: (policy: SchedulingPolicy, words: Rationale)?
         for policy in SchedulingPolicy.ordered {
             let o = evaluate(policy, c, detailed: detailed)
             if let n = o.nextChange, n > now { next = min(next ?? n, n) }
             switch o.verdict {
             case .mustNotProceed:
                 mask |= 1 << UInt32(policy.index)
-                if mustNot == nil { mustNot = policy }
+                if mustNot == nil { mustNot = (policy, o.words) }
             case .absolutelyMustProceed: must = true
             case let .canProceed(score):
                 let w = weights[policy.index]
                 total += w
                 weighted += w * score
-                if w * score > bestGain { (bestGain, best) = (w * score, policy) }
-                if w * (1 - score) > worstShortfall { (worstShortfall, worst) = (w * (1 - score), policy) }
+                if w * score > bestGain { (bestGain, best) = (w * score, (policy, o.words)) }
+                if w * (1 - score) > worstShortfall { (worstShortfall, worst) = (w * (1 - score), (policy, o.words)) }
             }
         }
         let score = total > 0 ? weighted / total : 1
         let threshold = processing ? schedulerPolicy.processingThreshold : schedulerPolicy.appRefreshThreshold
         var j = Judgement(run: false, score: score, threshold: threshold, key: .waits(nil), nextChange: next,
-                          mustNotMask: mask, decisive: nil)
-        if let m = mustNot { (j.key, j.decisive) = (.mustNot(m), m) }
+                          mustNotMask: mask, decisive: nil, decisiveWords: nil)
+        if let m = mustNot { (j.key, j.decisive, j.decisiveWords) = (.mustNot(m.policy), m.policy, m.words) }
         else if must { (j.run, j.key) = (true, .absolutelyMust) }
-        else if score >= threshold { (j.run, j.key, j.decisive) = (true, .ran(best), best) }
-        else { (j.key, j.decisive) = (.waits(worst), worst) }
+        else if score >= threshold { (j.run, j.key, j.decisive, j.decisiveWords) = (true, .ran(best?.policy), best?.policy, best?.words) }
+        else { (j.key, j.decisive, j.decisiveWords) = (.waits(worst?.policy), worst?.policy, worst?.words) }
         return j
+    }
+
+    /// The decision as a value: the trace and the history keep it and put
+    /// it into words only when they are read.
+    func decision(_ j: Judgement) -> DecisionWords {
+        let outcome: DecisionWords.Outcome
+        switch j.key {
+        case .mustNot: outcome = .mustNot
+        case .absolutelyMust: outcome = .absolutelyMust
+        case .ran: outcome = .ran
+        case .waits: outcome = .waits
+        case let .launchRefused(refusal): outcome = .launchRefused(refusal)
+        }
+        return DecisionWords(outcome: outcome, score: j.score, threshold: j.threshold, policy: j.decisive,
+                             rationale: j.decisiveWords)
     }
 
     /// The decision in words: the deciding policy's rationale, and the score
     /// against the threshold where the score decided.
-    func reason(_ j: Judgement, _ c: Candidate) -> String {
-        let scored: String
-        switch j.key {
-        case .absolutelyMust: return "absolutely must proceed"
-        case let .launchRefused(refusal): return refusal.reason
-        case .mustNot: scored = ""
-        case .ran: scored = " ≥ "
-        case .waits: scored = " < "
-        }
-        // One string, grown in place: a deferral's words are written for every task.defer line.
-        var out = ""
-        out.reserveCapacity(160)
-        if !scored.isEmpty {
-            out += "score "
-            out += Self.twoDecimals(j.score)
-            out += scored
-            out += c.kind == .processing ? processingThresholdText : refreshThresholdText
-            if j.decisive != nil { out += " — " }
-        }
-        if let policy = j.decisive {
-            out += policy.rawValue
-            out += ": "
-            out += evaluate(policy, c, detailed: true).rationale
-        }
-        return out
-    }
+    func reason(_ j: Judgement, _ c: Candidate) -> String { decision(j).text(wallClockOffset: wallClockOffset) }
 
     /// `0.79`, `1.0`: the score as a rationale shows it (truncated, as before),
     /// without formatting a Double.

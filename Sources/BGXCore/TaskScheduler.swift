@@ -118,7 +118,7 @@ extension Engine {
     /// Hands tasks to an app: launches it into the background, resumes it,
     /// or delivers to it where it runs. All tasks of one launch share one
     /// budget (SPEC §5).
-    mutating func start(_ tasks: [PendingTask], for app: AppID, simulated: Bool = false, reason: String = "") {
+    mutating func start(_ tasks: [PendingTask], for app: AppID, simulated: Bool = false, reason: TextID? = nil) {
         let i = Int(app.index)
         guard !tasks.isEmpty else { return }
         if apps[i].state.isForeground { return }
@@ -142,9 +142,9 @@ extension Engine {
             apps[i].runningTasks.append(RunningTask(identifier: task.identifier, kind: task.request.kind, started: now,
                                                     requiresExternalPower: task.request.requiresExternalPower,
                                                     simulated: simulated))
-            let why = simulated ? "_simulateLaunchForTaskWithIdentifier" : reason
+            let why = simulated ? text("_simulateLaunchForTaskWithIdentifier") : reason ?? text("")
             apps[i].stats.scheduledTasksStarted += 1
-            record(app, .taskStart(identifier: task.identifier, reason: appendText(why)))
+            record(app, .taskStart(identifier: task.identifier, reason: why))
             noteTaskHistory(app, task.identifier, event: "started", detail: why)
             apps[i].jobs.append(.bgTask(task.identifier))
         }
@@ -207,7 +207,7 @@ extension Engine {
             apps[i].runningTasks[t].expired = true
             apps[i].stats.scheduledTasksExpired += 1
             record(app, .taskExpire(identifier: task.identifier))
-            noteTaskHistory(app, task.identifier, event: "expired", detail: why)
+            noteTaskHistory(app, task.identifier, "expired: \(why)")
             if task.hasExpirationHandler {
                 apps[i].jobs.append(.bgTaskExpired(task.identifier))
             } else {
@@ -322,8 +322,9 @@ extension Engine {
         noteTaskHistory(app, id, event: what, detail: nil)
     }
 
-    /// `event: detail`, joined only when the history is read.
-    mutating func noteTaskHistory(_ app: AppID, _ id: TextID, event: String, detail: String?) {
+    /// `event: detail`, joined only when the history is read (a decision's
+    /// words are written then).
+    mutating func noteTaskHistory(_ app: AppID, _ id: TextID, event: String, detail: TextID?) {
         taskHistory.append(TaskHistoryEntry(time: now, app: app, identifier: id, event: event, detail: detail))
         if taskHistory.count > 4096 { taskHistory.removeFirst(1024) }
     }
@@ -334,6 +335,12 @@ struct TaskHistoryEntry: Sendable {
     var app: AppID
     var identifier: TextID
     var event: String
-    var detail: String?
-    var what: String { detail.map { "\(event): \($0)" } ?? event }
+    var detail: TextID?
+}
+
+extension Engine {
+    /// A history entry in words.
+    func words(of entry: TaskHistoryEntry) -> String {
+        entry.detail.map { "\(entry.event): \(text($0))" } ?? entry.event
+    }
 }

@@ -52,7 +52,8 @@ public struct TraceRenderer: Sendable {
 
 extension Engine {
     public var traceNames: TraceNames {
-        TraceNames(apps: apps.map(\.manifest.bundleIdentifier), notifications: notifications.names, texts: texts.strings)
+        TraceNames(apps: apps.map(\.manifest.bundleIdentifier), notifications: notifications.names,
+                   texts: texts.rendered(wallClockOffset: wallClockOffset))
     }
     public var traceRenderer: TraceRenderer { TraceRenderer(names: traceNames) }
 }
