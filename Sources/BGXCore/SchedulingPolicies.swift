@@ -64,8 +64,8 @@ public struct PolicyOutcome: Sendable, Equatable {
     public var rationale: String
     /// When time alone may change this answer.
     public var nextChange: Nanoseconds?
-    /// The rationale as a value (`rationale` holds its words when they were asked for).
-    var words: Rationale
+    /// The rationale as a value, when asked for (`rationale` holds its words when they were).
+    var words: Rationale?
 }
 
 /// What the scheduler is deciding about: a BGTask request or a fetch.
@@ -90,12 +90,13 @@ extension Engine {
     /// `1d 08:15` in the scenario's wall-clock time.
     public func clockText(_ t: Nanoseconds) -> String { Time.wallClock(wall(t)) }
 
-    /// One policy's answer. Its rationale is a value; the words are built
-    /// only when `detailed` (for `explain`): the scheduler decides without them.
-    func evaluate(_ policy: SchedulingPolicy, _ c: Candidate, detailed: Bool = true) -> PolicyOutcome {
+    /// One policy's answer. Its rationale is kept as a value only when
+    /// `words` and put into words only when `detailed` (for `explain`): the
+    /// scheduler judges without either, and asks the deciding policy alone.
+    func evaluate(_ policy: SchedulingPolicy, _ c: Candidate, detailed: Bool = true, words: Bool = true) -> PolicyOutcome {
         func out(_ v: PolicyVerdict, _ why: Rationale, next: Nanoseconds? = nil) -> PolicyOutcome {
             PolicyOutcome(policy: policy, verdict: v, rationale: detailed ? why.text(wallClockOffset: wallClockOffset) : "",
-                          nextChange: next, words: why)
+                          nextChange: next, words: words || detailed ? why : nil)
         }
         let p = schedulerPolicy
         let ai = Int(c.app.index)
@@ -302,37 +303,38 @@ extension Engine {
         let processing = c.kind == .processing
         let weights = processing ? processingWeights : refreshWeights
         var total = 0.0, weighted = 0.0
-        // Policies and their rationales (plain values), not outcomes, are kept.
-        var mustNot: (policy: SchedulingPolicy, words: Rationale)?
+        // Policies, not their outcomes, are kept: the deciding one is asked for its rationale at the end.
+        var mustNot: SchedulingPolicy?
         var mask: UInt32 = 0
         var must = false
         var next: Nanoseconds?
         var bestGain = 0.0, worstShortfall = 0.0
-        var best: (policy: SchedulingPolicy, words: Rationale)?, worst: (policy: SchedulingPolicy, words: Rationale)?
+        var best: SchedulingPolicy?, worst: SchedulingPolicy?
         for policy in SchedulingPolicy.ordered {
-            let o = evaluate(policy, c, detailed: detailed)
+            let o = evaluate(policy, c, detailed: detailed, words: false)
             if let n = o.nextChange, n > now { next = min(next ?? n, n) }
             switch o.verdict {
             case .mustNotProceed:
                 mask |= 1 << UInt32(policy.index)
-                if mustNot == nil { mustNot = (policy, o.words) }
+                if mustNot == nil { mustNot = policy }
             case .absolutelyMustProceed: must = true
             case let .canProceed(score):
                 let w = weights[policy.index]
                 total += w
                 weighted += w * score
-                if w * score > bestGain { (bestGain, best) = (w * score, (policy, o.words)) }
-                if w * (1 - score) > worstShortfall { (worstShortfall, worst) = (w * (1 - score), (policy, o.words)) }
+                if w * score > bestGain { (bestGain, best) = (w * score, policy) }
+                if w * (1 - score) > worstShortfall { (worstShortfall, worst) = (w * (1 - score), policy) }
             }
         }
         let score = total > 0 ? weighted / total : 1
         let threshold = processing ? schedulerPolicy.processingThreshold : schedulerPolicy.appRefreshThreshold
         var j = Judgement(run: false, score: score, threshold: threshold, key: .waits(nil), nextChange: next,
                           mustNotMask: mask, decisive: nil, decisiveWords: nil)
-        if let m = mustNot { (j.key, j.decisive, j.decisiveWords) = (.mustNot(m.policy), m.policy, m.words) }
+        if let m = mustNot { (j.key, j.decisive) = (.mustNot(m), m) }
         else if must { (j.run, j.key) = (true, .absolutelyMust) }
-        else if score >= threshold { (j.run, j.key, j.decisive, j.decisiveWords) = (true, .ran(best?.policy), best?.policy, best?.words) }
-        else { (j.key, j.decisive, j.decisiveWords) = (.waits(worst?.policy), worst?.policy, worst?.words) }
+        else if score >= threshold { (j.run, j.key, j.decisive) = (true, .ran(best), best) }
+        else { (j.key, j.decisive) = (.waits(worst), worst) }
+        if let d = j.decisive { j.decisiveWords = evaluate(d, c, detailed: false, words: true).words }
         return j
     }
 
