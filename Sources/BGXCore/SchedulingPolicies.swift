@@ -61,11 +61,16 @@ public enum PolicyVerdict: Sendable, Equatable {
 public struct PolicyOutcome: Sendable, Equatable {
     public var policy: SchedulingPolicy
     public var verdict: PolicyVerdict
-    public var rationale: String
     /// When time alone may change this answer.
     public var nextChange: Nanoseconds?
-    /// The rationale as a value, when asked for (`rationale` holds its words when they were).
+    /// The rationale as a value, when asked for; a plain value, so judging
+    /// many outcomes allocates and releases nothing.
     var words: Rationale?
+    /// Wall-clock time at t = 0, for the words' moments.
+    var wallClockOffset: Nanoseconds
+
+    /// The rationale in words ("" when it was not asked for).
+    public var rationale: String { words?.text(wallClockOffset: wallClockOffset) ?? "" }
 }
 
 /// What the scheduler is deciding about: a BGTask request or a fetch.
@@ -90,13 +95,12 @@ extension Engine {
     /// `1d 08:15` in the scenario's wall-clock time.
     public func clockText(_ t: Nanoseconds) -> String { Time.wallClock(wall(t)) }
 
-    /// One policy's answer. Its rationale is kept as a value only when
-    /// `words` and put into words only when `detailed` (for `explain`): the
-    /// scheduler judges without either, and asks the deciding policy alone.
-    func evaluate(_ policy: SchedulingPolicy, _ c: Candidate, detailed: Bool = true, words: Bool = true) -> PolicyOutcome {
+    /// One policy's answer, with its rationale when `detailed` (for
+    /// `explain`, and the deciding policy): the scheduler judges without it.
+    func evaluate(_ policy: SchedulingPolicy, _ c: Candidate, detailed: Bool = true) -> PolicyOutcome {
         func out(_ v: PolicyVerdict, _ why: Rationale, next: Nanoseconds? = nil) -> PolicyOutcome {
-            PolicyOutcome(policy: policy, verdict: v, rationale: detailed ? why.text(wallClockOffset: wallClockOffset) : "",
-                          nextChange: next, words: words || detailed ? why : nil)
+            PolicyOutcome(policy: policy, verdict: v, nextChange: next, words: detailed ? why : nil,
+                          wallClockOffset: wallClockOffset)
         }
         let p = schedulerPolicy
         let ai = Int(c.app.index)
@@ -311,7 +315,7 @@ extension Engine {
         var bestGain = 0.0, worstShortfall = 0.0
         var best: SchedulingPolicy?, worst: SchedulingPolicy?
         for policy in SchedulingPolicy.ordered {
-            let o = evaluate(policy, c, detailed: detailed, words: false)
+            let o = evaluate(policy, c, detailed: detailed)
             if let n = o.nextChange, n > now { next = min(next ?? n, n) }
             switch o.verdict {
             case .mustNotProceed:
@@ -334,7 +338,7 @@ extension Engine {
         else if must { (j.run, j.key) = (true, .absolutelyMust) }
         else if score >= threshold { (j.run, j.key, j.decisive) = (true, .ran(best), best) }
         else { (j.key, j.decisive) = (.waits(worst), worst) }
-        if let d = j.decisive { j.decisiveWords = evaluate(d, c, detailed: false, words: true).words }
+        if let d = j.decisive { j.decisiveWords = evaluate(d, c, detailed: true).words }
         return j
     }
 
