@@ -1,5 +1,9 @@
 import DequeModule
 
+// Small read-only helpers that mutating code calls on its hot paths are
+// `@inline(__always)`: called out of line from a mutating method, Swift
+// copies the whole engine (about 1 KB) to pass `self`.
+
 /// The system itself: one pure, deterministic value (SWIM's `SWIMInstance`).
 /// Inputs — user actions, device changes, app API calls, the passing of
 /// time — go in through mutating methods; directives for the host and trace

@@ -67,24 +67,24 @@ extension Engine {
     // MARK: Accounting
 
     /// The app's resident footprint in bytes; 0 when not running.
-    public func footprint(of app: AppID) -> Int64 {
+    @inline(__always) public func footprint(of app: AppID) -> Int64 {
         // Fields read in place: `let p = apps[i]` would copy (and retain) the whole process.
         let i = Int(app.index)
         return apps[i].state == .notRunning ? 0 : apps[i].manifest.memory + apps[i].memory.allocated
     }
 
     /// The per-process limit on this device.
-    public var appMemoryLimit: Int64 { Int64(Double(device.memory) * profile.memory.appLimitFraction) }
-    var systemMemory: Int64 { Int64(Double(device.memory) * profile.memory.systemShare) }
-    var memoryWarningLevel: Int64 { Int64(Double(device.memory) * profile.memory.warningLevel) }
-    var memoryCriticalLevel: Int64 { Int64(Double(device.memory) * profile.memory.criticalLevel) }
+    @inline(__always) public var appMemoryLimit: Int64 { Int64(Double(device.memory) * profile.memory.appLimitFraction) }
+    @inline(__always) var systemMemory: Int64 { Int64(Double(device.memory) * profile.memory.systemShare) }
+    @inline(__always) var memoryWarningLevel: Int64 { Int64(Double(device.memory) * profile.memory.warningLevel) }
+    @inline(__always) var memoryCriticalLevel: Int64 { Int64(Double(device.memory) * profile.memory.criticalLevel) }
 
     /// RAM neither the system nor any app holds (negative when overcommitted,
     /// until jetsam has acted).
-    public var freeMemory: Int64 { device.memory - systemMemory - residentBytes }
+    @inline(__always) public var freeMemory: Int64 { device.memory - systemMemory - residentBytes }
 
     /// The app's jetsam band; nil when it is not running.
-    public func jetsamBand(of app: AppID) -> JetsamBand? {
+    @inline(__always) public func jetsamBand(of app: AppID) -> JetsamBand? {
         let i = Int(app.index)
         let state = apps[i].state
         if state == .notRunning { return nil }
@@ -242,7 +242,7 @@ extension Engine {
         }
     }
 
-    func isStillSuspended(_ entry: IdleEntry) -> Bool {
+    @inline(__always) func isStillSuspended(_ entry: IdleEntry) -> Bool {
         let i = Int(entry.app.index)
         return apps[i].state == .suspended && apps[i].stateSince == entry.since
     }

@@ -154,8 +154,9 @@ extension Engine {
         setState(app, .background, .resumed)
         noteSocketsOnResume(app, suspendedFor: suspendedFor)
         outbox.append(.resume(app))
+        guard !apps[i].heldTimers.isEmpty else { return }
         let held = apps[i].heldTimers
-        apps[i].heldTimers.removeAll(keepingCapacity: true)
+        apps[i].heldTimers.removeAll()
         for timer in held {
             if timer.continuation {
                 outbox.append(.fire(app, token: timer.token, continuation: true))
@@ -169,7 +170,7 @@ extension Engine {
     /// a background task, a BGTask, a fetch, a service, a session's events, a
     /// push awaiting its completion. Suspension and jetsam's bands (SPEC §10)
     /// both ask this.
-    func keptRunningInBackground(_ i: Int) -> Bool {
+    @inline(__always) func keptRunningInBackground(_ i: Int) -> Bool {
         (apps[i].inFlight?.isCallback ?? false) || !apps[i].jobs.isEmpty || !apps[i].tasks.isEmpty
             || !apps[i].runningTasks.isEmpty || apps[i].fetchInFlight != nil || serviceKeepsRunning(i)
             || apps[i].transferEvents != nil || apps[i].push.keepsAppRunning
@@ -319,7 +320,7 @@ extension Engine {
     }
 
     /// Whether the callback a watchdog watches is still running.
-    func isRunning(_ w: PendingWatchdog) -> Bool {
+    @inline(__always) func isRunning(_ w: PendingWatchdog) -> Bool {
         let p = Int(w.app.index)
         guard apps[p].epoch == w.epoch else { return false }
         let job = apps[p].inFlight.map { $0.number }

@@ -84,7 +84,7 @@ extension Engine {
     }
 
     /// Whether standard updates may continue (and keep the app running) in the background.
-    func backgroundLocationAllowed(_ i: Int) -> Bool {
+    @inline(__always) func backgroundLocationAllowed(_ i: Int) -> Bool {
         apps[i].manifest.backgroundModes.contains(.location)
             && (apps[i].services.location.allowsBackgroundUpdates || !profile.longRunning.requiresAllowsBackgroundLocationUpdates)
     }

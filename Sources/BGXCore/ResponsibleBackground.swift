@@ -61,6 +61,7 @@ extension Engine {
                       detail: "held the file lock '\(lock)' when it was suspended (0xdead10cc)")
             return false
         }
+        guard !apps[i].memory.sockets.isEmpty else { return true }
         var kept: [OpenSocket] = []
         for socket in apps[i].memory.sockets {
             guard socket.kind != .connection else { kept.append(socket); continue }

@@ -90,7 +90,7 @@ extension Engine {
     var schedulerPolicy: SchedulerPolicy { profile.scheduler }
 
     /// Wall-clock time (time of day matters to the predictor).
-    func wall(_ t: Nanoseconds) -> Nanoseconds { t + wallClockOffset }
+    @inline(__always) func wall(_ t: Nanoseconds) -> Nanoseconds { t + wallClockOffset }
 
     /// `1d 08:15` in the scenario's wall-clock time.
     public func clockText(_ t: Nanoseconds) -> String { Time.wallClock(wall(t)) }

@@ -4,11 +4,11 @@
 extension Engine {
     /// A long-running service holds the app in the background: audible audio,
     /// background standard location updates, or an event's run not yet over.
-    func serviceKeepsRunning(_ i: Int) -> Bool {
-        let s = apps[i].services
-        if s.audio != nil { return true }
-        if s.location.standard && backgroundLocationAllowed(i) { return true }
-        if let until = s.wakeUntil, now < until { return true }
+    @inline(__always) func serviceKeepsRunning(_ i: Int) -> Bool {
+        // Fields read in place: a copy of the services would retain their regions (asked at every suspension).
+        if apps[i].services.audio != nil { return true }
+        if apps[i].services.location.standard && backgroundLocationAllowed(i) { return true }
+        if let until = apps[i].services.wakeUntil, now < until { return true }
         return false
     }
 
@@ -16,11 +16,11 @@ extension Engine {
     /// background, puts the app in jetsam's audio-and-accessory band (SPEC §10).
     mutating func noteAudioOrAccessoryAssertion(_ app: AppID) {
         let i = Int(app.index)
-        let s = apps[i].services
         // A session is an assertion only with its mode: without it the app is not served in the background.
         let sessionHeld = !apps[i].state.isForeground
-            && (s.accessory == .open && hasAccessoryMode(i, .accessory) || s.bluetooth == .open && hasAccessoryMode(i, .bluetooth))
-        apps[i].holdsAudioOrAccessoryAssertion = apps[i].state != .notRunning && (s.audio != nil || sessionHeld)
+            && (apps[i].services.accessory == .open && hasAccessoryMode(i, .accessory)
+                || apps[i].services.bluetooth == .open && hasAccessoryMode(i, .bluetooth))
+        apps[i].holdsAudioOrAccessoryAssertion = apps[i].state != .notRunning && (apps[i].services.audio != nil || sessionHeld)
     }
 
     /// Why a service event may not wake or relaunch the app now, or nil: the
