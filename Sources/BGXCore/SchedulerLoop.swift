@@ -75,7 +75,7 @@ extension Engine {
     /// The policies said run; the launch policy (SPEC §11) has the last word
     /// on launching or waking the app. A refusal waits for a change (a
     /// device change or user action marks the scheduler dirty).
-    func refuseIfLaunchPolicySaysNo(_ j: inout Judgement, _ app: AppID, cause: LaunchCause, taskIdentifier: TextID? = nil) {
+    @inline(__always) func refuseIfLaunchPolicySaysNo(_ j: inout Judgement, _ app: AppID, cause: LaunchCause, taskIdentifier: TextID? = nil) {
         let verdict = launchVerdict(for: app, cause: cause, taskIdentifier: taskIdentifier.map { text($0) })
         guard let refusal = verdict.refusal else { return }
         j.run = false
@@ -97,7 +97,7 @@ extension Engine {
     /// The first pending request of `app` (and `identifier`), by index: the
     /// closure forms (`contains(where:)`, `firstIndex(where:)`) copy every
     /// request they look at, and this is asked on every user action.
-    func pendingTaskIndex(of app: AppID, _ identifier: TextID? = nil) -> Int? {
+    @inline(__always) func pendingTaskIndex(of app: AppID, _ identifier: TextID? = nil) -> Int? {
         for k in pendingTasks.indices where pendingTasks[k].app == app {
             if identifier == nil || pendingTasks[k].identifier == identifier { return k }
         }

@@ -303,7 +303,7 @@ extension Engine {
     /// All policies for one candidate and the decision they add up to —
     /// without words (`reason(_:_:)` adds them when someone will read them)
     /// and without allocating.
-    func decide(_ c: Candidate, detailed: Bool = false) -> Judgement {
+    @inline(__always) func decide(_ c: Candidate, detailed: Bool = false) -> Judgement {
         let processing = c.kind == .processing
         let weights = processing ? processingWeights : refreshWeights
         var total = 0.0, weighted = 0.0
@@ -344,7 +344,7 @@ extension Engine {
 
     /// The decision as a value: the trace and the history keep it and put
     /// it into words only when they are read.
-    func decision(_ j: Judgement) -> DecisionWords {
+    @inline(__always) func decision(_ j: Judgement) -> DecisionWords {
         let outcome: DecisionWords.Outcome
         switch j.key {
         case .mustNot: outcome = .mustNot
