@@ -122,20 +122,15 @@ enum Rationale: Sendable, Equatable {
 /// A scheduling decision — run, wait, or refused — as a value, put into
 /// words (`reason`) when a trace line, `explain` or the history is read.
 struct DecisionWords: Sendable, Equatable {
-    enum Outcome: Sendable, Equatable {
-        case mustNot, ran, waits, absolutelyMust
-        case launchRefused(LaunchRefusal)
-    }
-    var outcome: Outcome
+    var key: Engine.DecisionKey
     var score: Double
     var threshold: Double
-    /// The deciding policy and its rationale.
-    var policy: SchedulingPolicy?
+    /// The rationale of the deciding policy (`key.policy`).
     var rationale: Rationale?
 
     func text(wallClockOffset: Nanoseconds) -> String {
-        let words = policy.map { p in "\(p.rawValue): " + (rationale?.text(wallClockOffset: wallClockOffset) ?? "") }
-        switch outcome {
+        let words = key.policy.map { p in "\(p.rawValue): " + (rationale?.text(wallClockOffset: wallClockOffset) ?? "") }
+        switch key {
         case .absolutelyMust: return "absolutely must proceed"
         case let .launchRefused(refusal): return refusal.reason
         case .mustNot: return words ?? ""

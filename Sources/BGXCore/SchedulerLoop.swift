@@ -80,7 +80,6 @@ extension Engine {
         guard let refusal = verdict.refusal else { return }
         j.run = false
         j.key = .launchRefused(refusal)
-        j.decisive = nil
         j.decisiveWords = nil
     }
 

@@ -285,6 +285,15 @@ extension Engine {
         case waits(SchedulingPolicy?)
         /// The policies said run; the launch policy (SPEC §11) said no.
         case launchRefused(LaunchRefusal)
+
+        /// The policy whose rationale explains the decision, if one does.
+        var policy: SchedulingPolicy? {
+            switch self {
+            case let .mustNot(p): p
+            case let .ran(p), let .waits(p): p
+            case .absolutelyMust, .launchRefused: nil
+            }
+        }
     }
 
     struct Judgement {
@@ -295,8 +304,7 @@ extension Engine {
         var nextChange: Nanoseconds?
         /// Which policies said Must Not Proceed (bit `index`).
         var mustNotMask: UInt32
-        /// The deciding policy and its rationale (words only when someone reads them).
-        var decisive: SchedulingPolicy?
+        /// The deciding policy's rationale (`key.policy`; words only when someone reads them).
         var decisiveWords: Rationale?
     }
 
@@ -333,28 +341,19 @@ extension Engine {
         let score = total > 0 ? weighted / total : 1
         let threshold = processing ? schedulerPolicy.processingThreshold : schedulerPolicy.appRefreshThreshold
         var j = Judgement(run: false, score: score, threshold: threshold, key: .waits(nil), nextChange: next,
-                          mustNotMask: mask, decisive: nil, decisiveWords: nil)
-        if let m = mustNot { (j.key, j.decisive) = (.mustNot(m), m) }
+                          mustNotMask: mask, decisiveWords: nil)
+        if let m = mustNot { j.key = .mustNot(m) }
         else if must { (j.run, j.key) = (true, .absolutelyMust) }
-        else if score >= threshold { (j.run, j.key, j.decisive) = (true, .ran(best), best) }
-        else { (j.key, j.decisive) = (.waits(worst), worst) }
-        if let d = j.decisive { j.decisiveWords = evaluate(d, c, detailed: true).words }
+        else if score >= threshold { (j.run, j.key) = (true, .ran(best)) }
+        else { j.key = .waits(worst) }
+        if let d = j.key.policy { j.decisiveWords = evaluate(d, c, detailed: true).words }
         return j
     }
 
     /// The decision as a value: the trace and the history keep it and put
     /// it into words only when they are read.
     @inline(__always) func decision(_ j: Judgement) -> DecisionWords {
-        let outcome: DecisionWords.Outcome
-        switch j.key {
-        case .mustNot: outcome = .mustNot
-        case .absolutelyMust: outcome = .absolutelyMust
-        case .ran: outcome = .ran
-        case .waits: outcome = .waits
-        case let .launchRefused(refusal): outcome = .launchRefused(refusal)
-        }
-        return DecisionWords(outcome: outcome, score: j.score, threshold: j.threshold, policy: j.decisive,
-                             rationale: j.decisiveWords)
+        DecisionWords(key: j.key, score: j.score, threshold: j.threshold, rationale: j.decisiveWords)
     }
 
     /// The decision in words: the deciding policy's rationale, and the score
