@@ -54,19 +54,13 @@ public enum Benchmark {
     /// the best estimate of what the code costs (every round is reported).
     public static func run(events target: Int = 2_000_000, apps appCount: Int = 300, rounds: Int = 3,
                            measure: (() -> Void) -> Double) -> Result {
-        var best: Result?
-        var engineRounds: [Double] = [], bareRounds: [Double] = []
-        for _ in 0..<max(1, rounds) {
-            let round = runOnce(events: target, apps: appCount, measure: measure)
-            engineRounds.append(round.engineSeconds)
-            bareRounds.append(round.bareHeapSeconds)
-            if best == nil { best = round }
-            best!.engineSeconds = min(best!.engineSeconds, round.engineSeconds)
-            best!.bareHeapSeconds = min(best!.bareHeapSeconds, round.bareHeapSeconds)
-        }
-        best!.engineRounds = engineRounds
-        best!.bareHeapRounds = bareRounds
-        return best!
+        let all = (0..<max(1, rounds)).map { _ in runOnce(events: target, apps: appCount, measure: measure) }
+        var result = all[0]   // the counts are the same in every round (the run is deterministic)
+        result.engineRounds = all.map(\.engineSeconds)
+        result.bareHeapRounds = all.map(\.bareHeapSeconds)
+        result.engineSeconds = result.engineRounds.min()!
+        result.bareHeapSeconds = result.bareHeapRounds.min()!
+        return result
     }
 
     /// One round: the engine workload, then the bare loop over as many events.
