@@ -331,6 +331,9 @@ extension Engine {
 extension Engine {
     /// Events scheduled and not yet handled.
     public var queuedEventCount: Int { queue.count }
+    /// Events queued so far, and how many of them went through the heap
+    /// rather than a sorted lane (see `EventQueue`).
+    public var queuePushes: (total: Int, heap: Int) { (queue.pushes, queue.heapPushes) }
 }
 
 /// A watchdog not yet in the queue (see `deliver`).

@@ -1,3 +1,4 @@
+import DequeModule
 import HeapModule
 
 /// Something the engine must handle at a moment of virtual time. Plain values
@@ -71,19 +72,90 @@ public struct ScheduledEvent: Comparable, Sendable {
     }
 }
 
+/// The engine's events in (time, insertion order). Most kinds are queued a
+/// fixed delay after the moment they are queued — a budget's warning, its
+/// deadline, jetsam's next look — or, like the host's inputs, in time order,
+/// so each such kind arrives already sorted: it waits in a FIFO lane, O(1)
+/// each way, and only the rest (timers, watchdogs, anything that arrives
+/// out of order) goes through the heap. The next event is the least of the
+/// heap's minimum and the lanes' heads; lanes and heap never change the
+/// order, only its cost.
 public struct EventQueue: Sendable {
     @usableFromInline var heap = Heap<ScheduledEvent>()
+    @usableFromInline var inputs = Deque<ScheduledEvent>()
+    @usableFromInline var warnings = Deque<ScheduledEvent>()
+    @usableFromInline var deadlines = Deque<ScheduledEvent>()
+    @usableFromInline var checks = Deque<ScheduledEvent>()
     @usableFromInline var nextSequence: UInt64 = 0
+    @usableFromInline var heapInserts = 0
+    /// Events that went through the heap (the rest waited in lanes).
+    public var heapPushes: Int { heapInserts }
 
     public init() {}
 
-    @inlinable public mutating func push(_ event: EngineEvent, at time: Nanoseconds) {
-        heap.insert(ScheduledEvent(time: time, sequence: nextSequence, event: event))
-        nextSequence &+= 1
+    /// Events queued so far.
+    public var pushes: Int { Int(nextSequence) }
+
+    @usableFromInline enum Place { case heap, inputs, warnings, deadlines, checks }
+
+    /// The lane an event kind arrives sorted in, if any.
+    @inlinable static func lane(for event: EngineEvent) -> Place {
+        switch event {
+        case .user, .device: .inputs
+        case .expirationWarning: .warnings
+        case .budgetDeadline: .deadlines
+        case .jetsamCheck: .checks
+        default: .heap
+        }
     }
-    @inlinable public mutating func pop() -> ScheduledEvent? { heap.popMin() }
-    @inlinable public var nextTime: Nanoseconds? { heap.min?.time }
-    @inlinable public var count: Int { heap.count }
+
+    @inlinable public mutating func push(_ event: EngineEvent, at time: Nanoseconds) {
+        let e = ScheduledEvent(time: time, sequence: nextSequence, event: event)
+        nextSequence &+= 1
+        switch Self.lane(for: event) {
+        case .inputs where (inputs.last?.time ?? .min) <= time: inputs.append(e)
+        case .warnings where (warnings.last?.time ?? .min) <= time: warnings.append(e)
+        case .deadlines where (deadlines.last?.time ?? .min) <= time: deadlines.append(e)
+        case .checks where (checks.last?.time ?? .min) <= time: checks.append(e)
+        default: heap.insert(e); heapInserts &+= 1
+        }
+    }
+
+    /// Where the next event waits.
+    @inlinable func placeOfNext() -> Place? {
+        var place: Place? = nil
+        var least: ScheduledEvent? = heap.min
+        if least != nil { place = .heap }
+        if let e = inputs.first, least.map({ e < $0 }) ?? true { least = e; place = .inputs }
+        if let e = warnings.first, least.map({ e < $0 }) ?? true { least = e; place = .warnings }
+        if let e = deadlines.first, least.map({ e < $0 }) ?? true { least = e; place = .deadlines }
+        if let e = checks.first, least.map({ e < $0 }) ?? true { place = .checks }
+        return place
+    }
+
+    @inlinable public mutating func pop() -> ScheduledEvent? {
+        switch placeOfNext() {
+        case .heap: heap.popMin()
+        case .inputs: inputs.popFirst()
+        case .warnings: warnings.popFirst()
+        case .deadlines: deadlines.popFirst()
+        case .checks: checks.popFirst()
+        case nil: nil
+        }
+    }
+    @inlinable public var nextTime: Nanoseconds? {
+        switch placeOfNext() {
+        case .heap: heap.min?.time
+        case .inputs: inputs.first?.time
+        case .warnings: warnings.first?.time
+        case .deadlines: deadlines.first?.time
+        case .checks: checks.first?.time
+        case nil: nil
+        }
+    }
+    @inlinable public var count: Int {
+        heap.count + inputs.count + warnings.count + deadlines.count + checks.count
+    }
 }
 
 /// A seeded generator held in the engine's state (SplitMix64): the engine
