@@ -86,15 +86,35 @@ public struct EventQueue: Sendable {
     @usableFromInline var warnings = Deque<ScheduledEvent>()
     @usableFromInline var deadlines = Deque<ScheduledEvent>()
     @usableFromInline var checks = Deque<ScheduledEvent>()
+    /// Each place's first (time, sequence), kept beside it so that choosing
+    /// the next event compares integers and copies no event.
+    @usableFromInline var heapHead = Key.none, inputsHead = Key.none, warningsHead = Key.none
+    @usableFromInline var deadlinesHead = Key.none, checksHead = Key.none
+    /// Each lane's last time (`.min` while empty): a push earlier than it goes to the heap.
+    @usableFromInline var inputsTail = Nanoseconds.min, warningsTail = Nanoseconds.min
+    @usableFromInline var deadlinesTail = Nanoseconds.min, checksTail = Nanoseconds.min
     @usableFromInline var nextSequence: UInt64 = 0
     @usableFromInline var heapInserts = 0
-    /// Events that went through the heap (the rest waited in lanes).
-    public var heapPushes: Int { heapInserts }
 
     public init() {}
 
     /// Events queued so far.
     public var pushes: Int { Int(nextSequence) }
+    /// Events that went through the heap (the rest waited in lanes).
+    public var heapPushes: Int { heapInserts }
+
+    @usableFromInline struct Key: Sendable {
+        @usableFromInline var time: Nanoseconds
+        @usableFromInline var sequence: UInt64
+        @inlinable init(time: Nanoseconds, sequence: UInt64) { self.time = time; self.sequence = sequence }
+        @inlinable init(_ e: ScheduledEvent?) { self = e.map { Key(time: $0.time, sequence: $0.sequence) } ?? .none }
+        /// An empty place's head: sequences never reach `.max`.
+        @usableFromInline static let none = Key(time: .max, sequence: .max)
+        @inlinable var isNone: Bool { sequence == .max }
+        @inlinable func precedes(_ other: Key) -> Bool {
+            time != other.time ? time < other.time : sequence < other.sequence
+        }
+    }
 
     @usableFromInline enum Place { case heap, inputs, warnings, deadlines, checks }
 
@@ -110,48 +130,68 @@ public struct EventQueue: Sendable {
     }
 
     @inlinable public mutating func push(_ event: EngineEvent, at time: Nanoseconds) {
+        let key = Key(time: time, sequence: nextSequence)
         let e = ScheduledEvent(time: time, sequence: nextSequence, event: event)
         nextSequence &+= 1
         switch Self.lane(for: event) {
-        case .inputs where (inputs.last?.time ?? .min) <= time: inputs.append(e)
-        case .warnings where (warnings.last?.time ?? .min) <= time: warnings.append(e)
-        case .deadlines where (deadlines.last?.time ?? .min) <= time: deadlines.append(e)
-        case .checks where (checks.last?.time ?? .min) <= time: checks.append(e)
-        default: heap.insert(e); heapInserts &+= 1
+        case .inputs where inputsTail <= time:
+            if inputs.isEmpty { inputsHead = key }
+            inputs.append(e); inputsTail = time
+        case .warnings where warningsTail <= time:
+            if warnings.isEmpty { warningsHead = key }
+            warnings.append(e); warningsTail = time
+        case .deadlines where deadlinesTail <= time:
+            if deadlines.isEmpty { deadlinesHead = key }
+            deadlines.append(e); deadlinesTail = time
+        case .checks where checksTail <= time:
+            if checks.isEmpty { checksHead = key }
+            checks.append(e); checksTail = time
+        default:
+            if key.precedes(heapHead) { heapHead = key }
+            heap.insert(e)
+            heapInserts &+= 1
         }
     }
 
-    /// Where the next event waits.
-    @inlinable func placeOfNext() -> Place? {
-        var place: Place? = nil
-        var least: ScheduledEvent? = heap.min
-        if least != nil { place = .heap }
-        if let e = inputs.first, least.map({ e < $0 }) ?? true { least = e; place = .inputs }
-        if let e = warnings.first, least.map({ e < $0 }) ?? true { least = e; place = .warnings }
-        if let e = deadlines.first, least.map({ e < $0 }) ?? true { least = e; place = .deadlines }
-        if let e = checks.first, least.map({ e < $0 }) ?? true { place = .checks }
-        return place
+    /// Where the next event waits, and its key.
+    @inlinable func next() -> (Place, Key) {
+        var place = Place.heap, least = heapHead
+        if inputsHead.precedes(least) { place = .inputs; least = inputsHead }
+        if warningsHead.precedes(least) { place = .warnings; least = warningsHead }
+        if deadlinesHead.precedes(least) { place = .deadlines; least = deadlinesHead }
+        if checksHead.precedes(least) { place = .checks; least = checksHead }
+        return (place, least)
     }
 
     @inlinable public mutating func pop() -> ScheduledEvent? {
-        switch placeOfNext() {
-        case .heap: heap.popMin()
-        case .inputs: inputs.popFirst()
-        case .warnings: warnings.popFirst()
-        case .deadlines: deadlines.popFirst()
-        case .checks: checks.popFirst()
-        case nil: nil
+        let (place, key) = next()
+        guard !key.isNone else { return nil }
+        switch place {
+        case .heap:
+            let e = heap.removeMin()
+            heapHead = Key(heap.min)
+            return e
+        case .inputs:
+            let e = inputs.removeFirst()
+            if inputs.isEmpty { inputsHead = .none; inputsTail = .min } else { inputsHead = Key(inputs.first) }
+            return e
+        case .warnings:
+            let e = warnings.removeFirst()
+            if warnings.isEmpty { warningsHead = .none; warningsTail = .min } else { warningsHead = Key(warnings.first) }
+            return e
+        case .deadlines:
+            let e = deadlines.removeFirst()
+            if deadlines.isEmpty { deadlinesHead = .none; deadlinesTail = .min } else { deadlinesHead = Key(deadlines.first) }
+            return e
+        case .checks:
+            let e = checks.removeFirst()
+            if checks.isEmpty { checksHead = .none; checksTail = .min } else { checksHead = Key(checks.first) }
+            return e
         }
     }
     @inlinable public var nextTime: Nanoseconds? {
-        switch placeOfNext() {
-        case .heap: heap.min?.time
-        case .inputs: inputs.first?.time
-        case .warnings: warnings.first?.time
-        case .deadlines: deadlines.first?.time
-        case .checks: checks.first?.time
-        case nil: nil
-        }
+        let (_, key) = next()
+        return key.isNone ? nil : key.time
     }
     @inlinable public var count: Int {
         heap.count + inputs.count + warnings.count + deadlines.count + checks.count
