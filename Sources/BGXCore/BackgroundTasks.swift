@@ -121,10 +121,21 @@ extension Engine {
         let i = Int(app.index)
         guard apps[i].epoch == epoch, apps[i].windowNumber == window, !apps[i].tasks.isEmpty else { return }
         // Names, not identifiers: the same few texts recur, so the interned
-        // table stays small however long the run.
-        let open = apps[i].tasks.map { "\"\($0.name)\"" }.joined(separator: ", ")
-        terminate(app, .backgroundTaskTimeout,
-                  detail: "background task \(open) still open when the \(Time.describe(profile.backgroundTaskBudget)) "
-                    + "background budget ran out")
+        // table stays small however long the run. With one task open (the
+        // usual case) the words are the name's, made once.
+        if apps[i].tasks.count == 1 {
+            let name = apps[i].tasks[0].nameText
+            let detail = budgetTimeoutDetails[name] ?? text(budgetTimeoutDetail("\"\(apps[i].tasks[0].name)\""))
+            budgetTimeoutDetails[name] = detail
+            terminate(app, .backgroundTaskTimeout, detailText: detail)
+        } else {
+            let open = apps[i].tasks.map { "\"\($0.name)\"" }.joined(separator: ", ")
+            terminate(app, .backgroundTaskTimeout, detail: budgetTimeoutDetail(open))
+        }
+    }
+
+    func budgetTimeoutDetail(_ open: String) -> String {
+        "background task \(open) still open when the \(Time.describe(profile.backgroundTaskBudget)) "
+            + "background budget ran out"
     }
 }

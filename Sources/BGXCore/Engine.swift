@@ -32,6 +32,8 @@ public struct Engine: Sendable {
     /// The transfer daemon (SPEC §8).
     var transfers = TransferDaemon()
     var texts = TextTable()
+    /// The words of a budget-timeout kill, by the one open task's name.
+    var budgetTimeoutDetails: [TextID: TextID] = [:]
     /// Where the device is (SPEC §4 location).
     var sensors = SensorState()
 

@@ -379,14 +379,21 @@ extension Engine {
 
     /// Ends the process. Every termination carries its reason (SPEC, DESIGN).
     public mutating func terminate(_ app: AppID, _ reason: TerminationReason, detail: String) {
+        guard apps[Int(app.index)].state != .notRunning else { return }
+        // A process jetsam chose: its line is made from the kill's numbers.
+        let words = reason == .memoryPressure && apps[Int(app.index)].memory.jettison != nil ? nil : text(detail)
+        terminate(app, reason, detailText: words)
+    }
+
+    /// `terminate` with its words already interned (nil: a jetsam kill's, made from its numbers).
+    mutating func terminate(_ app: AppID, _ reason: TerminationReason, detailText: TextID?) {
         let i = Int(app.index)
         guard apps[i].state != .notRunning else { return }
         apps[i].stats.terminations.increment(Int(reason.rawValue))
-        // A process jetsam chose: its line is made from the kill's numbers.
         if reason == .memoryPressure, let kill = apps[i].memory.jettison {
             record(app, .memoryKill(kill))
         } else {
-            record(app, .terminate(reason: reason, detail: text(detail)))
+            record(app, .terminate(reason: reason, detail: detailText ?? text("")))
         }
         setState(app, .notRunning, .terminated)
         if apps[i].memory.hasUnsavedChanges { record(app, .changesLost(reason: reason)) }
