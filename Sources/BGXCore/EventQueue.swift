@@ -82,17 +82,9 @@ public struct ScheduledEvent: Comparable, Sendable {
 /// order, only its cost.
 public struct EventQueue: Sendable {
     @usableFromInline var heap = Heap<ScheduledEvent>()
-    @usableFromInline var inputs = Deque<ScheduledEvent>()
-    @usableFromInline var warnings = Deque<ScheduledEvent>()
-    @usableFromInline var deadlines = Deque<ScheduledEvent>()
-    @usableFromInline var checks = Deque<ScheduledEvent>()
-    /// Each place's first (time, sequence), kept beside it so that choosing
-    /// the next event compares integers and copies no event.
-    @usableFromInline var heapHead = Key.none, inputsHead = Key.none, warningsHead = Key.none
-    @usableFromInline var deadlinesHead = Key.none, checksHead = Key.none
-    /// Each lane's last time (`.min` while empty): a push earlier than it goes to the heap.
-    @usableFromInline var inputsTail = Nanoseconds.min, warningsTail = Nanoseconds.min
-    @usableFromInline var deadlinesTail = Nanoseconds.min, checksTail = Nanoseconds.min
+    /// The heap's first (time, sequence), kept beside it like a lane's.
+    @usableFromInline var heapFirst = Key.none
+    @usableFromInline var inputs = Lane(), warnings = Lane(), deadlines = Lane(), checks = Lane()
     @usableFromInline var nextSequence: UInt64 = 0
     @usableFromInline var heapInserts = 0
 
@@ -102,19 +94,6 @@ public struct EventQueue: Sendable {
     public var pushes: Int { Int(nextSequence) }
     /// Events that went through the heap (the rest waited in lanes).
     public var heapPushes: Int { heapInserts }
-
-    @usableFromInline struct Key: Sendable {
-        @usableFromInline var time: Nanoseconds
-        @usableFromInline var sequence: UInt64
-        @inlinable init(time: Nanoseconds, sequence: UInt64) { self.time = time; self.sequence = sequence }
-        @inlinable init(_ e: ScheduledEvent?) { self = e.map { Key(time: $0.time, sequence: $0.sequence) } ?? .none }
-        /// An empty place's head: sequences never reach `.max`.
-        @usableFromInline static let none = Key(time: .max, sequence: .max)
-        @inlinable var isNone: Bool { sequence == .max }
-        @inlinable func precedes(_ other: Key) -> Bool {
-            time != other.time ? time < other.time : sequence < other.sequence
-        }
-    }
 
     @usableFromInline enum Place { case heap, inputs, warnings, deadlines, checks }
 
@@ -130,24 +109,16 @@ public struct EventQueue: Sendable {
     }
 
     @inlinable public mutating func push(_ event: EngineEvent, at time: Nanoseconds) {
-        let key = Key(time: time, sequence: nextSequence)
         let e = ScheduledEvent(time: time, sequence: nextSequence, event: event)
         nextSequence &+= 1
         switch Self.lane(for: event) {
-        case .inputs where inputsTail <= time:
-            if inputs.isEmpty { inputsHead = key }
-            inputs.append(e); inputsTail = time
-        case .warnings where warningsTail <= time:
-            if warnings.isEmpty { warningsHead = key }
-            warnings.append(e); warningsTail = time
-        case .deadlines where deadlinesTail <= time:
-            if deadlines.isEmpty { deadlinesHead = key }
-            deadlines.append(e); deadlinesTail = time
-        case .checks where checksTail <= time:
-            if checks.isEmpty { checksHead = key }
-            checks.append(e); checksTail = time
+        case .inputs where inputs.accepts(time): inputs.append(e)
+        case .warnings where warnings.accepts(time): warnings.append(e)
+        case .deadlines where deadlines.accepts(time): deadlines.append(e)
+        case .checks where checks.accepts(time): checks.append(e)
         default:
-            if key.precedes(heapHead) { heapHead = key }
+            let key = Key(e)
+            if key.precedes(heapFirst) { heapFirst = key }
             heap.insert(e)
             heapInserts &+= 1
         }
@@ -155,11 +126,11 @@ public struct EventQueue: Sendable {
 
     /// Where the next event waits, and its key.
     @inlinable func next() -> (Place, Key) {
-        var place = Place.heap, least = heapHead
-        if inputsHead.precedes(least) { place = .inputs; least = inputsHead }
-        if warningsHead.precedes(least) { place = .warnings; least = warningsHead }
-        if deadlinesHead.precedes(least) { place = .deadlines; least = deadlinesHead }
-        if checksHead.precedes(least) { place = .checks; least = checksHead }
+        var place = Place.heap, least = heapFirst
+        if inputs.first.precedes(least) { place = .inputs; least = inputs.first }
+        if warnings.first.precedes(least) { place = .warnings; least = warnings.first }
+        if deadlines.first.precedes(least) { place = .deadlines; least = deadlines.first }
+        if checks.first.precedes(least) { place = .checks; least = checks.first }
         return (place, least)
     }
 
@@ -169,24 +140,12 @@ public struct EventQueue: Sendable {
         switch place {
         case .heap:
             let e = heap.removeMin()
-            heapHead = Key(heap.min)
+            heapFirst = heap.min.map(Key.init) ?? .none
             return e
-        case .inputs:
-            let e = inputs.removeFirst()
-            if inputs.isEmpty { inputsHead = .none; inputsTail = .min } else { inputsHead = Key(inputs.first) }
-            return e
-        case .warnings:
-            let e = warnings.removeFirst()
-            if warnings.isEmpty { warningsHead = .none; warningsTail = .min } else { warningsHead = Key(warnings.first) }
-            return e
-        case .deadlines:
-            let e = deadlines.removeFirst()
-            if deadlines.isEmpty { deadlinesHead = .none; deadlinesTail = .min } else { deadlinesHead = Key(deadlines.first) }
-            return e
-        case .checks:
-            let e = checks.removeFirst()
-            if checks.isEmpty { checksHead = .none; checksTail = .min } else { checksHead = Key(checks.first) }
-            return e
+        case .inputs: return inputs.removeFirst()
+        case .warnings: return warnings.removeFirst()
+        case .deadlines: return deadlines.removeFirst()
+        case .checks: return checks.removeFirst()
         }
     }
     @inlinable public var nextTime: Nanoseconds? {
@@ -195,6 +154,52 @@ public struct EventQueue: Sendable {
     }
     @inlinable public var count: Int {
         heap.count + inputs.count + warnings.count + deadlines.count + checks.count
+    }
+
+    /// An event's place in the order.
+    @usableFromInline struct Key: Sendable {
+        @usableFromInline var time: Nanoseconds
+        @usableFromInline var sequence: UInt64
+        @inlinable init(time: Nanoseconds, sequence: UInt64) { self.time = time; self.sequence = sequence }
+        @inlinable init(_ e: ScheduledEvent) { time = e.time; sequence = e.sequence }
+        /// An empty place's first: sequences never reach `.max`.
+        @usableFromInline static let none = Key(time: .max, sequence: .max)
+        @inlinable var isNone: Bool { sequence == .max }
+        @inlinable func precedes(_ other: Key) -> Bool {
+            time != other.time ? time < other.time : sequence < other.sequence
+        }
+    }
+
+    /// Events of one kind in the order they came, which is time order,
+    /// with the first one's key and the last one's time kept beside them.
+    @usableFromInline struct Lane: Sendable {
+        @usableFromInline var events = Deque<ScheduledEvent>()
+        /// The first event's key, `.none` while empty.
+        @usableFromInline var first = Key.none
+        /// The last event's time, `.min` while empty.
+        @usableFromInline var lastTime = Nanoseconds.min
+
+        @inlinable init() {}
+        @inlinable var count: Int { events.count }
+        /// Whether an event at `time` keeps the lane in time order.
+        @inlinable func accepts(_ time: Nanoseconds) -> Bool { lastTime <= time }
+
+        @inlinable mutating func append(_ e: ScheduledEvent) {
+            if first.isNone { first = Key(e) }
+            lastTime = e.time
+            events.append(e)
+        }
+
+        @inlinable mutating func removeFirst() -> ScheduledEvent {
+            let e = events.removeFirst()
+            if let next = events.first {
+                first = Key(next)
+            } else {
+                first = .none
+                lastTime = .min
+            }
+            return e
+        }
     }
 }
 
