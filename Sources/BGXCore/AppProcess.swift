@@ -182,28 +182,37 @@ extension AppProcess {
     /// The process has ended: what it held goes with it, in one access to
     /// the app's record; what the system knows of the app (usage, budgets,
     /// force-quit, the system's services) stays. Storage is kept for the
-    /// next launch — under memory pressure processes come and go all the time.
+    /// next launch — under memory pressure processes come and go all the time —
+    /// and what is already empty is not touched (emptying checks uniqueness).
     mutating func processEnded() {
-        memory = ProcessMemory()
+        memory.processEnded()
         holdsAudioOrAccessoryAssertion = false
         epoch &+= 1
         inFlight = nil
         jobs.removeAll()
-        heldTimers.removeAll(keepingCapacity: true)
-        tasks.removeAll(keepingCapacity: true)
+        heldTimers.clearKeepingCapacity()
+        tasks.clearKeepingCapacity()
         window = nil
         windowNumber &+= 1
-        registered.removeAll(keepingCapacity: true)
+        if !registered.isEmpty { registered.removeAll(keepingCapacity: true) }
         launchFinished = false
-        runningTasks.removeAll(keepingCapacity: true)
+        runningTasks.clearKeepingCapacity()
         taskDeadline = nil
         taskWindowNumber &+= 1
         fetchInFlight = nil
         transferEvents = nil
         push.processEnded()
         voip.processEnded()
-        cpu.intervals.removeAll(keepingCapacity: true)
+        cpu.intervals.clearKeepingCapacity()
         services.processEnded()
+    }
+}
+
+extension Array {
+    /// `removeAll(keepingCapacity: true)`, skipped when already empty:
+    /// emptying an array checks its storage is unique, even when there is nothing to remove.
+    @inline(__always) mutating func clearKeepingCapacity() {
+        if !isEmpty { removeAll(keepingCapacity: true) }
     }
 }
 
@@ -222,7 +231,7 @@ struct JobQueue: Sendable {
         if head == items.count { items.removeAll(keepingCapacity: true); head = 0 }
         return job
     }
-    mutating func removeAll() { items.removeAll(keepingCapacity: true); head = 0 }
+    mutating func removeAll() { items.clearKeepingCapacity(); head = 0 }
 }
 
 /// Nanoseconds spent in each process state. Plain fields behind a switch:

@@ -24,6 +24,18 @@ struct ProcessMemory: Sendable {
     var sensitiveContentVisible = false
     /// Work the person did that is not yet saved.
     var hasUnsavedChanges = false
+
+    /// Back to a new process's state, field by field: assigning a fresh
+    /// value releases and replaces arrays that are usually empty already.
+    mutating func processEnded() {
+        allocated = 0
+        jettison = nil
+        locks.clearKeepingCapacity()
+        sockets.clearKeepingCapacity()
+        closedWhileSuspended.clearKeepingCapacity()
+        sensitiveContentVisible = false
+        hasUnsavedChanges = false
+    }
 }
 
 /// An app suspended at `since` (see `leastRecentlyUsedIdleApp`).

@@ -28,7 +28,7 @@ struct PushState: Sendable {
 
     var keepsAppRunning: Bool { awaitingCompletion.contains { $0.watched } }
 
-    mutating func processEnded() { awaitingCompletion.removeAll() }
+    mutating func processEnded() { awaitingCompletion.clearKeepingCapacity() }
 }
 
 extension Engine {

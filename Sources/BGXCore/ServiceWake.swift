@@ -61,7 +61,7 @@ extension Engine {
     /// Without its mode, a service stops when the app leaves the front (SPEC §4).
     mutating func servicesEnteredBackground(_ app: AppID) {
         let i = Int(app.index)
-        if let audio = apps[i].services.audio {
+        if apps[i].services.audio != nil, let audio = apps[i].services.audio {
             if !apps[i].manifest.backgroundModes.contains(.audio) {
                 stopAudio(app, reason: "no 'audio' in UIBackgroundModes: audio stops when the app leaves the front")
             } else if !audio.category.playsInBackground {
@@ -69,7 +69,9 @@ extension Engine {
                           + "(background audio needs playback, record or playAndRecord)")
             }
         }
-        for transport in AccessoryTransport.allCases
+        // Most apps hold no session: skip the pass (and its array of cases).
+        let anySession = apps[i].services.accessory != .none || apps[i].services.bluetooth != .none
+        for transport in anySession ? AccessoryTransport.allCases : []
         where apps[i].services.session(transport) == .open && !hasAccessoryMode(i, transport) {
             apps[i].services.setSession(transport, .disconnected)
             record(app, .accessoryDisconnect(transport: transport, reason: text(

@@ -535,3 +535,21 @@ struct MemoryReviewTests {
         #expect(device.engine.freeMemory == 1536 * MB)
     }
 }
+
+@Test("SPEC §10: when a process ends, what it held in memory (allocations, locks, sockets, a chosen kill, unsaved work) is gone — every field as a new process's")
+func processMemoryEndsAsNew() {
+    var memory = ProcessMemory()
+    memory.allocated = 5
+    memory.jettison = JetsamKill(footprint: 1, level: 2, memory: 3, band: .idle, cause: .pressure)
+    memory.locks = ["db.sqlite"]
+    memory.sockets = [OpenSocket(name: "listener", kind: .listener)]
+    memory.closedWhileSuspended = [("listener", "closed")]
+    memory.sensitiveContentVisible = true
+    memory.hasUnsavedChanges = true
+    memory.processEnded()
+    // Every stored field, by reflection: a field added later and not reset fails here.
+    let ended = Mirror(reflecting: memory).children.map { "\($0.label ?? ""): \($0.value)" }
+    let fresh = Mirror(reflecting: ProcessMemory()).children.map { "\($0.label ?? ""): \($0.value)" }
+    #expect(ended == fresh)
+    #expect(ended.count == 7)
+}
