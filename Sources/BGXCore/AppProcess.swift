@@ -1,3 +1,5 @@
+import DequeModule
+
 /// Work queued for an app's main thread. Each runs only when the thread is
 /// free, in order, the way UIKit's run loop serialises lifecycle events.
 /// Each lifecycle job names the state it leaves; if the app is no longer in
@@ -216,22 +218,17 @@ extension Array {
     }
 }
 
-/// A FIFO of main-thread jobs: an array read from a moving head, emptied in
-/// place once drained — no allocation once it has grown to its working size.
+/// A FIFO of main-thread jobs: swift-collections' ring buffer, so taking
+/// the last job leaves nothing to tidy (an array read from a moving head
+/// had to be emptied each time it drained) and no allocation once it has
+/// grown to its working size.
 struct JobQueue: Sendable {
-    private var items: [MainThreadJob] = []
-    private var head = 0
+    private var items = Deque<MainThreadJob>()
 
-    @inline(__always) var isEmpty: Bool { head == items.count }
+    @inline(__always) var isEmpty: Bool { items.isEmpty }
     @inline(__always) mutating func append(_ job: MainThreadJob) { items.append(job) }
-    @inline(__always) mutating func popFirst() -> MainThreadJob? {
-        guard head < items.count else { return nil }
-        let job = items[head]
-        head += 1
-        if head == items.count { items.removeAll(keepingCapacity: true); head = 0 }
-        return job
-    }
-    mutating func removeAll() { items.clearKeepingCapacity(); head = 0 }
+    @inline(__always) mutating func popFirst() -> MainThreadJob? { items.popFirst() }
+    mutating func removeAll() { if !items.isEmpty { items.removeAll(keepingCapacity: true) } }
 }
 
 /// Nanoseconds spent in each process state. Plain fields behind a switch:
