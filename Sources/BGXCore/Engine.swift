@@ -55,6 +55,8 @@ public struct Engine: Sendable {
     /// How often the scheduler has judged its candidates (a diagnostic).
     public internal(set) var schedulerEvaluations = 0
     var taskHistory: [TaskHistoryEntry] = []
+    /// A processing task has started at some point (see `expireProcessingTasksForDeviceUse`).
+    var processingTaskHasRun = false
     /// When the device was last locked (nil while unlocked), and unlocked.
     var lockedSince: Nanoseconds?
     var lastUnlock: Nanoseconds?

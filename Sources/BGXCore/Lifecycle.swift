@@ -299,6 +299,8 @@ extension Engine {
         let i = Int(app.index)
         guard let job = apps[i].inFlight else { return }
         apps[i].inFlight = nil
+        // Its watchdog, not yet armed, is no longer needed (usually the last one noted).
+        if let last = unarmedWatchdogs.last, last.app == app, last.job == job.number { unarmedWatchdogs.removeLast() }
         if case .didFinishLaunching = job.callback { apps[i].launchFinished = true }
         // SPEC §10: the app-switcher snapshot, once the app has had its chance to hide things.
         if case .didEnterBackground = job.callback, apps[i].state == .background { takeSnapshot(app) }

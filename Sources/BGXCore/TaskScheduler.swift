@@ -139,6 +139,7 @@ extension Engine {
         }
         if !simulated { apps[i].lastBackgroundLaunch = now }
         for task in tasks {
+            if task.request.kind == .processing { processingTaskHasRun = true }
             apps[i].runningTasks.append(RunningTask(identifier: task.identifier, kind: task.request.kind, started: now,
                                                     requiresExternalPower: task.request.requiresExternalPower,
                                                     simulated: simulated))
@@ -237,6 +238,8 @@ extension Engine {
 
     /// A processing task is expired when the person starts using the device (SPEC §5).
     mutating func expireProcessingTasksForDeviceUse() {
+        // A pass over every app at every unlock, unless no processing task has ever run.
+        guard processingTaskHasRun else { return }
         for i in apps.indices where apps[i].runningTasks.contains(where: { $0.kind == .processing && !$0.expired }) {
             expireTasksNow(AppID(index: Int32(i)), because: "the user started using the device")
         }
