@@ -162,8 +162,9 @@ public struct EventQueue: Sendable {
         @usableFromInline var sequence: UInt64
         @inlinable init(time: Nanoseconds, sequence: UInt64) { self.time = time; self.sequence = sequence }
         @inlinable init(_ e: ScheduledEvent) { time = e.time; sequence = e.sequence }
-        /// An empty place's first: sequences never reach `.max`.
-        @usableFromInline static let none = Key(time: .max, sequence: .max)
+        /// An empty place's first: sequences never reach `.max`. (Computed, so
+        /// that reading it is a constant, not a lazily initialised global.)
+        @inlinable static var none: Key { Key(time: .max, sequence: .max) }
         @inlinable var isNone: Bool { sequence == .max }
         @inlinable func precedes(_ other: Key) -> Bool {
             time != other.time ? time < other.time : sequence < other.sequence

@@ -61,7 +61,7 @@ extension Engine {
     /// Without its mode, a service stops when the app leaves the front (SPEC §4).
     mutating func servicesEnteredBackground(_ app: AppID) {
         let i = Int(app.index)
-        if apps[i].services.audio != nil, let audio = apps[i].services.audio {
+        if let audio = apps[i].services.audio {
             if !apps[i].manifest.backgroundModes.contains(.audio) {
                 stopAudio(app, reason: "no 'audio' in UIBackgroundModes: audio stops when the app leaves the front")
             } else if !audio.category.playsInBackground {
