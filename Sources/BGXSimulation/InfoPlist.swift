@@ -14,32 +14,61 @@ public enum InfoPlist {
             throw ScenarioError(at, "not a property list: \(error.localizedDescription)")
         }
         guard let dict = object as? [String: Any] else { throw ScenarioError(at, "the property list is not a dictionary") }
+        // An XML plist's errors point at the key (or the string) they are about;
+        // a binary one has no lines, so they point at its start.
+        let text = String(decoding: data, as: UTF8.self)
+        func location(ofKey key: String, string: String? = nil) -> SourceLocation {
+            XMLPlistText(text).location(ofKey: key, string: string, file: path) ?? at
+        }
         let bundle = dict["CFBundleIdentifier"] as? String ?? (path as NSString).lastPathComponent
         var manifest = AppManifest(bundleIdentifier: bundle)
         if let raw = dict["UIBackgroundModes"] {
-            guard let modes = raw as? [String] else { throw ScenarioError(at, "UIBackgroundModes must be an array of strings") }
+            guard let modes = raw as? [String] else {
+                throw ScenarioError(location(ofKey: "UIBackgroundModes"),
+                                    "UIBackgroundModes must be an array of strings\(found(raw))")
+            }
             for name in modes {
                 guard let mode = BackgroundMode(rawValue: name) else {
                     var message = "unknown background mode '\(name)' in UIBackgroundModes"
                     if let guess = nearest(name, in: BackgroundMode.allCases.map(\.rawValue)) {
                         message += "; did you mean '\(guess)'?"
                     }
-                    throw ScenarioError(at, message)
+                    throw ScenarioError(location(ofKey: "UIBackgroundModes", string: name), message)
                 }
                 manifest.backgroundModes.insert(mode)
             }
         }
         if let raw = dict["BGTaskSchedulerPermittedIdentifiers"] {
             guard let ids = raw as? [String] else {
-                throw ScenarioError(at, "BGTaskSchedulerPermittedIdentifiers must be an array of strings")
+                throw ScenarioError(location(ofKey: "BGTaskSchedulerPermittedIdentifiers"),
+                                    "BGTaskSchedulerPermittedIdentifiers must be an array of strings\(found(raw))")
             }
             manifest.permittedTaskIdentifiers = ids
         }
         if let raw = dict["UIApplicationExitsOnSuspend"] {
-            guard let flag = raw as? Bool else { throw ScenarioError(at, "UIApplicationExitsOnSuspend must be a boolean") }
+            guard let flag = raw as? Bool else {
+                throw ScenarioError(location(ofKey: "UIApplicationExitsOnSuspend"),
+                                    "UIApplicationExitsOnSuspend must be a boolean (<true/> or <false/>)\(found(raw))")
+            }
             manifest.exitsOnSuspend = flag
         }
         return manifest
+    }
+
+    /// What a value of the wrong type is, for the message: `; found a string`.
+    static func found(_ value: Any) -> String {
+        let kind: String
+        switch value {
+        case is String: kind = "a string"
+        case is Bool: kind = "a boolean"
+        case is NSNumber: kind = "a number"
+        case let array as [Any]: kind = array.allSatisfy({ $0 is String }) ? "an array" : "an array holding something other than strings"
+        case is [String: Any]: kind = "a dictionary"
+        case is Data: kind = "data"
+        case is Date: kind = "a date"
+        default: kind = "something else"
+        }
+        return "; found \(kind)"
     }
 
     /// The modes and task identifiers a scenario app's handlers use.
@@ -107,5 +136,25 @@ public enum InfoPlist {
             }
         }
         return usage
+    }
+}
+
+/// Where a key, or a string in the value after it, is written in an XML
+/// property list: enough to point an error at its line.
+struct XMLPlistText {
+    let text: String
+    init(_ text: String) { self.text = text }
+
+    func location(ofKey key: String, string: String?, file: String) -> SourceLocation? {
+        guard let keyRange = text.range(of: "<key>\(key)</key>") else { return nil }
+        var target = keyRange
+        if let string, let valueRange = text.range(of: "<string>\(string)</string>", range: keyRange.upperBound..<text.endIndex) {
+            target = valueRange
+        }
+        let before = text[..<target.lowerBound]
+        let line = before.reduce(1) { $1 == "\n" ? $0 + 1 : $0 }
+        let column = before.distance(from: before.lastIndex(of: "\n").map { before.index(after: $0) } ?? before.startIndex,
+                                     to: before.endIndex) + 1
+        return SourceLocation(file: file, line: line, column: column)
     }
 }

@@ -89,13 +89,48 @@ struct ManifestCheckTests {
                                         "BGTaskSchedulerPermittedIdentifiers": ["com.example.x.db"]]
             let data = try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0)
             let path = dir.appendingPathComponent("Info-\(modes.count).plist").path
-            FileManager.default.createFile(atPath: path, contents: data)
+            #expect(FileManager.default.createFile(atPath: path, contents: data))
             return path
         }
         let good = try InfoPlist.read(try write(["processing", "fetch"]))
         #expect(good.backgroundModes == [.processing, .fetch])
         #expect(good.permittedTaskIdentifiers == ["com.example.x.db"])
         #expect(throws: ScenarioError.self) { try InfoPlist.read(try write(["procesing"])) }
+    }
+
+    @Test("an Info.plist's errors point at the line of the key or the string they are about (error: FILE:LINE:COLUMN)")
+    func infoPlistErrorLocations() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bgx-plist-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        func error(_ body: String) -> ScenarioError? {
+            let path = dir.appendingPathComponent("Info.plist").path
+            #expect(FileManager.default.createFile(atPath: path, contents: Data("""
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0">
+            <dict>
+              <key>CFBundleIdentifier</key>
+              <string>com.example.x</string>
+            \(body)
+            </dict>
+            </plist>
+            """.utf8)))
+            do { _ = try InfoPlist.read(path); return nil } catch { return error as? ScenarioError }
+        }
+        let unknown = error("  <key>UIBackgroundModes</key>\n  <array>\n    <string>audio</string>\n    <string>fetchh</string>\n  </array>")
+        #expect(unknown?.location.line == 9)
+        #expect(unknown?.location.column == 5)
+        #expect(unknown?.message == "unknown background mode 'fetchh' in UIBackgroundModes; did you mean 'fetch'?")
+        let notArray = error("  <key>BGTaskSchedulerPermittedIdentifiers</key>\n  <string>com.example.x.db</string>")
+        #expect(notArray?.location.line == 6)
+        #expect(notArray?.message == "BGTaskSchedulerPermittedIdentifiers must be an array of strings; found a string")
+        let notBool = error("  <key>UIApplicationExitsOnSuspend</key>\n  <string>YES</string>")
+        #expect(notBool?.location.line == 6)
+        #expect(notBool?.location.column == 3)
+        #expect(notBool?.message.hasSuffix("must be a boolean (<true/> or <false/>); found a string") == true)
+        let mixed = error("  <key>UIBackgroundModes</key>\n  <array><string>audio</string><integer>3</integer></array>")
+        #expect(mixed?.location.line == 6)
+        #expect(mixed?.message.hasSuffix("found an array holding something other than strings") == true)
     }
 }
 
