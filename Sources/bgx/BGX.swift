@@ -9,6 +9,27 @@ struct BGX: ParsableCommand {
         commandName: "bgx",
         abstract: "The iOS background-execution system, simulated in virtual time.",
         subcommands: [Run.self, Demo.self, Explain.self, Check.self, Bench.self])
+
+    /// ArgumentParser's own `main`, except that a command line it cannot
+    /// use is bad input like any other (DESIGN.md): `error: message` on
+    /// stderr and exit code 2, not its usage exit code 64. Help, and the
+    /// exit codes the commands choose, pass through unchanged.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            guard exitCode(for: error) == .validationFailure else { exit(withError: error) }
+            let usage = fullMessage(for: error)
+                .split(separator: "\n", omittingEmptySubsequences: false)
+                .filter { $0.hasPrefix("Usage:") }
+            let words = message(for: error)
+            var text = "error: \(words.prefix(1).lowercased() + words.dropFirst())\n"
+            if let line = usage.first { text += line + "\n" }
+            FileHandle.standardError.write(Data(text.utf8))
+            Foundation.exit(2)
+        }
+    }
 }
 
 /// Bad input: `error: FILE:LINE:COLUMN: message` on stderr, exit code 2.

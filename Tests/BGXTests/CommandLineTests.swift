@@ -73,6 +73,20 @@ struct CommandLineTests {
         #expect(missing.stderr.hasPrefix("error: /nonexistent/scenario.yaml:1:1: "))
     }
 
+    @Test("a command line bgx cannot use is bad input too: error: message and the usage on stderr, exit 2; help still exits 0")
+    func commandLineMisuse() throws {
+        for arguments in [["run"], ["frobnicate"], ["bench", "--events", "-3"], ["run", "x.yaml", "--seed", "many"]] {
+            let r = try bgx(arguments)
+            #expect(r.status == 2, "\(arguments)")
+            #expect(r.stderr.hasPrefix("error: "), "\(arguments): \(r.stderr)")
+            #expect(r.stderr.contains("Usage: bgx"), "\(arguments): \(r.stderr)")
+            #expect(r.stdout.isEmpty)
+        }
+        let help = try bgx(["run", "--help"])
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("USAGE") || help.stdout.contains("Usage"))
+    }
+
     @Test("--trace - writes JSON Lines in DESIGN.md's format, byte-identical run to run")
     func traceToStdout() throws {
         let path = repositoryRoot.appendingPathComponent("Scenarios/spec1-launch-and-suspend.yaml").path
