@@ -154,18 +154,12 @@ struct ServiceRun {
     }
 }
 
-let serviceRunGenerators = (
-    device: Gen.uint64(in: 0...UInt64.max),
-    apps: Gen.uint64(in: 0...UInt64.max).array(of: 3),
-    actions: Gen.uint64(in: 0...UInt64.max).array(of: 1...40)
-)
-
 @Suite("Properties of the long-running modes over random runs (SPEC §4, §11)")
 struct LongRunningPropertyTests {
     @Test("SPEC §4: no callback reaches a suspended app; no app is suspended while its audio plays; every refusal has a reason")
     func invariants() async {
-        await propertyCheck(count: 300, input: serviceRunGenerators.device, serviceRunGenerators.apps,
-                            serviceRunGenerators.actions) { deviceGene, appGenes, actions in
+        await propertyCheck(count: 300, input: runGenerators.device, runGenerators.apps,
+                            runGenerators.actions) { deviceGene, appGenes, actions in
             let device = ServiceRun(deviceGene: deviceGene, appGenes: appGenes, actions: actions).run()
             let renderer = device.renderer
             var current: [AppID: ProcessState] = [:]
@@ -214,8 +208,8 @@ struct LongRunningPropertyTests {
 
     @Test("SPEC §11: a force-quit app is relaunched by no service event — location and region only where the profile allows")
     func forceQuitIsRespected() async {
-        await propertyCheck(count: 300, input: serviceRunGenerators.device, serviceRunGenerators.apps,
-                            serviceRunGenerators.actions) { deviceGene, appGenes, actions in
+        await propertyCheck(count: 300, input: runGenerators.device, runGenerators.apps,
+                            runGenerators.actions) { deviceGene, appGenes, actions in
             let device = ServiceRun(deviceGene: deviceGene, appGenes: appGenes, actions: actions).run()
             let locationExempt = device.engine.profile.relaunchLocationAfterForceQuit
             let renderer = device.renderer
@@ -238,8 +232,8 @@ struct LongRunningPropertyTests {
 
     @Test("the same random service run gives the same trace")
     func deterministic() async {
-        await propertyCheck(count: 50, input: serviceRunGenerators.device, serviceRunGenerators.apps,
-                            serviceRunGenerators.actions) { deviceGene, appGenes, actions in
+        await propertyCheck(count: 50, input: runGenerators.device, runGenerators.apps,
+                            runGenerators.actions) { deviceGene, appGenes, actions in
             let run = ServiceRun(deviceGene: deviceGene, appGenes: appGenes, actions: actions)
             #expect(run.run().traceLines == run.run().traceLines)
         }
