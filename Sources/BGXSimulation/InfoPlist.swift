@@ -18,7 +18,7 @@ public enum InfoPlist {
         // a binary one has no lines, so they point at its start.
         let text = String(decoding: data, as: UTF8.self)
         func location(ofKey key: String, string: String? = nil) -> SourceLocation {
-            XMLPlistText(text).location(ofKey: key, string: string, file: path) ?? at
+            InfoPlist.location(ofKey: key, string: string, in: text, file: path) ?? at
         }
         let bundle = dict["CFBundleIdentifier"] as? String ?? (path as NSString).lastPathComponent
         var manifest = AppManifest(bundleIdentifier: bundle)
@@ -53,6 +53,21 @@ public enum InfoPlist {
             manifest.exitsOnSuspend = flag
         }
         return manifest
+    }
+
+    /// Where a key, or a string in the value after it, is written in an XML
+    /// property list: enough to point an error at its line.
+    static func location(ofKey key: String, string: String?, in text: String, file: String) -> SourceLocation? {
+        guard let keyRange = text.range(of: "<key>\(key)</key>") else { return nil }
+        var target = keyRange
+        if let string, let valueRange = text.range(of: "<string>\(string)</string>", range: keyRange.upperBound..<text.endIndex) {
+            target = valueRange
+        }
+        let before = text[..<target.lowerBound]
+        let line = before.reduce(1) { $1 == "\n" ? $0 + 1 : $0 }
+        let column = before.distance(from: before.lastIndex(of: "\n").map { before.index(after: $0) } ?? before.startIndex,
+                                     to: before.endIndex) + 1
+        return SourceLocation(file: file, line: line, column: column)
     }
 
     /// What a value of the wrong type is, for the message: `; found a string`.
@@ -136,25 +151,5 @@ public enum InfoPlist {
             }
         }
         return usage
-    }
-}
-
-/// Where a key, or a string in the value after it, is written in an XML
-/// property list: enough to point an error at its line.
-struct XMLPlistText {
-    let text: String
-    init(_ text: String) { self.text = text }
-
-    func location(ofKey key: String, string: String?, file: String) -> SourceLocation? {
-        guard let keyRange = text.range(of: "<key>\(key)</key>") else { return nil }
-        var target = keyRange
-        if let string, let valueRange = text.range(of: "<string>\(string)</string>", range: keyRange.upperBound..<text.endIndex) {
-            target = valueRange
-        }
-        let before = text[..<target.lowerBound]
-        let line = before.reduce(1) { $1 == "\n" ? $0 + 1 : $0 }
-        let column = before.distance(from: before.lastIndex(of: "\n").map { before.index(after: $0) } ?? before.startIndex,
-                                     to: before.endIndex) + 1
-        return SourceLocation(file: file, line: line, column: column)
     }
 }
