@@ -125,9 +125,10 @@ extension Engine {
         // usual case) the words are the name's, made once.
         if apps[i].tasks.count == 1 {
             let name = apps[i].tasks[0].nameText
-            let detail = budgetTimeoutDetails[name] ?? text(budgetTimeoutDetail("\"\(apps[i].tasks[0].name)\""))
-            budgetTimeoutDetails[name] = detail
-            terminate(app, .backgroundTaskTimeout, detailText: detail)
+            if budgetTimeoutDetails[name] == nil {
+                budgetTimeoutDetails[name] = text(budgetTimeoutDetail("\"\(apps[i].tasks[0].name)\""))
+            }
+            terminate(app, .backgroundTaskTimeout, detailText: budgetTimeoutDetails[name])
         } else {
             let open = apps[i].tasks.map { "\"\($0.name)\"" }.joined(separator: ", ")
             terminate(app, .backgroundTaskTimeout, detail: budgetTimeoutDetail(open))
