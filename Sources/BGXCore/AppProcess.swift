@@ -210,9 +210,9 @@ extension AppProcess {
     }
 }
 
-extension Array {
+extension RangeReplaceableCollection {
     /// `removeAll(keepingCapacity: true)`, skipped when already empty:
-    /// emptying an array checks its storage is unique, even when there is nothing to remove.
+    /// emptying an array or deque checks its storage is unique, even when there is nothing to remove.
     @inline(__always) mutating func clearKeepingCapacity() {
         if !isEmpty { removeAll(keepingCapacity: true) }
     }
@@ -228,7 +228,7 @@ struct JobQueue: Sendable {
     @inline(__always) var isEmpty: Bool { items.isEmpty }
     @inline(__always) mutating func append(_ job: MainThreadJob) { items.append(job) }
     @inline(__always) mutating func popFirst() -> MainThreadJob? { items.popFirst() }
-    mutating func removeAll() { if !items.isEmpty { items.removeAll(keepingCapacity: true) } }
+    mutating func removeAll() { items.clearKeepingCapacity() }
 }
 
 /// Nanoseconds spent in each process state. Plain fields behind a switch:
