@@ -78,9 +78,8 @@ public struct ScheduledEvent: Comparable, Sendable {
 /// order, so each such kind arrives already sorted (in the bench, 80 % of
 /// all events): it waits in a FIFO lane, O(1) each way, and only the rest
 /// (timers, watchdogs, anything that arrives out of order) goes through the
-/// heap. The next event is the least of the
-/// heap's minimum and the lanes' heads; lanes and heap never change the
-/// order, only its cost.
+/// heap. The next event is the least of the heap's minimum and the lanes'
+/// heads; lanes and heap never change the order, only its cost.
 public struct EventQueue: Sendable {
     @usableFromInline var heap = Heap<ScheduledEvent>()
     /// The heap's first (time, sequence), kept beside it like a lane's.
