@@ -59,9 +59,12 @@ public final class ScenarioApp: HostedApp {
         }
     }
 
-    /// `notify: {id, after | at, repeat, body, sound, badge, timeZone}` (SPEC §9).
+    /// `notify: {id, after | at, repeat, body, sound, badge, timeZone}` (SPEC §9); without
+    /// `after` or `at`, a request with no trigger (delivered at once).
     public struct Notify: Sendable, Equatable {
         public enum When: Sendable, Equatable {
+            /// Neither `after` nor `at`: a request with no trigger, delivered at once.
+            case now
             /// A time-interval trigger.
             case after(Nanoseconds)
             /// A moment of the run (`at: 90s`), fixed whatever the clocks say.
@@ -366,6 +369,8 @@ public final class ScenarioApp: HostedApp {
     func schedule(_ n: Notify, process: AppRuntime) {
         let trigger: NotificationTrigger = process.device.withEngine { engine in
             switch n.when {
+            case .now:
+                return .immediate
             case let .after(d):
                 return .timeInterval(d, repeats: n.repeats)
             case let .at(t):

@@ -367,7 +367,7 @@ public struct ScenarioParser {
         case "beginBackgroundTask": action = .beginBackgroundTask(try scalar(try arg("a task name"), name))
         case "endBackgroundTask": action = .endBackgroundTask(try scalar(try arg("a task name"), name))
         case "cancelNotification": action = .cancelNotification(try scalar(try arg("a notification id"), name))
-        case "notify": action = .notify(try notify(try arg("{id, after | at, repeat, body}"), context))
+        case "notify": action = .notify(try notify(try arg("{id, body, after | at, repeat}"), context))
         case "exit": try noArgument(); action = .exit
         case "allocate": action = .allocate(try allocation(try arg("a size like 50MB (or -50MB to free)"), device))
         case "useGPU": try noArgument(); action = .useGPU
@@ -522,8 +522,12 @@ public struct ScenarioParser {
         switch (m["after"], m["at"]) {
         case let (a?, nil):
             let d = try duration(a, "after")
-            // What UNTimeIntervalNotificationTrigger raises NSInternalInconsistencyException for.
-            guard d > 0 else { throw err(a, "after: time interval must be greater than 0") }
+            // What UNTimeIntervalNotificationTrigger raises NSInternalInconsistencyException for;
+            // a request with no trigger is how iOS posts at once.
+            guard d > 0 else {
+                throw err(a, "after: time interval must be greater than 0 (UNTimeIntervalNotificationTrigger); "
+                          + "to post at once, leave out 'after' and 'at' (a request with no trigger)")
+            }
             if repeats, d < context.profile.minimumRepeatInterval {
                 throw err(a, "after: a repeating notification's interval must be at least "
                           + "\(Time.describe(context.profile.minimumRepeatInterval)) (iOS raises "
@@ -533,7 +537,11 @@ public struct ScenarioParser {
             when = .after(d)
         case let (nil, t?): when = try notifyMoment(t, repeats: repeats, hasZone: zone != nil, context)
         case (.some, .some): throw err(node, "'notify' takes either 'after' or 'at', not both")
-        case (nil, nil): throw err(node, "'notify' needs 'after: DURATION' or 'at: TIME'")
+        case (nil, nil):
+            // `UNNotificationRequest(identifier:content:trigger: nil)`: delivered at once [D].
+            if let r = m["repeat"], repeats { throw err(r, "repeat: a notification with no trigger is delivered once, at once") }
+            if let z = m.keyNodes["timeZone"] { throw err(z, "timeZone belongs to 'at:' clock times; a notification with no trigger is delivered at once") }
+            when = .now
         }
         var content = NotificationContent(body: try m["body"].map { try scalar($0, "body") } ?? "")
         if let n = m["sound"] {
