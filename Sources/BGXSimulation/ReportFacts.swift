@@ -112,7 +112,7 @@ struct ReportFacts {
             }
             guard state[i] == .background else { continue }
             switch event.kind {
-            case let .callback(callback): note(i, "ran \(callback.name)")
+            case let .callback(callback), let .callbackOnQueue(callback): note(i, "ran \(callback.name)")
             case let .bgtaskBegin(_, name): note(i, "background task '\(names.text(name))'")
             case let .taskStart(id, _): note(i, "BGTask '\(names.text(id))'")
             case .fetchStart: note(i, "background fetch")

@@ -43,7 +43,8 @@ public struct ScenarioParser {
                               "setMinimumBackgroundFetchInterval", "allocate", "useGPU", "holdLock", "releaseLock",
                               "showSensitiveContent", "hideSensitiveContent", "requestSceneSessionRefresh",
                               "makeUnsavedChanges", "saveChanges", "playAudio", "stopAudio", "startLocation",
-                              "stopLocation", "download", "createSession", "reportCall", "setKeepAliveTimeout"]
+                              "stopLocation", "download", "createSession", "reportCall", "setKeepAliveTimeout",
+                              "performExpiringActivity"]
     static let futureActions: [String: String] = [:]
     static let timelineKeys = ["at", "user", "device", "push", "voipSocket", "location", "accessory", "bluetooth",
                                "network", "debug"]
@@ -53,8 +54,10 @@ public struct ScenarioParser {
     static let traceKinds: [String: [String]] = [
         "state": ["from", "to", "reason"], "launch": ["cause"], "callback": ["name", "launchOptions", "id",
                                                                     "identifier", "service", "region", "session", "task", "result", "code",
-                                                                    "type"],
-        "user": ["action"], "bgtask.begin": ["id", "name"], "bgtask.end": ["id"], "bgtask.expire": ["id"],
+                                                                    "type", "expired", "queue"],
+        "user": ["action"], "bgtask.begin": ["id", "name"],
+        "activity.begin": ["id", "name"], "activity.expire": ["id", "name", "reason"],
+        "activity.end": ["id", "name", "reason"], "activity.refuse": ["name", "reason"], "bgtask.end": ["id"], "bgtask.expire": ["id"],
         "bgtask.invalid": ["name", "reason"], "log": ["message"],
         "terminate": ["reason", "code", "detail", "band", "bandName", "footprintMB", "cause"],
         "device": ["property", "value"], "notification.schedule": ["id", "fireIn", "replaced"],
@@ -81,6 +84,24 @@ public struct ScenarioParser {
         "push.complete": ["result"], "call.report": [], "voip.wake": ["trigger"], "voip.drop": ["trigger", "reason"],
     ]
     static let futureTraceKinds: [String: String] = [:]
+    /// Background modes of newer iOS, recognised and not yet simulated: what
+    /// each is and what bgx would need to build it. Apple's list:
+    /// https://developer.apple.com/documentation/bundleresources/information-property-list/uibackgroundmodes
+    public static let futureModes: [String: String] = [
+        "push-to-talk": "the 'push-to-talk' background mode (iOS 16 PushToTalk: the system keeps a "
+            + "PTChannelManager's channel, a push of type pushtotalk launches or wakes the app to play audio, and the "
+            + "system activates its audio session) — bgx would need that push type, the channel manager and its audio session",
+        "nearby-interaction": "the 'nearby-interaction' background mode (iOS 16 Nearby Interaction: an NISession "
+            + "ranging with a paired Bluetooth LE accessory keeps running in the background and wakes the app with "
+            + "updates) — bgx would need NISession, accessory ranging and its wakes",
+    ]
+    /// Task request types of newer iOS, recognised and not yet simulated.
+    static let futureTaskTypes: [String: String] = [
+        "healthResearch": "BGHealthResearchTaskRequest (iOS 17: a processing request for a health research study "
+            + "that runs only while the data it needs is readable — protectionTypeOfRequiredData: with complete "
+            + "protection only while the device is unlocked, otherwise after the first unlock since boot) — bgx "
+            + "would need the device's protected-data state as a scheduling condition",
+    ]
 
     // MARK: Entry
 
@@ -246,6 +267,7 @@ public struct ScenarioParser {
         if let n = m["backgroundModes"] {
             for modeNode in try sequence(n, "backgroundModes") {
                 let name = try scalar(modeNode, "a background mode")
+                if let feature = Self.futureModes[name] { throw err(modeNode, "not yet supported: \(feature)") }
                 guard let mode = BackgroundMode(rawValue: name) else {
                     throw unknown(modeNode, "background mode", name, BackgroundMode.allCases.map(\.rawValue))
                 }
@@ -383,6 +405,7 @@ public struct ScenarioParser {
         case "requestSceneSessionRefresh": try noArgument(); action = .requestSceneSessionRefresh
         case "makeUnsavedChanges": try noArgument(); action = .unsavedChanges(true)
         case "saveChanges": try noArgument(); action = .unsavedChanges(false)
+        case "performExpiringActivity": action = try expiringActivity(try arg("{reason, work}"))
         case "reportCall": try noArgument(); action = .reportCall
         case "setKeepAliveTimeout": action = .setKeepAliveTimeout(try duration(try arg("a duration (at least 600s)"), name))
         case "register": action = .register(try scalar(try arg("a task identifier"), name))
@@ -442,6 +465,7 @@ public struct ScenarioParser {
                                                      "requiresNetworkConnectivity", "requiresExternalPower"])
         guard let idNode = m["identifier"] else { throw err(node, "'submit' needs an identifier") }
         let type = try m["type"].map { try scalar($0, "type") } ?? "appRefresh"
+        if let feature = Self.futureTaskTypes[type] { throw err(m["type"]!, "not yet supported: \(feature)") }
         guard let kind = BGTaskKind.allCases.first(where: { $0.description == type }) else {
             throw unknown(m["type"]!, "task type", type, BGTaskKind.allCases.map(\.description))
         }
@@ -456,6 +480,17 @@ public struct ScenarioParser {
             s.requiresExternalPower = try bool(n, "requiresExternalPower")
         }
         return s
+    }
+
+    /// `performExpiringActivity: {reason: save, work: 10s}` (SPEC §13): the
+    /// reason is the activity's name (iOS: not empty); `work` what the block
+    /// does on the background queue before it returns (default: nothing).
+    func expiringActivity(_ node: Node) throws -> ScenarioApp.Action {
+        let m = try mapping(node, "performExpiringActivity", known: ["reason", "work"])
+        guard let r = m["reason"] else { throw err(node, "'performExpiringActivity' needs a reason (its name, not empty)") }
+        let reason = try scalar(r, "reason")
+        guard !reason.isEmpty else { throw err(r, "reason: performExpiringActivity's reason must not be empty") }
+        return .performExpiringActivity(reason: reason, work: try m["work"].map { try duration($0, "work") } ?? 0)
     }
 
     /// `allocate: 50MB` grows the footprint, `allocate: -50MB` frees.

@@ -233,8 +233,12 @@ struct Check: ParsableCommand {
         var notes: [String] = []
         if file.hasSuffix(".plist") {
             let manifest: AppManifest
-            do { manifest = try InfoPlist.read(file) } catch let error as ScenarioError { throw fail(error.description) }
+            var notYetSupported: [ScenarioError] = []
+            do { manifest = try InfoPlist.read(file, notYetSupported: &notYetSupported) } catch let error as ScenarioError {
+                throw fail(error.description)
+            }
             findings = ManifestCheck.check(manifest, usage: ManifestUsage(known: false))
+            notes = notYetSupported.map { "note: \($0.location): \($0.message)" }
         } else {
             let scenario = try loadScenario(file)
             // An extension's BGTaskScheduler use is its containing app's (SPEC §5).
