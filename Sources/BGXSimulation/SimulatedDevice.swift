@@ -401,6 +401,9 @@ public final class AppRuntime: SystemConnection {
             enqueue(after: 0, on: .background) { block(true); return true }
             return
         }
+        // Blocks of activities already over are forgotten (the ids still open are few).
+        let open = Set(device.withEngine { $0.openExpiringActivities(of: app) }.map(\.id))
+        activityBlocks = activityBlocks.filter { open.contains($0.key) }
         activityBlocks[id] = block
     }
     public func setMinimumBackgroundFetchInterval(seconds: Double?) {
