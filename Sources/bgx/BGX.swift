@@ -244,8 +244,9 @@ struct Check: ParsableCommand {
                     let u = InfoPlist.usage(of: ext)
                     usage.modesUsed += u.modesUsed
                     usage.taskIdentifiers += u.taskIdentifiers
+                    usage.submittedTaskIdentifiers += u.submittedTaskIdentifiers
                 }
-                findings += ManifestCheck.check(app.manifest, usage: usage)
+                findings += ManifestCheck.check(app.manifest, usage: usage, profile: scenario.profile)
             }
             findings += PushCheck.findings(scenario)
             notes = ScenarioRun.unsupportedFeatures(scenario).map { "note: \($0.location): \($0.message)" }
