@@ -37,7 +37,7 @@ enum CheckAcknowledgements {
 @Suite("bgx check on Scenarios/: every finding is intended and says why")
 struct ScenarioCheckTests {
     @Test("each finding of bgx check is acknowledged in the file, and each acknowledgement matches one",
-          arguments: scenarioFiles)
+          arguments: scenarioFiles + [DocsExampleTests.examplePath])
     func findingsAreAcknowledged(path: String) throws {
         let output = try CommandLineTests().bgx(["check", path])
         let findings = output.stdout.split(separator: "\n").map(String.init)
