@@ -36,6 +36,9 @@ public struct ScenarioParser {
         "location": .location, "accessory": .accessory, "bluetooth": .bluetooth,
         "silentPush": .silentPush, "voipPush": .voipPush, "voipSocket": .voipSocket, "keepAlive": .keepAlive,
     ]
+    /// Handlers written `NAME ARGUMENT` (`task ID`, `backgroundTransfer SESSION`, …), and `performFetch`.
+    static let argumentHandlers = ["task", "expire", "backgroundTaskExpired", "backgroundTransfer"]
+    static let otherHandlers = ["performFetch"]
     /// Handlers of later issues: recognised, not yet simulated.
     static let futureHandlers: [String: (feature: String, mode: BackgroundMode?, takesArgument: Bool)] = [:]
     static let actionNames = ["work", "wait", "beginBackgroundTask", "endBackgroundTask", "notify",
@@ -102,6 +105,17 @@ public struct ScenarioParser {
             + "protection only while the device is unlocked, otherwise after the first unlock since boot) — bgx "
             + "would need the device's protected-data state as a scheduling condition",
     ]
+    /// The keys of the smaller mappings: a device change only the timeline
+    /// makes, an expectation, `usage:`, `submit`, `notify`, `sounds`, `push`, `debug`.
+    static let timelineOnlyDeviceKeys = ["reboot"]
+    static let expectationKeys = ["kind", "app", "between", "count"]
+    static let usageKeys = ["app", "daily"]
+    static let submitKeys = ["identifier", "type", "earliestBegin", "requiresNetworkConnectivity", "requiresExternalPower"]
+    static let notifyKeys = ["id", "after", "at", "repeat", "body", "sound", "badge", "timeZone"]
+    static let soundKeys = ["file", "format", "length"]
+    static let pushKeys = ["app", "type", "priority"]
+    static let debugKeys = ["simulateLaunch", "simulateExpiration", "app"]
+    static let expiringActivityKeys = ["reason", "work"]
 
     // MARK: Entry
 
@@ -210,7 +224,7 @@ public struct ScenarioParser {
                         _ context: MomentContext) throws -> (DeviceState, [DeviceChange]) {
         var d = device
         var changes: [DeviceChange] = []
-        let keys = Self.deviceKeys + (allowReboot ? ["reboot"] : [])
+        let keys = Self.deviceKeys + (allowReboot ? Self.timelineOnlyDeviceKeys : [])
         let m = try mapping(node, "device", known: keys)
         for (key, value) in m.ordered {
             let text = try scalar(value, key)
@@ -349,8 +363,7 @@ public struct ScenarioParser {
             if !future.takesArgument && words.count != 1 { throw err(node, "'\(first)' takes no argument") }
             return .unsupported(name)
         }
-        let known = Array(Self.lifecycleHandlers.keys) + ["backgroundTaskExpired", "task", "expire", "performFetch",
-                                                          "backgroundTransfer"]
+        let known = Array(Self.lifecycleHandlers.keys) + Self.argumentHandlers + Self.otherHandlers
             + Array(Self.futureHandlers.keys)
         throw unknown(node, "handler", words.first ?? name, known.sorted())
     }
@@ -461,8 +474,7 @@ public struct ScenarioParser {
     }
 
     func submit(_ node: Node) throws -> ScenarioApp.Submit {
-        let m = try mapping(node, "submit", known: ["identifier", "type", "earliestBegin",
-                                                     "requiresNetworkConnectivity", "requiresExternalPower"])
+        let m = try mapping(node, "submit", known: Self.submitKeys)
         guard let idNode = m["identifier"] else { throw err(node, "'submit' needs an identifier") }
         let type = try m["type"].map { try scalar($0, "type") } ?? "appRefresh"
         if let feature = Self.futureTaskTypes[type] { throw err(m["type"]!, "not yet supported: \(feature)") }
@@ -486,7 +498,7 @@ public struct ScenarioParser {
     /// reason is the activity's name (iOS: not empty); `work` what the block
     /// does on the background queue before it returns (default: nothing).
     func expiringActivity(_ node: Node) throws -> ScenarioApp.Action {
-        let m = try mapping(node, "performExpiringActivity", known: ["reason", "work"])
+        let m = try mapping(node, "performExpiringActivity", known: Self.expiringActivityKeys)
         guard let r = m["reason"] else { throw err(node, "'performExpiringActivity' needs a reason (its name, not empty)") }
         let reason = try scalar(r, "reason")
         guard !reason.isEmpty else { throw err(r, "reason: performExpiringActivity's reason must not be empty") }
@@ -545,7 +557,7 @@ public struct ScenarioParser {
     }
 
     func notify(_ node: Node, _ context: MomentContext) throws -> ScenarioApp.Notify {
-        let m = try mapping(node, "notify", known: ["id", "after", "at", "repeat", "body", "sound", "badge", "timeZone"])
+        let m = try mapping(node, "notify", known: Self.notifyKeys)
         guard let idNode = m["id"] else { throw err(node, "'notify' needs an id") }
         let id = try scalar(idNode, "id")
         guard !id.isEmpty, !id.contains(where: { $0.isWhitespace }) else {
@@ -638,7 +650,7 @@ public struct ScenarioParser {
     /// An app's `sounds: [{file, format, length}]`: the sound files in its bundle.
     func sounds(_ node: Node) throws -> [BundleSound] {
         try sequence(node, "sounds").map { item in
-            let m = try mapping(item, "a sound", known: ["file", "format", "length"])
+            let m = try mapping(item, "a sound", known: Self.soundKeys)
             guard let fileNode = m["file"] else { throw err(item, "a sound needs 'file:' (its name in the bundle)") }
             guard let formatNode = m["format"] else {
                 throw err(item, "a sound needs 'format:' (\(AudioFormat.allCases.map(\.rawValue).joined(separator: ", ")))")
@@ -657,7 +669,7 @@ public struct ScenarioParser {
     }
 
     func usage(_ node: Node, bundles: [String]) throws -> Scenario.Usage {
-        let m = try mapping(node, "a usage entry", known: ["app", "daily"])
+        let m = try mapping(node, "a usage entry", known: Self.usageKeys)
         guard let appNode = m["app"] else { throw err(node, "a usage entry needs 'app:'") }
         let app = try bundle(appNode, bundles)
         guard let dailyNode = m["daily"] else { throw err(node, "a usage entry needs 'daily:' sessions like \"08:00 5m\"") }
@@ -738,7 +750,7 @@ public struct ScenarioParser {
     /// priority, APNs uses 10 — for a background push that is the classic
     /// mistake (SPEC §7), so it is not papered over here.
     func pushEntry(_ node: Node, bundles: [String]) throws -> Scenario.TimelineEntry.Event {
-        let m = try mapping(node, "push", known: ["app", "type", "priority"])
+        let m = try mapping(node, "push", known: Self.pushKeys)
         guard let appNode = m["app"] else { throw err(node, "a push needs 'app:'") }
         let app = try bundle(appNode, bundles)
         var type = PushType.background
@@ -760,7 +772,7 @@ public struct ScenarioParser {
 
     /// `debug: {simulateLaunch: ID}` / `{simulateExpiration: ID}`, optionally with `app:`.
     func debugCommand(_ node: Node, bundles: [String]) throws -> Scenario.TimelineEntry.Event {
-        let m = try mapping(node, "debug", known: ["simulateLaunch", "simulateExpiration", "app"])
+        let m = try mapping(node, "debug", known: Self.debugKeys)
         let app = try m["app"].map { try bundle($0, bundles) }
         switch (m["simulateLaunch"], m["simulateExpiration"]) {
         case let (l?, nil): return .debug(.simulateLaunch(try scalar(l, "simulateLaunch")), app: app)
@@ -830,7 +842,7 @@ public struct ScenarioParser {
             default:
                 guard fieldNames.contains(key) else {
                     throw unknown(m.keyNodes[key]!, "field of \(kind) events", key,
-                                  ["app", "between", "count"] + fieldNames)
+                                  Self.expectationKeys.filter { $0 != "kind" } + fieldNames)
                 }
                 let v = try scalar(value, key)
                 e.fields.append((key, v))
