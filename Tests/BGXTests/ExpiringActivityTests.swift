@@ -68,6 +68,25 @@ struct ExpiringActivityTests {
         #expect(device.engine.stats(of: app).backgroundTasksBegun == 0)
     }
 
+    @Test("SPEC §13 [S]: an app extension (WWDC19 707: performExpiringActivity is how extensions ask for time) is held the same way")
+    func appExtension() {
+        let device = SimulatedDevice()
+        let journal = Journal()
+        _ = device.install(manifest("com.example.notes")) { PlainApp() }
+        var share = AppManifest(bundleIdentifier: "com.example.notes.share")
+        share.extensionOf = "com.example.notes"
+        let ext = device.install(share) { Saver(work: 600, journal: journal) }
+        device.perform(.launch(ext))
+        device.perform(.home)
+        device.advance(seconds: 60)
+        #expect(journal.entries == ["didEnterBackground returned", "block expired=false on background", "remaining 30.0",
+                                    "block expired=true on background"])
+        #expect(device.details(of: ext, only: ["activity.expire"]) == [
+            "25 activity.expire id=1 name=save reason=the background time is about to run out: the block is called again with expired = true",
+        ])
+        #expect(device.story(of: ext, only: ["state"]).last == "25 state background→suspended (no assertions)")
+    }
+
     @Test("SPEC §13 [D]: the budget is the profile's background-task budget (backgroundTimeRemaining: modern 30 s, ios12 180 s)")
     func sameBudgetAsBackgroundTasks() {
         let (_, _, journal) = run(work: 1, profile: .ios12)
