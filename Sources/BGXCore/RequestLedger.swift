@@ -1,0 +1,249 @@
+/// What became of every BGTaskScheduler request and every push, told from the
+/// trace alone: each request's life (submitted → held back by a policy, as
+/// the reason changes → started, cancelled, replaced or still pending), the
+/// submits iOS refused, and the pushes delivered, held or dropped. The summary
+/// and the report read their "why not yet" from here, so what they say is
+/// what the trace records.
+public struct RequestLedger: Sendable {
+    /// One span of a request's wait, with what the scheduler said held it (a `task.defer`).
+    public struct Hold: Sendable, Equatable {
+        public var since: Nanoseconds
+        /// nil while it still holds.
+        public var until: Nanoseconds?
+        public var reason: TextID
+    }
+
+    /// How a request's wait ended.
+    public enum End: Sendable, Equatable {
+        case started(at: Nanoseconds, reason: TextID)
+        case cancelled(at: Nanoseconds)
+        /// Submitted again under its identifier: the new request replaces it.
+        case replaced(at: Nanoseconds)
+    }
+
+    /// How a started task ended.
+    public enum Run: Sendable, Equatable {
+        case completed(at: Nanoseconds, success: Bool)
+        /// The process ended while the task ran.
+        case lost(at: Nanoseconds)
+    }
+
+    public struct Life: Sendable, Equatable {
+        public var app: AppID
+        public var identifier: TextID
+        /// nil for a task started without a submit (`_simulateLaunchForTaskWithIdentifier`).
+        public var kind: BGTaskKind?
+        public var submitted: Nanoseconds
+        public var holds: [Hold] = []
+        public var end: End?
+        public var expired: Nanoseconds?
+        public var run: Run?
+    }
+
+    public struct Refusal: Sendable, Equatable {
+        public var time: Nanoseconds
+        public var app: AppID
+        public var identifier: TextID
+        public var error: BGTaskSchedulerError
+        public var reason: TextID
+    }
+
+    public struct PushOutcome: Sendable, Equatable {
+        public var time: Nanoseconds
+        public var app: AppID
+        public var type: PushType
+        /// nil: delivered; else held or dropped for this reason.
+        public var reason: TextID?
+        public var held: Bool
+        public var toApp: Bool
+    }
+
+    public private(set) var lives: [Life] = []
+    public private(set) var refusals: [Refusal] = []
+    public private(set) var pushes: [PushOutcome] = []
+    /// The life a request waits in, by app and identifier.
+    private var pending: [AppID: [TextID: Int]] = [:]
+    private var running: [AppID: [TextID: Int]] = [:]
+
+    public init() {}
+
+    public init(_ events: some Sequence<TraceEvent>) {
+        record(events)
+    }
+
+    public mutating func record(_ events: some Sequence<TraceEvent>) {
+        for event in events { record(event) }
+    }
+
+    public mutating func record(_ event: TraceEvent) {
+        guard let app = event.app else { return }
+        let t = event.time
+        switch event.kind {
+        case let .taskSubmit(id, kind, _):
+            if let k = pending[app]?[id] { finishWait(k, .replaced(at: t)) }
+            pending[app, default: [:]][id] = lives.count
+            lives.append(Life(app: app, identifier: id, kind: kind, submitted: t))
+        case let .taskReject(id, error, reason):
+            refusals.append(Refusal(time: t, app: app, identifier: id, error: error, reason: reason))
+        case let .taskDefer(id, reason):
+            let k = pending[app]?[id] ?? open(app, id, at: t)
+            closeHold(k, at: t)
+            lives[k].holds.append(Hold(since: t, until: nil, reason: reason))
+        case let .taskStart(id, reason):
+            let k = pending[app]?[id] ?? open(app, id, at: t)
+            finishWait(k, .started(at: t, reason: reason))
+            running[app, default: [:]][id] = k
+        case let .taskCancel(id):
+            if let k = pending[app]?[id] { finishWait(k, .cancelled(at: t)) }
+        case let .taskExpire(id):
+            if let k = running[app]?[id] { lives[k].expired = t }
+        case let .taskComplete(id, success):
+            if let k = running[app]?.removeValue(forKey: id) { lives[k].run = .completed(at: t, success: success) }
+        case .terminate, .memoryKill:
+            for (_, k) in running[app] ?? [:] { lives[k].run = .lost(at: t) }
+            running[app] = nil
+        case let .pushDeliver(type, _, toApp):
+            pushes.append(PushOutcome(time: t, app: app, type: type, reason: nil, held: false, toApp: toApp))
+        case let .pushDrop(type, _, reason, held):
+            pushes.append(PushOutcome(time: t, app: app, type: type, reason: reason, held: held, toApp: false))
+        default:
+            break
+        }
+    }
+
+    private mutating func open(_ app: AppID, _ id: TextID, at t: Nanoseconds) -> Int {
+        pending[app, default: [:]][id] = lives.count
+        lives.append(Life(app: app, identifier: id, kind: nil, submitted: t))
+        return lives.count - 1
+    }
+
+    private mutating func closeHold(_ k: Int, at t: Nanoseconds) {
+        if let last = lives[k].holds.indices.last, lives[k].holds[last].until == nil { lives[k].holds[last].until = t }
+    }
+
+    private mutating func finishWait(_ k: Int, _ end: End) {
+        let t: Nanoseconds
+        switch end {
+        case let .started(at, _), let .cancelled(at), let .replaced(at): t = at
+        }
+        closeHold(k, at: t)
+        lives[k].end = end
+        pending[lives[k].app]?[lives[k].identifier] = nil
+    }
+
+    /// The policy a deferral names: `score 0.29 < 0.5 — ApplicationPolicy: …`
+    /// and `ApplicationPolicy: …` both give `ApplicationPolicy`; a reason
+    /// without a policy's name is its own name.
+    public static func policy(of reason: String) -> String {
+        var text = Substring(reason)
+        // After the last " — " (the score's explanation), if any.
+        if let dash = text.lastIndex(of: "—"), text[text.index(after: dash)...].first == " " {
+            text = text[text.index(dash, offsetBy: 2)...]
+        }
+        let name = text.prefix { $0 != ":" && $0 != ";" }
+        return name.isEmpty ? reason : String(name)
+    }
+}
+
+/// An app's BGTaskScheduler requests in numbers: what the summary says about
+/// them, derived from the ledger so it is what the trace records.
+public struct TaskRequestCounts: Sendable, Equatable {
+    /// Every `submit` call, refused ones included.
+    public var submitted = 0
+    public var started = 0
+    /// Requests the scheduler held back at least once (a `task.defer`).
+    public var deferred = 0
+    /// The policy that held this app's requests back longest, with how long in all.
+    public var longestHold: (policy: String, duration: Nanoseconds)?
+    /// Refused submits: by error, each with the reasons given, in order of first appearance.
+    public var refused: [(error: BGTaskSchedulerError, reason: String, count: Int)] = []
+    public var expired = 0
+    public var cancelled = 0
+    /// Still waiting when the run ended, with what held each last.
+    public var pendingAtEnd = 0
+
+    public var refusedCount: Int { refused.reduce(0) { $0 + $1.count } }
+
+    public init() {}
+
+    public init(_ ledger: RequestLedger, app: AppID, names: TraceNames, now: Nanoseconds) {
+        var held: [String: Nanoseconds] = [:], order: [String] = []
+        for life in ledger.lives where life.app == app {
+            submitted += 1
+            if !life.holds.isEmpty { deferred += 1 }
+            for hold in life.holds {
+                let policy = RequestLedger.policy(of: names.text(hold.reason))
+                if held[policy] == nil { order.append(policy) }
+                held[policy, default: 0] += max(0, (hold.until ?? now) - hold.since)
+            }
+            switch life.end {
+            case .started: started += 1
+            case .cancelled: cancelled += 1
+            case .replaced: break
+            case nil: pendingAtEnd += 1
+            }
+            if life.expired != nil { expired += 1 }
+            // A task started without a submit was not submitted.
+            if life.kind == nil { submitted -= 1 }
+        }
+        // Ties go to the policy that held first, so the answer is the same on every run.
+        for policy in order where held[policy]! > (longestHold?.duration ?? -1) {
+            longestHold = (policy, held[policy]!)
+        }
+        for refusal in ledger.refusals where refusal.app == app {
+            submitted += 1
+            let reason = names.text(refusal.reason)
+            if let i = refused.firstIndex(where: { $0.error == refusal.error && $0.reason == reason }) {
+                refused[i].count += 1
+            } else {
+                refused.append((refusal.error, reason, 1))
+            }
+        }
+    }
+
+    public static func == (a: Self, b: Self) -> Bool {
+        a.submitted == b.submitted && a.started == b.started && a.deferred == b.deferred
+            && a.longestHold?.policy == b.longestHold?.policy && a.longestHold?.duration == b.longestHold?.duration
+            && a.refused.map { "\($0.error) \($0.reason) \($0.count)" } == b.refused.map { "\($0.error) \($0.reason) \($0.count)" }
+            && a.expired == b.expired && a.cancelled == b.cancelled && a.pendingAtEnd == b.pendingAtEnd
+    }
+}
+
+/// An app's pushes in numbers (SPEC §7): delivered, held for later, dropped — by reason.
+public struct PushCounts: Sendable, Equatable {
+    public var deliveredToApp = 0
+    public var deliveredToUser = 0
+    public var delivered: Int { deliveredToApp + deliveredToUser }
+    /// Held (only the newest is kept) until it can be delivered, by reason.
+    public var held: [(reason: String, count: Int)] = []
+    public var dropped: [(reason: String, count: Int)] = []
+    public var heldCount: Int { held.reduce(0) { $0 + $1.count } }
+    public var droppedCount: Int { dropped.reduce(0) { $0 + $1.count } }
+    public var isEmpty: Bool { delivered == 0 && held.isEmpty && dropped.isEmpty }
+
+    public init() {}
+
+    public init(_ ledger: RequestLedger, app: AppID, names: TraceNames) {
+        func add(_ reason: String, to list: inout [(reason: String, count: Int)]) {
+            if let i = list.firstIndex(where: { $0.reason == reason }) { list[i].count += 1 } else { list.append((reason, 1)) }
+        }
+        for push in ledger.pushes where push.app == app {
+            guard let reason = push.reason.map(names.text) else {
+                if push.toApp { deliveredToApp += 1 } else { deliveredToUser += 1 }
+                continue
+            }
+            if push.held {
+                // The trace's reason says "held: …"; here the heading says it.
+                add(reason.hasPrefix("held: ") ? String(reason.dropFirst(6)) : reason, to: &held)
+            } else {
+                add(reason, to: &dropped)
+            }
+        }
+    }
+
+    public static func == (a: Self, b: Self) -> Bool {
+        a.deliveredToApp == b.deliveredToApp && a.deliveredToUser == b.deliveredToUser
+            && a.held.map { "\($0.reason) \($0.count)" } == b.held.map { "\($0.reason) \($0.count)" }
+            && a.dropped.map { "\($0.reason) \($0.count)" } == b.dropped.map { "\($0.reason) \($0.count)" }
+    }
+}
