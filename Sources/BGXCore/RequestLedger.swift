@@ -64,6 +64,14 @@ public struct RequestLedger: Sendable {
     /// The life a request waits in, by app and identifier.
     private var pending: [AppID: [TextID: Int]] = [:]
     private var running: [AppID: [TextID: Int]] = [:]
+    /// Each app's entries, so one app's counts cost its own entries, not everyone's.
+    private var livesByApp: [AppID: [Int]] = [:]
+    private var refusalsByApp: [AppID: [Int]] = [:]
+    private var pushesByApp: [AppID: [Int]] = [:]
+
+    public func lives(of app: AppID) -> [Life] { (livesByApp[app] ?? []).map { lives[$0] } }
+    public func refusals(of app: AppID) -> [Refusal] { (refusalsByApp[app] ?? []).map { refusals[$0] } }
+    public func pushes(of app: AppID) -> [PushOutcome] { (pushesByApp[app] ?? []).map { pushes[$0] } }
 
     public init() {}
 
@@ -82,8 +90,10 @@ public struct RequestLedger: Sendable {
         case let .taskSubmit(id, kind, _):
             if let k = pending[app]?[id] { finishWait(k, .replaced(at: t)) }
             pending[app, default: [:]][id] = lives.count
+            livesByApp[app, default: []].append(lives.count)
             lives.append(Life(app: app, identifier: id, kind: kind, submitted: t))
         case let .taskReject(id, error, reason):
+            refusalsByApp[app, default: []].append(refusals.count)
             refusals.append(Refusal(time: t, app: app, identifier: id, error: error, reason: reason))
         case let .taskDefer(id, reason):
             let k = pending[app]?[id] ?? open(app, id, at: t)
@@ -103,8 +113,10 @@ public struct RequestLedger: Sendable {
             for (_, k) in running[app] ?? [:] { lives[k].run = .lost(at: t) }
             running[app] = nil
         case let .pushDeliver(type, _, toApp):
+            pushesByApp[app, default: []].append(pushes.count)
             pushes.append(PushOutcome(time: t, app: app, type: type, reason: nil, held: false, toApp: toApp))
         case let .pushDrop(type, _, reason, held):
+            pushesByApp[app, default: []].append(pushes.count)
             pushes.append(PushOutcome(time: t, app: app, type: type, reason: reason, held: held, toApp: false))
         default:
             break
@@ -113,6 +125,7 @@ public struct RequestLedger: Sendable {
 
     private mutating func open(_ app: AppID, _ id: TextID, at t: Nanoseconds) -> Int {
         pending[app, default: [:]][id] = lives.count
+        livesByApp[app, default: []].append(lives.count)
         lives.append(Life(app: app, identifier: id, kind: nil, submitted: t))
         return lives.count - 1
     }
@@ -168,7 +181,7 @@ public struct TaskRequestCounts: Sendable, Equatable {
 
     public init(_ ledger: RequestLedger, app: AppID, names: TraceNames, now: Nanoseconds) {
         var held: [String: Nanoseconds] = [:], order: [String] = []
-        for life in ledger.lives where life.app == app {
+        for life in ledger.lives(of: app) {
             submitted += 1
             if !life.holds.isEmpty { deferred += 1 }
             for hold in life.holds {
@@ -190,7 +203,7 @@ public struct TaskRequestCounts: Sendable, Equatable {
         for policy in order where held[policy]! > (longestHold?.duration ?? -1) {
             longestHold = (policy, held[policy]!)
         }
-        for refusal in ledger.refusals where refusal.app == app {
+        for refusal in ledger.refusals(of: app) {
             submitted += 1
             let reason = names.text(refusal.reason)
             if let i = refused.firstIndex(where: { $0.error == refusal.error && $0.reason == reason }) {
@@ -227,7 +240,7 @@ public struct PushCounts: Sendable, Equatable {
         func add(_ reason: String, to list: inout [(reason: String, count: Int)]) {
             if let i = list.firstIndex(where: { $0.reason == reason }) { list[i].count += 1 } else { list.append((reason, 1)) }
         }
-        for push in ledger.pushes where push.app == app {
+        for push in ledger.pushes(of: app) {
             guard let reason = push.reason.map(names.text) else {
                 if push.toApp { deliveredToApp += 1 } else { deliveredToUser += 1 }
                 continue

@@ -47,7 +47,7 @@ public struct TimelineReport {
                       + "\(ReportFormat.duration(scenario.duration)) from \(clock.date(ofDay: 0)) "
                       + "\(clock.clock(0, seconds: false, day: false)) UTC",
                   events: device.trace, names: device.renderer.names, start: scenario.start,
-                  duration: scenario.duration, summaries: device.engine.appIDs.map { device.summary(of: $0) },
+                  duration: scenario.duration, summaries: device.summaries(),
                   initialDevice: scenario.device,
                   expectations: run.results.map { ($0.passed, "\(scenario.file):\($0.expectation.location.line): \($0.message)") })
     }

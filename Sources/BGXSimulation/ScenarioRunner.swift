@@ -134,7 +134,11 @@ public final class ScenarioRun {
         } else {
             message += matches.isEmpty ? "expected at least one, found none" : "found \(matches.count)"
         }
-        if let first = matches.first { message += " (first at t=\(Time.format(first))s)" }
+        // The scenario's own clock, as its timeline and `between:` are written.
+        if let first = matches.first {
+            let wall = first + startOffset
+            message += " (first at \(Time.wallClock(wall, seconds: wall % Time.minutes(1) != 0)))"
+        }
         return ExpectationResult(expectation: e, passed: passed, matches: matches.count, message: message)
     }
 

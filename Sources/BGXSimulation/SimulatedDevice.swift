@@ -184,8 +184,19 @@ public final class SimulatedDevice {
     }
     public func summary(of app: AppID) -> AppSummary {
         flushTrace()
-        return AppSummary(bundleIdentifier: engine.bundleIdentifier(app), stats: engine.stats(of: app), ledger: ledger,
-                          app: app, names: engine.traceNames, now: engine.now)
+        return summary(of: app, names: engine.traceNames)
+    }
+
+    /// Every app's summary, in install order (the names are resolved once for all).
+    public func summaries() -> [AppSummary] {
+        flushTrace()
+        let names = engine.traceNames
+        return engine.appIDs.map { summary(of: $0, names: names) }
+    }
+
+    private func summary(of app: AppID, names: TraceNames) -> AppSummary {
+        AppSummary(bundleIdentifier: engine.bundleIdentifier(app), stats: engine.stats(of: app), ledger: ledger,
+                   app: app, names: names, now: engine.now)
     }
 
     /// The trace events of one app (or device-wide ones for nil).

@@ -120,10 +120,10 @@ func runScenario(_ scenario: Scenario, seed: UInt64?, tracePath: String?, json: 
         }
     }
     let device = run.device
-    let apps = device.engine.appIDs
+    let summaries = device.summaries()
     let console = Console(toStandardError: traceToStdout)
     if json {
-        let summaries = apps.map { device.summary(of: $0).json }.joined(separator: ", ")
+        let summaries = summaries.map(\.json).joined(separator: ", ")
         let expectations = run.results.map { r -> String in
             var m = ""
             TraceRenderer.appendJSONString(r.message, to: &m)
@@ -139,7 +139,7 @@ func runScenario(_ scenario: Scenario, seed: UInt64?, tracePath: String?, json: 
         console.say()
     }
     console.say("Summary (\(scenario.profile.name) profile, \(Time.describe(scenario.duration)), seed \(seed ?? scenario.seed)):")
-    for app in apps { console.say(device.summary(of: app).text, terminator: "") }
+    for summary in summaries { console.say(summary.text, terminator: "") }
     if !run.results.isEmpty {
         console.say("\nExpectations:")
         for r in run.results {
