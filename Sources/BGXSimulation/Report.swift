@@ -144,7 +144,7 @@ public struct TimelineReport {
     .kill{fill:#dc2626}.term{fill:#6b6b6b}.task-begin{fill:#f59e0b}.task-expire{fill:#c026d3}\
     .task-refused{fill:#7c3aed}.notif{fill:#db2777}.notif-app{fill:#f9a8d4}\
     .notif-drop{fill:#9a9a9a}.notif-tap{fill:#0e8c8c}.reboot{fill:#111}
-    .bgt-start{fill:#0891b2}.bgt-expire{fill:#9d174d}.bgt-reject{fill:#4c1d95}.fetch{fill:#65a30d}.mem-warn{fill:#0f766e}
+    .bgt-start{fill:#0891b2}.bgt-expire{fill:#9d174d}.bgt-reject{fill:#4c1d95}.bgt-cancel{fill:#475569}.fetch{fill:#65a30d}.mem-warn{fill:#0f766e}
     .audio{fill:#0d9488}.audio-stop{fill:#115e59}.service{fill:#2563eb}.service-drop{fill:#94a3b8}
     .transfer{fill:#4f46e5}.transfer-fail{fill:#be123c}
     .push{fill:#7c3aed}.push-held{fill:#d97706}.push-drop{fill:#a8a29e}

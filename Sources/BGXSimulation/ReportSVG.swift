@@ -58,6 +58,7 @@ struct ReportSVG {
         ("notification", #"<circle id="m-notification" r="5"/>"#),
         ("service", #"<path id="m-service" d="M-1.8-6H1.8V-1.8H6V1.8H1.8V6H-1.8V1.8H-6V-1.8H-1.8Z"/>"#),
         ("tap", #"<path id="m-tap" fill-rule="evenodd" d="M-6.5 0A6.5 6.5 0 1 0 6.5 0A6.5 6.5 0 1 0-6.5 0ZM-3.2 0A3.2 3.2 0 1 0 3.2 0A3.2 3.2 0 1 0-3.2 0Z"/>"#),
+        ("cancel", #"<path id="m-cancel" d="M-6.5-2H6.5V2H-6.5Z"/>"#),
         ("reboot", #"<path id="m-reboot" d="M-2-8H2V8H-2Z"/>"#),
         ("push", #"<path id="m-push" d="M-6.5-5.5H6.5L0 6.5Z"/>"#),
         ("audio", #"<rect id="m-audio" x="-7" y="-3.5" width="14" height="7" rx="3.5"/>"#),

@@ -248,7 +248,8 @@ enum MarkerStyle: String, CaseIterable {
     case taskBegin = "task-begin", taskExpire = "task-expire", taskRefused = "task-refused"
     case notificationDeliver = "notif", notificationToApp = "notif-app", notificationDrop = "notif-drop"
     case notificationTap = "notif-tap"
-    case bgTaskStart = "bgt-start", bgTaskExpire = "bgt-expire", bgTaskReject = "bgt-reject", fetchStart = "fetch"
+    case bgTaskStart = "bgt-start", bgTaskExpire = "bgt-expire", bgTaskReject = "bgt-reject", bgTaskCancel = "bgt-cancel"
+    case fetchStart = "fetch"
     case memoryWarning = "mem-warn"
     case pushDeliver = "push", pushHeld = "push-held", pushDrop = "push-drop"
     case reboot
@@ -276,6 +277,7 @@ enum MarkerStyle: String, CaseIterable {
         case .taskStart: self = .bgTaskStart
         case .taskExpire: self = .bgTaskExpire
         case .taskReject: self = .bgTaskReject
+        case .taskCancel: self = .bgTaskCancel
         case .fetchStart: self = .fetchStart
         case .audioStart: self = .audioStart
         case .audioStop: self = .audioStop
@@ -301,6 +303,7 @@ enum MarkerStyle: String, CaseIterable {
         case .taskRefused: "refused"
         case .bgTaskStart, .fetchStart: "star"
         case .bgTaskReject: "forbidden"
+        case .bgTaskCancel: "cancel"
         case .notificationDeliver, .notificationToApp, .notificationDrop: "notification"
         case .serviceDeliver, .serviceDrop: "service"
         case .notificationTap: "tap"
@@ -318,7 +321,7 @@ enum MarkerStyle: String, CaseIterable {
         case .notificationDeliver, .notificationToApp, .notificationDrop, .notificationTap, .memoryWarning,
              .serviceDeliver, .serviceDrop, .pushDeliver, .pushHeld, .pushDrop: 0
         case .launchUser, .launchNotification, .launchBackground, .terminateKill, .terminateOther, .reboot: 1
-        case .taskBegin, .taskExpire, .taskRefused, .bgTaskStart, .bgTaskExpire, .bgTaskReject, .fetchStart,
+        case .taskBegin, .taskExpire, .taskRefused, .bgTaskStart, .bgTaskExpire, .bgTaskReject, .bgTaskCancel, .fetchStart,
              .audioStart, .audioStop: 2
         case .transferComplete, .transferFailed: 0
         }
@@ -341,6 +344,7 @@ enum MarkerStyle: String, CaseIterable {
         case .bgTaskStart: "BGTask started (scheduler)"
         case .bgTaskExpire: "BGTask expired"
         case .bgTaskReject: "BGTask submit refused (by error)"
+        case .bgTaskCancel: "BGTask request cancelled by the app"
         case .fetchStart: "background fetch"
         case .memoryWarning: "memory warning (jetsam kills follow if memory stays low)"
         case .pushDeliver: "push delivered (to the app or the user)"

@@ -21,7 +21,7 @@ struct ReportTests {
     /// The trace kinds the report marks on app rows.
     static let markedKinds = ["launch", "terminate", "bgtask.begin", "bgtask.expire", "bgtask.invalid",
                               "notification.deliver", "notification.drop", "notification.tap", "task.start", "task.expire",
-                              "task.reject", "fetch.start", "memory.warning", "audio.start", "audio.stop",
+                              "task.reject", "task.cancel", "fetch.start", "memory.warning", "audio.start", "audio.stop",
                               "location.deliver", "accessory.deliver", "location.drop", "accessory.drop",
                               "transfer.complete", "transfer.fail", "transfer.cancel", "push.deliver", "push.drop"]
 
@@ -208,6 +208,34 @@ struct ReportTests {
                 < html.range(of: "Why it waited")!.lowerBound)
         // The summary table: submitted / started / deferred / refused / expired, and the longest hold.
         #expect(html.contains("<td>ChargerPluggedInPolicy (13h)</td>"))
+    }
+
+    @Test("SPEC §5: a request the app cancels ends its band there, with a marker, and the table says so")
+    func cancelledRequest() throws {
+        let scenario = try ScenarioParser(file: "cancel.yaml").parse("""
+        duration: 1h
+        apps:
+          - bundle: com.example.feed
+            backgroundModes: [fetch]
+            permittedTaskIdentifiers: [com.example.feed.refresh]
+            on:
+              didFinishLaunching:
+                - register: com.example.feed.refresh
+              didEnterBackground:
+                - submit: {identifier: com.example.feed.refresh, type: appRefresh, earliestBegin: 2h}
+              willEnterForeground:
+                - cancel: com.example.feed.refresh
+        timeline:
+          - {at: 1m, user: launch com.example.feed}
+          - {at: 2m, user: home}
+          - {at: 30m, user: launch com.example.feed}
+        """)
+        let html = TimelineReport(run: try Self.run(scenario)).html
+        #expect(Self.occurrences("class=\"m bgt-cancel\"", in: html) == 1 + 1)
+        #expect(html.contains("<td>cancelled by the app 0d 00:30:00</td>"))
+        // Held back from 2m until the cancel at 30m (the earliest begin date is two hours on).
+        #expect(html.contains("held back: EarliestBeginDatePolicy"))
+        #expect(html.contains(": 0d 00:02:00 – 0d 00:30:00 (28m)</title>"))
     }
 
     @Test("SPEC §5: refused submits are markers and a table with iOS's error and why")
