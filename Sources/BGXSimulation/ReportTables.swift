@@ -157,7 +157,7 @@ struct ReportTables {
     }
 
     var concernsTable: String {
-        var out = "<h2>The three concerns: power, performance, privacy</h2>\n<table class=\"concerns\"><thead><tr><th>App</th>"
+        var out = "<h2>The three concerns: power, performance, privacy (rules §12)</h2>\n<table class=\"concerns\"><thead><tr><th>App</th>"
             + "<th>Power: background seconds</th><th>Performance: kills by the system</th>"
             + "<th>Performance: watchdog hits</th><th>Privacy: what it did in the background</th></tr></thead>\n<tbody>\n"
         for (i, app) in names.apps.enumerated() {

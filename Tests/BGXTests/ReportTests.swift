@@ -72,7 +72,7 @@ struct ReportTests {
         let html = TimelineReport(run: try Self.demo()).html
         #expect(html.hasPrefix("<!DOCTYPE html>"))
         #expect(html.contains("terminate: reason=backgroundTaskTimeout code=0x2182bad2"))
-        #expect(html.contains("The three concerns: power, performance, privacy"))
+        #expect(html.contains("The three concerns: power, performance, privacy (rules §12)"))
         // Nothing points outside the repository.
         #expect(!html.contains("SPEC §") && !html.contains("DESIGN.md"))
         #expect(html.contains("background task &#39;send&#39; ×14"))
