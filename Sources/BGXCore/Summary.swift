@@ -102,7 +102,7 @@ public struct AppSummary: Sendable, Equatable {
 
     /// `5 delivered (4 to the app, 1 to the user), 2 held (throttled … 2), 1 dropped (…)`.
     var pushesText: String {
-        func reasons(_ list: [(reason: String, count: Int)]) -> String {
+        func reasons(_ list: [PushCounts.Reason]) -> String {
             list.isEmpty ? "" : " (" + list.map { "\($0.count)× \($0.reason)" }.joined(separator: "; ") + ")"
         }
         let p = pushes
@@ -138,7 +138,7 @@ public struct AppSummary: Sendable, Equatable {
         let longest = r.longestHold.map {
             "{\"policy\": \(string($0.policy)), \"seconds\": \(Time.format($0.duration))}"
         } ?? "null"
-        var byError: [(BGTaskSchedulerError, Int)] = []
+        var byError: [(BGTaskSchedulerError, Int)] = []  // in iOS's code order
         for e in [BGTaskSchedulerError.unavailable, .tooManyPendingTaskRequests, .notPermitted] {
             let n = r.refused.filter { $0.error == e }.reduce(0) { $0 + $1.count }
             if n > 0 { byError.append((e, n)) }
@@ -154,7 +154,7 @@ public struct AppSummary: Sendable, Equatable {
     }
 
     var pushesJSON: String {
-        func reasons(_ list: [(reason: String, count: Int)]) -> String {
+        func reasons(_ list: [PushCounts.Reason]) -> String {
             "{" + list.map { pair -> String in
                 var key = ""
                 TraceRenderer.appendJSONString(pair.reason, to: &key)
