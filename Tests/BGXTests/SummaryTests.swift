@@ -98,6 +98,23 @@ struct SummaryTests {
         #expect(run.device.summary(of: app).text.contains("pushes:       \(delivered) delivered"))
     }
 
+    @Test("the policy a deferral names: after the score's dash, before its colon")
+    func policyOfAReason() {
+        #expect(RequestLedger.policy(of: "score 0.29 < 0.5 — ApplicationPolicy: next predicted use 1d 08:00") == "ApplicationPolicy")
+        #expect(RequestLedger.policy(of: "ChargerPluggedInPolicy: [{requiresExternalPower == 1 AND pluggedIn == 0}]")
+                == "ChargerPluggedInPolicy")
+        #expect(RequestLedger.policy(of: "no words") == "no words")
+    }
+
+    @Test("a long run that streams its trace instead of keeping it still counts its requests")
+    func countsWithoutAKeptTrace() throws {
+        let run = try ScenarioRun(try ScenarioParser(file: "summary.yaml").parse(Self.allRefused), keepsTrace: false)
+        run.run()
+        #expect(run.device.trace.isEmpty)
+        let summary = run.device.summary(of: try #require(run.device.app("com.example.feed")))
+        #expect(summary.requests.refusedCount == 2)
+    }
+
     @Test("the summary's request counts agree with the trace's task lines, app by app, in every scenario file",
           arguments: scenarioFiles)
     func countsAgreeWithTheTrace(_ path: String) throws {
