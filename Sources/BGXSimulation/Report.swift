@@ -140,12 +140,12 @@ public struct TimelineReport {
     .charging{fill:#2f9e48}.locked{fill:#5b5b5b}.net-wifi{fill:#6fa8e8}.net-cellular{fill:#a57ad0}\
     .net-none{fill:#e06464}.lowpower{fill:#f2c230}
     .m{stroke:#fff;stroke-width:.8}
-    .launch-user{fill:#15803d}.launch-notification{fill:#0e8c8c}.launch-bg{fill:#e87400}
+    .launch-user{fill:#15803d}.launch-notification{fill:#db2777}.launch-bg{fill:#e87400}
     .kill{fill:#dc2626}.term{fill:#6b6b6b}.task-begin{fill:#f59e0b}.task-expire{fill:#c026d3}\
     .task-refused{fill:#7c3aed}.notif{fill:#db2777}.notif-app{fill:#f9a8d4}\
     .notif-drop{fill:#9a9a9a}.notif-tap{fill:#0e8c8c}.reboot{fill:#111}
     .bgt-start{fill:#0891b2}.bgt-expire{fill:#9d174d}.bgt-reject{fill:#4c1d95}.bgt-cancel{fill:#475569}.fetch{fill:#65a30d}.mem-warn{fill:#0f766e}
-    .audio{fill:#0d9488}.audio-stop{fill:#115e59}.service{fill:#2563eb}.service-drop{fill:#94a3b8}
+    .audio{fill:#0d9488}.audio-stop{fill:#78716c}.service{fill:#2563eb}.service-drop{fill:#94a3b8}
     .transfer{fill:#4f46e5}.transfer-fail{fill:#be123c}
     .push{fill:#7c3aed}.push-held{fill:#d97706}.push-drop{fill:#a8a29e}
     .req{stroke:#fff;stroke-width:.5}.req-wait{fill:#cbd5e1}.req-run{fill:#0891b2}

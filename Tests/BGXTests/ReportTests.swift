@@ -331,10 +331,19 @@ struct ReportTests {
             guard let r = css.range(of: ".\(style.rawValue){fill:") else { return nil }
             return String(css[r.upperBound...].prefix(7))
         }
+        /// How far apart two colours are (RGB distance; 0–441).
+        func distance(_ x: String, _ y: String) -> Double {
+            func rgb(_ hex: String) -> [Double] {
+                let v = Int(hex.dropFirst(), radix: 16) ?? 0
+                return [Double(v >> 16 & 255), Double(v >> 8 & 255), Double(v & 255)]
+            }
+            return zip(rgb(x), rgb(y)).map { ($0 - $1) * ($0 - $1) }.reduce(0, +).squareRoot()
+        }
         for a in MarkerStyle.allCases {
             #expect(fill(a) != nil, "\(a) has no colour")
-            for b in MarkerStyle.allCases where a != b {
-                #expect(a.shape != b.shape || fill(a) != fill(b), "\(a) and \(b) look the same")
+            // Markers of one shape are told apart by colour: clearly different colours, not two teals.
+            for b in MarkerStyle.allCases where a != b && a.shape == b.shape {
+                #expect(distance(fill(a) ?? "", fill(b) ?? "") >= 100, "\(a) and \(b) look alike: \(fill(a) ?? "") \(fill(b) ?? "")")
             }
         }
         // The two the issue named: a BGTask's start and audio's.
