@@ -96,6 +96,11 @@ struct SummaryTests {
         #expect(pushes.held.contains { $0.reason.contains("force-quit") })
         #expect(pushes.dropped.contains { $0.reason.hasPrefix("replaced by a newer push") })
         #expect(run.device.summary(of: app).text.contains("pushes:       \(delivered) delivered"))
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(run.device.summary(of: app).json.utf8)) as? [String: Any])
+        let object = try #require(json["pushes"] as? [String: Any])
+        #expect(object["delivered"] as? Int == delivered)
+        #expect((object["held"] as? [String: Int])?.values.reduce(0, +) == pushes.heldCount)
+        #expect((object["dropped"] as? [String: Int])?.values.reduce(0, +) == pushes.droppedCount)
     }
 
     @Test("the policy a deferral names: after the score's dash, before its colon")
