@@ -21,11 +21,11 @@ public struct AppSummary: Sendable, Equatable {
     /// Returns to the front of a process still there (SPEC §10: after a
     /// purge the next return is a cold launch instead).
     public var warmLaunches: Int
-    /// From the trace (`RequestLedger`); empty unless the summary was given one.
+    /// From the trace (`RequestLedger`): the engine alone does not keep it.
     public var requests = TaskRequestCounts()
     public var pushes = PushCounts()
 
-    public init(bundleIdentifier: String, stats: AppStats) {
+    init(bundleIdentifier: String, stats: AppStats) {
         self.bundleIdentifier = bundleIdentifier
         var seconds: [ProcessState: Double] = [:]
         for state in ProcessState.allCases { seconds[state] = Time.toSeconds(stats.timeInState[state]) }
@@ -166,11 +166,5 @@ public struct AppSummary: Sendable, Equatable {
         let p = pushes
         return "{\"delivered\": \(p.delivered), \"deliveredToApp\": \(p.deliveredToApp), "
             + "\"deliveredToUser\": \(p.deliveredToUser), \"held\": \(reasons(p.held)), \"dropped\": \(reasons(p.dropped))}"
-    }
-}
-
-extension Engine {
-    public func summary(of app: AppID) -> AppSummary {
-        AppSummary(bundleIdentifier: bundleIdentifier(app), stats: stats(of: app))
     }
 }
