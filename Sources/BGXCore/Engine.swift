@@ -1,4 +1,5 @@
 import DequeModule
+import HeapModule
 
 // Small read-only helpers that mutating code calls on its hot paths are
 // `@inline(__always)`: called out of line from a mutating method, Swift
@@ -15,6 +16,8 @@ public struct Engine: Sendable {
     public var random: SeededRandom
 
     var apps: [AppProcess] = []
+    /// Apps by bundle identifier: scenarios name apps, and with thousands a pass to find one is too slow.
+    var appIndex: [String: Int32] = [:]
     var queue = EventQueue()
     /// The app in front of the user, if any.
     public internal(set) var frontApp: AppID?
@@ -42,7 +45,15 @@ public struct Engine: Sendable {
     public let wallClockOffset: Nanoseconds
     /// Unix seconds at t = 0: calendar dates (SPEC §9) are read from it.
     public let startEpochSeconds: Int64
-    var pendingTasks: [PendingTask] = []
+    var pendingTasks = PendingRequests()
+    /// Apps to judge again at the next evaluation (`schedulerDirty` judges all).
+    var schedulerDirtyApps: Set<Int32> = []
+    /// Each app's earliest time-based change, earliest first; stale entries are skipped.
+    var schedulerWakes = Heap<SchedulerWakeEntry>()
+    var schedulerWakeAt: [Int32: Nanoseconds] = [:]
+    /// Fetch apps in the order they set an interval (the order `fetchApps` keeps).
+    var fetchRank: [Int32: Int] = [:]
+    var nextFetchRank = 0
     /// `profile.scheduler`'s weights as tables indexed by policy.
     let refreshWeights: [Double]
     let processingWeights: [Double]
@@ -90,13 +101,16 @@ public struct Engine: Sendable {
 
     public mutating func install(_ manifest: AppManifest) -> AppID {
         apps.append(AppProcess(manifest: manifest, usageDays: profile.scheduler.usageHistoryDays))
-        return AppID(index: Int32(apps.count - 1))
+        let index = Int32(apps.count - 1)
+        // The first app of a name is the one a name finds.
+        if appIndex[manifest.bundleIdentifier] == nil { appIndex[manifest.bundleIdentifier] = index }
+        return AppID(index: index)
     }
     public var appIDs: [AppID] { apps.indices.map { AppID(index: Int32($0)) } }
     public func manifest(_ app: AppID) -> AppManifest { apps[Int(app.index)].manifest }
     public func bundleIdentifier(_ app: AppID) -> String { apps[Int(app.index)].manifest.bundleIdentifier }
     public func app(named bundle: String) -> AppID? {
-        apps.firstIndex { $0.manifest.bundleIdentifier == bundle }.map { AppID(index: Int32($0)) }
+        appIndex[bundle].map { AppID(index: $0) }
     }
     public func state(of app: AppID) -> ProcessState { apps[Int(app.index)].state }
     public func isForceQuit(_ app: AppID) -> Bool { apps[Int(app.index)].forceQuit }
@@ -122,7 +136,7 @@ public struct Engine: Sendable {
         queue.push(event, at: max(time, now))
     }
     public var nextEventTime: Nanoseconds? {
-        if schedulerDirty { return now }
+        if schedulerDirty || !schedulerDirtyApps.isEmpty { return now }
         var next = queue.nextTime
         for w in unarmedWatchdogs where isRunning(w) && (next.map { w.at < $0 } ?? true) {
             next = w.at
@@ -135,7 +149,7 @@ public struct Engine: Sendable {
     @discardableResult
     public mutating func step() -> Bool {
         if !unarmedWatchdogs.isEmpty { armWatchdogs() }
-        if schedulerDirty {
+        if schedulerDirty || !schedulerDirtyApps.isEmpty {
             evaluateScheduler()
             return true
         }

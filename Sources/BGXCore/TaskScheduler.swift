@@ -70,9 +70,9 @@ extension Engine {
                         + "identifier \(request.identifier)")
             return
         }
-        let replacing = pendingTaskIndex(of: app, id)
+        let replacing = pendingTasks.serial(of: app, id)
         var sameKind = 0
-        for p in pendingTasks.indices where pendingTasks[p].app == app && pendingTasks[p].request.kind == request.kind
+        for p in pendingTasks.serials(of: app) where pendingTasks[p].request.kind == request.kind
             && pendingTasks[p].identifier != id { sameKind += 1 }
         let limit = request.kind == .appRefresh ? schedulerPolicy.maxPendingAppRefresh : schedulerPolicy.maxPendingProcessing
         if sameKind >= limit {
@@ -81,7 +81,7 @@ extension Engine {
         }
         var pending = PendingTask(app: app, identifier: id, request: request, submittedAt: now)
         if let r = replacing {
-            pendingTasks[r] = pending
+            pendingTasks.replace(r, with: pending)
             record(app, .taskSubmit(identifier: id, kind: request.kind, replaced: true))
         } else {
             pending.request = request
@@ -90,27 +90,26 @@ extension Engine {
         }
         let earliest = request.earliestBegin.map { " earliest \(clockText($0))" } ?? ""
         noteTaskHistory(app, id, "submitted (\(request.kind))\(earliest)")
-        schedulerDirty = true
+        markSchedulerDirty(for: app)
     }
 
     public mutating func cancelTask(for app: AppID, identifier: String) {
         let id = text(identifier)
-        guard let r = pendingTaskIndex(of: app, id) else { return }
-        pendingTasks.remove(at: r)
+        guard let r = pendingTasks.serial(of: app, id) else { return }
+        pendingTasks.remove(r)
         record(app, .taskCancel(identifier: id))
         noteTaskHistory(app, id, "cancelled by the app")
-        schedulerDirty = true
+        markSchedulerDirty(for: app)
     }
 
     public mutating func cancelAllTasks(for app: AppID) {
-        for p in pendingTasks where p.app == app { record(app, .taskCancel(identifier: p.identifier)) }
-        pendingTasks.removeAll { $0.app == app }
-        schedulerDirty = true
+        for p in pendingTasks.removeAll(of: app) { record(app, .taskCancel(identifier: p.identifier)) }
+        markSchedulerDirty(for: app)
     }
 
     /// `getPendingTaskRequests`.
     public func pendingTaskRequests(for app: AppID) -> [TaskRequestSpec] {
-        pendingTasks.filter { $0.app == app }.map(\.request)
+        pendingTasks.serials(of: app).map { pendingTasks[$0].request }
     }
 
     // MARK: Running tasks
@@ -190,7 +189,7 @@ extension Engine {
         apps[i].taskDeadline = nil
         apps[i].taskWindowNumber &+= 1
         stopEnergyClock(app)
-        schedulerDirty = true
+        markSchedulerDirty(for: app)
         suspendIfThreadFree(app)
     }
 
@@ -273,11 +272,11 @@ extension Engine {
     /// whatever the scheduler would say.
     public mutating func simulateLaunch(for app: AppID, identifier: String) -> Bool {
         let id = text(identifier)
-        guard let r = pendingTaskIndex(of: app, id) else {
+        guard let r = pendingTasks.serial(of: app, id) else {
             log(app, "_simulateLaunchForTaskWithIdentifier: no pending request for \(identifier)")
             return false
         }
-        let task = pendingTasks.remove(at: r)
+        let task = pendingTasks.remove(r)
         start([task], for: app, simulated: true)
         return true
     }

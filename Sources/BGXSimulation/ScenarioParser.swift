@@ -550,7 +550,7 @@ public struct ScenarioParser {
         return ScenarioApp.Notify(id: id, when: when, repeats: repeats, content: content, timeZone: zone)
     }
 
-    static let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+    static let weekdays = Units.weekdays
 
     /// `at:` of a notification: `HH:MM` (the next time the clock reads it;
     /// daily if it repeats), `Mon HH:MM` (weekly), `Nd HH:MM` (that date), or
@@ -847,8 +847,8 @@ public struct ScenarioParser {
 
     func moment(_ node: Node, _ what: String, _ context: MomentContext) throws -> Nanoseconds {
         let text = try scalar(node, what)
-        guard let t = Units.moment(text, startOffset: context.startOffset) else {
-            throw err(node, "\(what): '\(text)' is not a time (write HH:MM, Nd HH:MM, or a duration like 90s)")
+        guard let t = Units.moment(text, startOffset: context.startOffset, start: context.start) else {
+            throw err(node, "\(what): '\(text)' is not a time (write HH:MM, Nd HH:MM, Mon HH:MM, or a duration like 90s)")
         }
         guard t >= 0 else { throw err(node, "\(what): \(text) is before the scenario starts") }
         return t

@@ -176,7 +176,8 @@ struct Explain: ParsableCommand {
     @Argument(help: "The scenario file (YAML).") var scenario: String
     @Option(help: "The BGTaskScheduler identifier.") var task: String?
     @Option(help: "The app's bundle identifier (found from the task identifier when omitted).") var app: String?
-    @Option(help: "The moment: HH:MM, 'Nd HH:MM' or a duration from the start (default: the end).") var at: String?
+    @Option(help: ArgumentHelp("The moment, written as in the scenario: 14:30, '1d 12:00', 'Tue 09:00' or a duration from the start like 90s (default: the end).",
+                               valueName: "moment")) var at: String?
     @Flag(help: "Print JSON.") var json = false
 
     func run() throws {
@@ -186,9 +187,13 @@ struct Explain: ParsableCommand {
         do { run = try ScenarioRun(s) } catch let error as ScenarioError { throw fail(error.description) }
         var moment = s.duration
         if let at {
-            guard let t = Units.moment(at, startOffset: run.startOffset), t >= 0, t <= s.duration else {
-                throw fail("error: --at '\(at)' is not a moment of this run (HH:MM, 'Nd HH:MM' or a duration, "
-                           + "within \(Time.describe(s.duration)))")
+            guard let t = Units.moment(at, startOffset: run.startOffset, start: s.start) else {
+                throw fail("error: --at '\(at)' is not a moment: write it as in the scenario — 14:30, '1d 12:00', "
+                           + "'Tue 09:00' or a duration from the start like 90s (quoted when it has a space)")
+            }
+            guard t >= 0, t <= s.duration else {
+                throw fail("error: --at '\(at)' is outside this run: it runs from \(run.device.engine.clockText(0)) "
+                           + "to \(run.device.engine.clockText(s.duration)) (\(Time.describe(s.duration)))")
             }
             moment = t
         }
@@ -198,23 +203,21 @@ struct Explain: ParsableCommand {
         guard let bundle, let appID = run.device.app(bundle) else {
             throw fail("error: no app " + (app.map { "'\($0)'" } ?? "permits '\(task ?? "")'; name one with --app"))
         }
-        run.run(until: moment)
-        let engine = run.device.engine
-        let identifiers = task.map { [$0] } ?? engine.taskIdentifiers(of: appID)
-        if identifiers.isEmpty && !json {
-            print("\(bundle) has no BGTaskScheduler requests at \(engine.clockText(moment))")
+        let explained = run.explain(app: appID, identifiers: task.map { [$0] }, at: moment)
+        let explanations = explained.tasks
+        if explanations.isEmpty && !json {
+            print("\(bundle) permits no BGTaskScheduler identifiers and has submitted none")
         }
-        let explanations = identifiers.map { engine.explainTask(app: appID, identifier: $0) }
         if json {
             print(explanations.count == 1 ? explanations[0].json : "[" + explanations.map(\.json).joined(separator: ", ") + "]")
         } else {
             print(explanations.map(\.text).joined(separator: "\n"), terminator: "")
             // With --app: the app's background transfers too (SPEC §8).
             if task == nil {
-                let transfers = engine.explainTransfers(app: appID)
+                let transfers = explained.transfers
                 if !transfers.isEmpty { print((explanations.isEmpty ? "" : "\n") + transfers, terminator: "") }
                 // …and its pushes (SPEC §7, §4).
-                let pushes = engine.explainPushes(app: appID)
+                let pushes = explained.pushes
                 if !pushes.isEmpty {
                     print((explanations.isEmpty && transfers.isEmpty ? "" : "\n") + pushes, terminator: "")
                 }
