@@ -30,7 +30,7 @@ public struct Engine: Sendable {
     /// Apps jetsam has chosen that have not yet ended.
     var jettisonsUnderway = 0
     /// Suspended apps in the order they were suspended (jetsam's idle band).
-    var idleOrder = Deque<IdleEntry>()
+    var idleOrder = Heap<IdleEntry>()
     var notifications = NotificationCenterState()
     /// The transfer daemon (SPEC §8).
     var transfers = TransferDaemon()
@@ -65,6 +65,8 @@ public struct Engine: Sendable {
     public internal(set) var schedulerWake: Nanoseconds?
     /// How often the scheduler has judged its candidates (a diagnostic).
     public internal(set) var schedulerEvaluations = 0
+    /// How many requests and fetch opportunities it has judged (a diagnostic: it grows with what happens, not with apps × events).
+    public internal(set) var schedulerJudgements = 0
     var taskHistory: [TaskHistoryEntry] = []
     /// A processing task has started at some point (see `expireProcessingTasksForDeviceUse`).
     var processingTaskHasRun = false

@@ -55,6 +55,7 @@ extension Engine {
             // resubmit in the handler).
             if apps[Int(app.index)].runningTasks.contains(where: { $0.identifier == identifier }) { continue }
             let candidate = candidate(ofPending: s)
+            schedulerJudgements &+= 1
             var judgement = decide(candidate)
             if judgement.run { refuseIfLaunchPolicySaysNo(&judgement, app, cause: .bgTask, taskIdentifier: identifier) }
             for index in 0..<pendingTasks[s].blockedSince.count {
@@ -78,6 +79,7 @@ extension Engine {
                 if let n = judgement.nextChange { wakeScheduler(for: app, at: n) }
             }
         }
+        schedulerJudgements &+= fetchers.count
         for app in fetchers {
             if let n = evaluateFetch(app) { wakeScheduler(for: app, at: n) }
         }

@@ -6,6 +6,16 @@ import Foundation
 public enum Units {
     /// `500ms` `30s` `15m` `2h` `7d` `1h30m` `1.5s`.
     public static func duration(_ text: String) -> Nanoseconds? {
+        guard let seconds = durationSeconds(text), seconds <= Time.toSeconds(ScenarioLimits.longestDuration) else { return nil }
+        return Time.seconds(seconds)
+    }
+
+    /// A well-formed duration longer than `ScenarioLimits.longestDuration`.
+    public static func isDurationOutOfRange(_ text: String) -> Bool {
+        durationSeconds(text).map { $0 > Time.toSeconds(ScenarioLimits.longestDuration) } ?? false
+    }
+
+    static func durationSeconds(_ text: String) -> Double? {
         let s = text.trimmingCharacters(in: .whitespaces)
         guard !s.isEmpty else { return nil }
         var total: Double = 0
@@ -27,8 +37,8 @@ public enum Units {
             }
             total += value * scale
         }
-        guard total.isFinite, total < 1e9 else { return nil }
-        return Time.seconds(total)
+        guard total.isFinite else { return nil }
+        return total
     }
 
     /// `150MB` `2GB` `512KB` `100B` (binary units).

@@ -240,18 +240,7 @@ struct Check: ParsableCommand {
             findings = ManifestCheck.check(manifest, usage: ManifestUsage(known: false))
         } else {
             let scenario = try loadScenario(file)
-            // An extension's BGTaskScheduler use is its containing app's (SPEC §5).
-            for app in scenario.apps where app.manifest.extensionOf == nil {
-                var usage = InfoPlist.usage(of: app)
-                for ext in scenario.apps where ext.manifest.extensionOf == app.manifest.bundleIdentifier {
-                    let u = InfoPlist.usage(of: ext)
-                    usage.modesUsed += u.modesUsed
-                    usage.taskIdentifiers += u.taskIdentifiers
-                }
-                findings += ManifestCheck.check(app.manifest, usage: usage)
-            }
-            findings += PushCheck.findings(scenario)
-            notes = ScenarioRun.unsupportedFeatures(scenario).map { "note: \($0.location): \($0.message)" }
+            (findings, notes) = ScenarioCheck.findings(scenario)
         }
         for f in findings { print(f.description) }
         for n in notes { print(n) }
@@ -270,6 +259,8 @@ struct Bench: ParsableCommand {
     @Option(help: "How many synthetic apps.") var apps = 300
     @Option(help: "How many runs of the demo week for the device-days measure.") var deviceRuns = 200
     @Option(help: "How many rounds of each measure; the fastest counts, all are shown.") var rounds = 3
+    @Flag(help: "Instead: parse, check and run a generated scenario of 4 096 and 65 536 apps, and compare their times.")
+    var scale = false
 
     func run() throws {
         guard events > 0, apps > 0, deviceRuns > 0, rounds > 0 else {
@@ -287,6 +278,14 @@ struct Bench: ParsableCommand {
             let start = cpuSeconds()
             body()
             return cpuSeconds() - start
+        }
+        if scale {
+            let result: ScaleBenchmark.Result
+            do { result = try ScaleBenchmark.run(measure: measure) } catch let error as ScenarioError {
+                throw fail(error.description)
+            }
+            print(json ? result.json : result.text)
+            return
         }
         let result = Benchmark.run(events: events, apps: apps, rounds: rounds, measure: measure)
         let days = try Benchmark.deviceDays(runs: deviceRuns, rounds: rounds, measure: measure)
