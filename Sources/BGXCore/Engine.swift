@@ -25,6 +25,11 @@ public struct Engine: Sendable {
     var frontAppWhenLocked: AppID?
     var nextTimerToken: Int32 = 1
     var unarmedWatchdogs: [PendingWatchdog] = []
+    /// Apps with a process (any state but not running): few, as memory bounds
+    /// them, so jetsam and memory warnings look at these, not at every app.
+    var residentApps: Set<Int32> = []
+    /// Apps with a push held for them (SPEC §7): a device change retries these, not every app.
+    var heldPushApps: Set<Int32> = []
     /// Footprints of every running process, in bytes (see `freeMemory`).
     var residentBytes: Int64 = 0
     /// Apps jetsam has chosen that have not yet ended.
@@ -253,8 +258,10 @@ public struct Engine: Sendable {
         // so free memory is known without a pass over every app.
         if from == .notRunning {
             residentBytes += apps[i].manifest.memory + apps[i].memory.allocated
+            residentApps.insert(app.index)
         } else if to == .notRunning {
             residentBytes -= apps[i].manifest.memory + apps[i].memory.allocated
+            residentApps.remove(app.index)
         }
         apps[i].state = to
         apps[i].stateSince = now
@@ -280,7 +287,7 @@ public struct Engine: Sendable {
         case let .memory(v):
             device.memory = v; recordDevice("memory", "\(v)")
             // A smaller device lowers the per-process limit: check every process against it (rare).
-            for i in apps.indices where apps[i].state != .notRunning { _ = enforceLimit(AppID(index: Int32(i))) }
+            for i in residentApps.sorted() where apps[Int(i)].state != .notRunning { _ = enforceLimit(AppID(index: i)) }
             checkMemoryPressure()
         case let .multitasking(v): device.multitasking = v; recordDevice("multitasking", "\(v)")
         case let .thermal(v): device.thermal = v; recordDevice("thermal", v.rawValue)

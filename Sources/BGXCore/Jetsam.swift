@@ -173,8 +173,9 @@ extension Engine {
         guard free < memoryWarningLevel else { memoryWarned = false; return }
         if !memoryWarned {
             memoryWarned = true
-            for i in apps.indices where apps[i].state.isRunning && apps[i].memory.jettison == nil {
-                let app = AppID(index: Int32(i))
+            for index in residentApps.sorted() where apps[Int(index)].state.isRunning && apps[Int(index)].memory.jettison == nil {
+                let i = Int(index)
+                let app = AppID(index: index)
                 record(app, .memoryWarning(footprint: footprint(of: app), free: free))
                 apps[i].jobs.append(.memoryWarning)
                 pump(app)
@@ -192,8 +193,8 @@ extension Engine {
         jetsamCheckQueued = false
         var reclaiming: Int64 = 0
         if jettisonsUnderway > 0 {
-            for i in apps.indices where apps[i].memory.jettison != nil {
-                reclaiming += footprint(of: AppID(index: Int32(i)))
+            for i in residentApps where apps[Int(i)].memory.jettison != nil {
+                reclaiming += footprint(of: AppID(index: i))
             }
         }
         while freeMemory + reclaiming < memoryCriticalLevel, let victim = nextJetsamVictim() {
@@ -209,18 +210,19 @@ extension Engine {
         return jetsamVictimByFullPass()
     }
 
-    /// The same choice, by a pass over every app.
+    /// The same choice, by a pass over every resident app (ties to the lowest index).
     func jetsamVictimByFullPass() -> AppID? {
         var best: (app: AppID, band: JetsamBand, key: Int64)?
-        for i in apps.indices where apps[i].memory.jettison == nil {
-            let app = AppID(index: Int32(i))
+        for index in residentApps where apps[Int(index)].memory.jettison == nil {
+            let i = Int(index)
+            let app = AppID(index: index)
             guard let band = jetsamBand(of: app) else { continue }
             let key: Int64
             switch profile.memory.orderWithinBand {
             case .leastRecentlyUsed: key = apps[i].stateSince
             case .largestFirst: key = -footprint(of: app)
             }
-            if let b = best, (b.band, b.key) <= (band, key) { continue }
+            if let b = best, (b.band, b.key, b.app.index) <= (band, key, index) { continue }
             best = (app, band, key)
         }
         return best?.app

@@ -239,8 +239,10 @@ extension Engine {
     mutating func expireProcessingTasksForDeviceUse() {
         // A pass over every app at every unlock, unless no processing task has ever run.
         guard processingTaskHasRun else { return }
-        for i in apps.indices where apps[i].runningTasks.contains(where: { $0.kind == .processing && !$0.expired }) {
-            expireTasksNow(AppID(index: Int32(i)), because: "the user started using the device")
+        // Only a process runs tasks: the resident apps, in index order.
+        for index in residentApps.sorted()
+        where apps[Int(index)].runningTasks.contains(where: { $0.kind == .processing && !$0.expired }) {
+            expireTasksNow(AppID(index: index), because: "the user started using the device")
         }
     }
 

@@ -153,3 +153,27 @@ struct ScenarioLimitTests {
         #expect(Double(large) / Double(small) < 6, "\(small) → \(large)")
     }
 }
+
+@Test("a malformed Info.plist points at the line where it breaks")
+func malformedInfoPlist() throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bgx-plist-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    func error(_ body: String) throws -> ScenarioError? {
+        let path = dir.appendingPathComponent("Info.plist").path
+        try ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<plist version=\"1.0\">\n<dict>\n" + body + "</dict>\n</plist>\n")
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        do { _ = try InfoPlist.read(path); return nil } catch let e as ScenarioError { return e }
+    }
+    // XML that is not well formed: a closing tag that does not match, on line 5.
+    let mismatched = try error("  <key>CFBundleIdentifier</key>\n  <string>com.example.a</string>\n  <key>UIBackgroundModes</key><array><string>audio</array>\n")
+    #expect(mismatched?.location.line == 6)
+    #expect(mismatched?.message.hasPrefix("not a property list: malformed XML") == true)
+    // Well-formed XML that is not a plist: a value with no key before it, on line 6.
+    let keyless = try error("  <key>CFBundleIdentifier</key>\n  <string>com.example.a</string>\n  <string>orphan</string>\n")
+    #expect(keyless?.location.line == 6)
+    #expect(keyless?.message == "not a property list: <string> in a <dict> without a <key> before it")
+    // A number that is not one.
+    let number = try error("  <key>CFBundleIdentifier</key>\n  <string>com.example.a</string>\n  <key>Count</key>\n  <integer>many</integer>\n")
+    #expect(number?.location.line == 7)
+    #expect(number?.message == "not a property list: <integer> holds 'many', not a whole number")
+}
