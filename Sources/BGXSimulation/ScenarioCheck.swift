@@ -15,8 +15,9 @@ public enum ScenarioCheck {
                 let u = InfoPlist.usage(of: ext)
                 usage.modesUsed += u.modesUsed
                 usage.taskIdentifiers += u.taskIdentifiers
+                usage.submittedTaskIdentifiers += u.submittedTaskIdentifiers
             }
-            findings += ManifestCheck.check(app.manifest, usage: usage)
+            findings += ManifestCheck.check(app.manifest, usage: usage, profile: scenario.profile)
         }
         findings += PushCheck.findings(scenario)
         let notes = ScenarioRun.unsupportedFeatures(scenario).map { "note: \($0.location): \($0.message)" }
