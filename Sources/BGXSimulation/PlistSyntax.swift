@@ -77,8 +77,16 @@ enum PlistSyntax {
 
         func parser(_ parser: XMLParser, foundCharacters string: String) { text += string }
 
+        func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) {
+            fail(parser, "malformed XML: \(PlistSyntax.describe(parseError))")
+        }
+
         func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
             guard problem == nil, !stack.isEmpty else { return }
+            // libxml2 may recover from a mismatched tag; a plist may not.
+            guard stack[stack.count - 1].name == name else {
+                return fail(parser, "malformed XML: </\(name)> closes <\(stack[stack.count - 1].name)>")
+            }
             let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
             switch name {
             case "integer" where Int64(value) == nil: return fail(parser, "<integer> holds '\(value)', not a whole number")
