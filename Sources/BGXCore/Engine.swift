@@ -60,6 +60,10 @@ public struct Engine: Sendable {
     /// When the device was last locked (nil while unlocked), and unlocked.
     var lockedSince: Nanoseconds?
     var lastUnlock: Nanoseconds?
+    /// When the device last restarted, and its last thundering-herd trigger
+    /// (the restart, then the first unlock after it): dasd's ThunderingHerdPolicy.
+    var lastBoot: Nanoseconds?
+    var herdTrigger: Nanoseconds?
 
     // MARK: Memory (SPEC §10)
     /// Running apps have been warned in this episode of low memory.
@@ -268,6 +272,9 @@ public struct Engine: Sendable {
             checkMemoryPressure()
         case let .multitasking(v): device.multitasking = v; recordDevice("multitasking", "\(v)")
         case let .thermal(v): device.thermal = v; recordDevice("thermal", v.rawValue)
+        case let .cpuLoad(v): device.cpuLoad = v; recordDevice("cpuLoad", "\(v)%")
+        case let .memoryPressure(v): device.memoryPressure = v; recordDevice("memoryPressure", v.rawValue)
+        case let .cameraActive(v): device.cameraActive = v; recordDevice("cameraActive", "\(v)")
         case let .timeZone(v):
             device.timeZone = v; recordDevice("timeZone", v.identifier)
             deviceTimeZoneChanged()
@@ -287,6 +294,7 @@ public struct Engine: Sendable {
         recordDevice("locked", "\(locked)")
         let firstUnlock = !locked && !device.unlockedSinceBoot
         if firstUnlock {
+            if lastBoot != nil { herdTrigger = now }
             device.unlockedSinceBoot = true
             recordDevice("firstUnlockSinceBoot", "true")
             reviewHeldTransferSessions()
@@ -308,6 +316,8 @@ public struct Engine: Sendable {
     /// device stays locked until the first unlock (SPEC §1, §11).
     mutating func reboot() {
         recordDevice("reboot", "true")
+        lastBoot = now
+        herdTrigger = now
         for i in apps.indices {
             let app = AppID(index: Int32(i))
             if apps[i].state != .notRunning { terminate(app, .reboot, detail: "the device restarted") }

@@ -98,9 +98,20 @@ public struct TaskExplanation: Sendable {
         return "{\"app\": \(s(app)), \"identifier\": \(s(identifier)), \"t\": \(t(at)), \"status\": \(status), "
             + "\"kind\": \(kind.map(s) ?? "null"), \"earliestBegin\": \(t(earliestBegin)), "
             + "\"decision\": \(decision.map(s) ?? "null"), \"score\": \(score.map { Self.number($0) } ?? "null"), "
-            + "\"threshold\": \(threshold.map { Self.number($0) } ?? "null"), \"policies\": [\(policies)], "
+            + "\"threshold\": \(threshold.map { Self.number($0) } ?? "null"), "
+            + dasdScores + "\"policies\": [\(policies)], "
             + "\"nextLook\": \(t(nextLook)), \"nextLookReason\": \(nextLookReason.map(s) ?? "null"), "
             + "\"predictedUse\": \(t(predictedUse)), \"history\": [\(history)]}"
+    }
+
+    /// dasd's own names for the score against the moving threshold
+    /// (`CurrentScore`, `ThresholdScore`, `DecisionToRun`), for JSON readers
+    /// who compare with a device log.
+    var dasdScores: String {
+        guard let score, let threshold else { return "" }
+        func six(_ v: Double) -> String { String(Double(Int((v * 1_000_000).rounded())) / 1_000_000) }
+        return "\"currentScore\": \(six(score)), \"thresholdScore\": \(six(threshold)), "
+            + "\"decisionToRun\": \(decision?.hasPrefix("would start") == true ? 1 : 0), "
     }
 
     static func number(_ d: Double) -> String {
@@ -128,15 +139,16 @@ extension Engine {
             let judgement = judge(candidate, detailed: true)
             e.decision = judgement.run ? "would start now (\(judgement.reason))" : "deferred: \(judgement.reason)"
             e.score = judgement.score
-            e.threshold = candidate.kind == .processing ? schedulerPolicy.processingThreshold : schedulerPolicy.appRefreshThreshold
+            e.threshold = thresholdScore(candidate)
             e.policies = judgement.outcomes.map { o in
                 let (verdict, score): (String, Double?)
                 switch o.verdict {
+                case .absolutelyMustNotProceed: (verdict, score) = ("absolutely must not", nil)
                 case .mustNotProceed: (verdict, score) = ("must not proceed", nil)
                 case let .canProceed(s): (verdict, score) = ("can proceed", s)
                 case .absolutelyMustProceed: (verdict, score) = ("absolutely must", nil)
                 }
-                let since = o.verdict == .mustNotProceed ? (pending.blockedSince[o.policy.index] ?? now) : nil
+                let since = o.verdict.blocks ? (pending.blockedSince[o.policy.index] ?? now) : nil
                 return TaskExplanation.PolicyLine(policy: o.policy.rawValue, verdict: verdict, score: score,
                                                   weight: schedulerPolicy.weight(o.policy, processing: candidate.kind == .processing),
                                                   rationale: o.rationale,
@@ -146,6 +158,7 @@ extension Engine {
                 e.nextLook = next
                 e.nextLookReason = judgement.outcomes.filter { $0.nextChange == next }
                     .map { "\($0.policy.rawValue) changes" }.joined(separator: ", ")
+                if e.nextLookReason?.isEmpty == true { e.nextLookReason = "the threshold falls to the score" }
             }
             for p in e.policies {
                 if let t = p.blockedSince { times.insert(t) }
