@@ -85,7 +85,7 @@ public enum PolicyVerdict: Sendable, Equatable {
         }
     }
 
-    var blocks: Bool { self == .mustNotProceed || self == .absolutelyMustNotProceed }
+    public var blocks: Bool { self == .mustNotProceed || self == .absolutelyMustNotProceed }
 }
 
 public struct PolicyOutcome: Sendable, Equatable {

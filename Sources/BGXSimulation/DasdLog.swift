@@ -84,6 +84,9 @@ public struct DasdLog: Sendable {
                 open = (Substring(line), header.tag, header.activity, String(line[header.rest...]), n + 1)
             } else if open != nil {
                 open!.body += "\n" + line
+            } else if line.contains("{name:"), line.contains("policyWeight:") {
+                // A decision quoted without its first line: the activity is unknown.
+                open = (Substring(line), "", "", line, n + 1)
             } else if let threshold = Self.threshold(in: line) {
                 if let k = decisions.lastIndex(where: { $0.activity == threshold.activity && $0.tag == threshold.tag }) {
                     decisions[k].currentScore = threshold.current

@@ -8,7 +8,7 @@ struct BGX: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bgx",
         abstract: "The iOS background-execution system, simulated in virtual time.",
-        subcommands: [Run.self, Demo.self, Explain.self, Check.self, Bench.self])
+        subcommands: [Run.self, Demo.self, Explain.self, Check.self, Bench.self, DasdLogCommand.self])
 
     /// ArgumentParser's own `main`, except that a command line it cannot
     /// use is bad input like any other (DESIGN.md): `error: message` on
@@ -178,8 +178,10 @@ struct Explain: ParsableCommand {
     @Option(help: "The app's bundle identifier (found from the task identifier when omitted).") var app: String?
     @Option(help: "The moment: HH:MM, 'Nd HH:MM' or a duration from the start (default: the end).") var at: String?
     @Flag(help: "Print JSON.") var json = false
+    @Option(help: "'dasd': print each decision in dasd's own log layout, to compare with a device log.") var format: String?
 
     func run() throws {
+        if let format, format != "dasd" { throw fail("error: --format must be 'dasd', got '\(format)'") }
         let s = try loadScenario(scenario)
         guard task != nil || app != nil else { throw fail("error: explain needs --task IDENTIFIER or --app BUNDLE") }
         let run: ScenarioRun
@@ -203,6 +205,10 @@ struct Explain: ParsableCommand {
         let identifiers = task.map { [$0] } ?? engine.taskIdentifiers(of: appID)
         if identifiers.isEmpty && !json {
             print("\(bundle) has no BGTaskScheduler requests at \(engine.clockText(moment))")
+        }
+        if format == "dasd" {
+            print(dasdLayout(engine, appID, identifiers), terminator: "")
+            return
         }
         let explanations = identifiers.map { engine.explainTask(app: appID, identifier: $0) }
         if json {
