@@ -52,7 +52,7 @@ public struct DasdDecision: Sendable, Equatable {
         case .absolutelyMustProceed: shown = responses.filter { $0.verdict == .absolutelyMustProceed }
         case .canProceed: shown = responses.filter { $0.verdict.score < 1 }
         }
-        var out = "\(activity):[\n"
+        var out = "\(activity):\(tag):[\n"
         for r in shown {
             out += "\t{name: \(r.name), policyWeight: \(Self.fixed(r.weight, 3)), response: {Decision: \(r.verdict.dasdName), "
                 + "Score: \(Self.fixed(r.verdict.score, 2))"
@@ -63,13 +63,22 @@ public struct DasdDecision: Sendable, Equatable {
             out += " ] sumScores:\(Self.fixed(sumScores, 6)), denominator:\(Self.fixed(denominator, 6)), "
                 + "FinalDecision: Can Proceed FinalScore: \(Self.fixed(score, 6))}\n"
             if let thresholdScore {
-                out += "'\(activity)' CurrentScore: \(Self.fixed(score, 6)), ThresholdScore: \(Self.fixed(thresholdScore, 6)) "
+                out += "'\(activity):\(tag)' CurrentScore: \(Self.fixed(score, 6)), ThresholdScore: \(Self.fixed(thresholdScore, 6)) "
                     + "DecisionToRun:\(decisionToRun ? 1 : 0)\n"
             }
         default:
             out += " ], FinalDecision: \(final.dasdName)}\n"
         }
         return out
+    }
+
+    /// dasd tags each activity with six hex digits; bgx derives them from the
+    /// name (FNV-1a), so the same activity keeps its tag from run to run.
+    public var tag: String {
+        var h: UInt32 = 2_166_136_261
+        for b in activity.utf8 { h = (h ^ UInt32(b)) &* 16_777_619 }
+        let digits = Array("0123456789ABCDEF")
+        return String((0..<6).map { digits[Int((h >> (4 * (5 - $0))) & 0xF)] })
     }
 
     /// `5.000`, `0.961348`: fixed decimals, as dasd prints them, without Foundation.

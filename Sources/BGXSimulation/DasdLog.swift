@@ -169,7 +169,7 @@ public struct DasdLog: Sendable {
     /// ` DeviceActivityPolicy, policyWeight: 5.000, response: {Decision: …, Score: 0.00, Rationale: [...]}}`
     static func policy(_ s: Substring) -> (Policy, Substring.Index)? {
         guard let comma = s.firstIndex(of: ",") else { return nil }
-        let name = s[..<comma].trimmingCharacters(in: .whitespaces)
+        let name = s[..<comma].trimmingCharacters(in: .whitespacesAndNewlines)
         guard !name.isEmpty, let weight = number(after: "policyWeight:", in: s),
               let decisionStart = s.range(of: "Decision:") else { return nil }
         let decisionText = s[decisionStart.upperBound...].prefix { $0 != "," && $0 != "}" }
@@ -201,6 +201,7 @@ public struct DasdLog: Sendable {
             rationale = rationale.trimmingCharacters(in: .whitespacesAndNewlines)
         }
         let policyName = name.replacingOccurrences(of: " ", with: "")  // TN3163 prints `Device Activity Policy`
+        guard !policyName.isEmpty, weight.isFinite, score.isFinite else { return nil }
         return (Policy(name: policyName, weight: weight, decision: decision, score: score, rationale: rationale), end)
     }
 
@@ -220,7 +221,8 @@ public struct DasdLog: Sendable {
 
     static func number<S: StringProtocol>(after label: String, in s: S) -> Double? {
         guard let r = s.range(of: label) else { return nil }
-        let digits = s[r.upperBound...].drop { $0 == " " }.prefix { $0.isNumber || $0 == "." || $0 == "-" }
+        // dasd's weights and scores are never negative: a sign is a garbled line.
+        let digits = s[r.upperBound...].drop { $0 == " " }.prefix { $0.isASCII && ($0.isNumber || $0 == ".") }
         return Double(digits)
     }
 
