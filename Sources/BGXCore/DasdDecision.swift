@@ -112,8 +112,9 @@ extension Engine {
         var run = j.run
         var final: PolicyVerdict
         switch j.key {
-        case let .mustNot(p):
-            final = responses[p.index].verdict
+        case .mustNot:
+            // Any Absolutely Must Not Proceed makes the final decision one.
+            final = responses.contains { $0.verdict == .absolutelyMustNotProceed } ? .absolutelyMustNotProceed : .mustNotProceed
         case .absolutelyMust: final = .absolutelyMustProceed
         case .launchRefused(let refusal):
             // The policies said run; the launch policy (SPEC §11) did not.

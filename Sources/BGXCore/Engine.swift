@@ -55,6 +55,11 @@ public struct Engine: Sendable {
     /// How often the scheduler has judged its candidates (a diagnostic).
     public internal(set) var schedulerEvaluations = 0
     var taskHistory: [TaskHistoryEntry] = []
+    /// When set, each BGTask start keeps its decision in dasd's terms
+    /// (`dasdStarts`), so a logged decision that let a task run can be laid
+    /// beside bgx's at that moment. Off by default: it costs a judgement per start.
+    public var recordsDasdDecisions = false
+    public internal(set) var dasdStarts: [(app: AppID, identifier: String, time: Nanoseconds, decision: DasdDecision)] = []
     /// A processing task has started at some point (see `expireProcessingTasksForDeviceUse`).
     var processingTaskHasRun = false
     /// When the device was last locked (nil while unlocked), and unlocked.

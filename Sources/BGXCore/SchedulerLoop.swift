@@ -55,6 +55,12 @@ extension Engine {
             if let n = evaluateFetch(app) { next = min(next ?? n, n) }
         }
         if !starting.isEmpty {
+            if recordsDasdDecisions {
+                for k in starting {
+                    let (app, id) = (pendingTasks[k].app, text(pendingTasks[k].identifier))
+                    if let d = dasdDecision(app: app, identifier: id) { dasdStarts.append((app, id, now, d)) }
+                }
+            }
             let chosen = starting.map { pendingTasks[$0] }
             for k in starting.reversed() { pendingTasks.remove(at: k) }
             var byApp: [Int32: [PendingTask]] = [:]

@@ -167,7 +167,9 @@ extension Engine {
             return out(.canProceed(score), .battery(device.battery))
         case .thermal:
             switch device.thermal {
-            case .serious, .critical: return out(.mustNotProceed, .thermal(device.thermal))
+            // dasd's hardest no [O]: `Absolutely Must Not Proceed … [{thermalLevel >= 2}]`
+            // (nstrauss/nstrauss.github.io, 2020-08-11-mitigating-mac-enrollment-failures).
+            case .serious, .critical: return out(.absolutelyMustNotProceed, .thermal(device.thermal))
             case .fair: return out(.canProceed(0.5), .thermal(.fair))
             case .nominal: return out(.canProceed(1), .thermal(.nominal))
             }

@@ -113,13 +113,18 @@ extension ScenarioRun {
     public func dasdDecision(atSecondsOfDay seconds: Int, bundle: String, task: String?) -> DasdDecision? {
         var t = Time.seconds(seconds) - startOffset
         while t < device.now { t += Time.days(1) }
-        guard t <= scenario.duration else { return nil }
-        // Just before the moment: a push the scenario sends then is judged as it arrives.
-        run(until: max(device.now, t - 1))
-        guard let app = device.app(bundle) else { return nil }
+        guard t <= scenario.duration, let app = device.app(bundle) else { return nil }
+        device.withEngine { $0.recordsDasdDecisions = true }
+        guard let task else {
+            // Just before the moment: a push the scenario sends then is judged as it arrives.
+            run(until: max(device.now, t - 1))
+            return device.engine.dasdPushDecision(app: app)
+        }
+        run(until: t)
         let engine = device.engine
-        if let task { return engine.dasdDecision(app: app, identifier: task) }
-        return engine.dasdPushDecision(app: app)
+        if let pending = engine.dasdDecision(app: app, identifier: task) { return pending }
+        // Started at this moment (within the log's second): the decision that started it.
+        return engine.dasdStarts.last { $0.app == app && $0.identifier == task && t - $0.time < Time.seconds(1) }?.decision
     }
 
     /// The app and request a logged decision is about, as the scenario knows
