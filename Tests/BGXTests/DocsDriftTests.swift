@@ -125,3 +125,54 @@ struct DocsDriftTests {
         #expect(problems.contains { $0.contains("'task.start'") && $0.contains("mood") })
     }
 }
+
+/// docs/rules.md's table of the scheduler's policies lists every policy the
+/// scheduler has, with the weight `SchedulerPolicy` gives it; its profile
+/// table shows each profile's background-task budget.
+@Suite("docs/rules.md matches the scheduler's policies and the profiles")
+struct RulesDriftTests {
+    let text = (try? String(contentsOfFile: repositoryRoot.appendingPathComponent("docs/rules.md").path,
+                            encoding: .utf8)) ?? ""
+
+    /// `| \`NamePolicy\` | weight | …` rows: the name and the weight cell without its `[…]` log range.
+    static func policyRows(_ text: String) -> [String: String] {
+        var rows: [String: String] = [:]
+        for line in text.split(separator: "\n") where line.hasPrefix("| `") {
+            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard cells.count >= 2, cells[0].hasSuffix("Policy`") else { continue }
+            let weight = cells[1].split(separator: "[").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+            rows[cells[0].trimmingCharacters(in: CharacterSet(charactersIn: "`"))] = weight
+        }
+        return rows
+    }
+
+    /// What the table should say of a policy's weight: `gate` when it has
+    /// none, `processing / refresh` when they differ.
+    static func weightCell(_ policy: SchedulingPolicy, _ p: SchedulerPolicy) -> String {
+        func f(_ w: Double) -> String { w == w.rounded() ? String(Int(w)) : String(w) }
+        let processing = p.weight(policy, processing: true), refresh = p.weight(policy, processing: false)
+        if processing == 0 && refresh == 0 { return "gate" }
+        return processing == refresh ? f(processing) : "\(f(processing)) / \(f(refresh))"
+    }
+
+    @Test("every scheduling policy is in the table with its weight, and nothing else (rules §6)")
+    func policiesMatch() {
+        let rows = Self.policyRows(text)
+        let policy = PolicyProfile.modern.scheduler
+        #expect(Set(rows.keys) == Set(SchedulingPolicy.allCases.map(\.rawValue)))
+        for p in SchedulingPolicy.allCases {
+            #expect(rows[p.rawValue] == Self.weightCell(p, policy), "\(p.rawValue): docs say \(rows[p.rawValue] ?? "nothing")")
+        }
+    }
+
+    @Test("the profile table's background task budgets are the profiles' (rules §2)")
+    func budgetsMatch() throws {
+        let row = try #require(text.split(separator: "\n").first { $0.hasPrefix("| Background task budget |") })
+        let cells = row.split(separator: "|").dropFirst().map { $0.trimmingCharacters(in: .whitespaces) }
+        let profiles = [PolicyProfile.modern, .ios12, .ios6]
+        #expect(cells.count == profiles.count)
+        for (cell, profile) in zip(cells, profiles) {
+            #expect(cell.hasPrefix("\(Int(Time.toSeconds(profile.backgroundTaskBudget))) s"), "\(profile.name): \(cell)")
+        }
+    }
+}
