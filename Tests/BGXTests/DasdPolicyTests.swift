@@ -111,6 +111,11 @@ struct DasdPolicyTests {
         device.advance(seconds: 300)
         let json = device.engine.explainTask(app: app, identifier: feedCleanup).json
         #expect(json.contains("\"currentScore\": 0.837607, \"thresholdScore\": 0.909809, \"decisionToRun\": 0"), "\(json)")
+        // …and the trace: the deferral the score decided carries them.
+        let line = device.traceLines.last { $0.contains("\"task.defer\"") && $0.contains("idle < 10m") }
+        #expect(line?.hasSuffix("\"currentScore\": 0.837607, \"thresholdScore\": 0.91, \"decisionToRun\": 0}") == true, "\(line ?? "")")
+        let blocked = device.traceLines.first { $0.contains("\"task.defer\"") }
+        #expect(blocked?.contains("currentScore") == false, "a policy, not the score, decided: \(blocked ?? "")")
         let d = device.engine.dasdDecision(app: app, identifier: feedCleanup)
         #expect(d?.decisionToRun == false)
         #expect(d?.response("DeviceActivityPolicy")?.verdict == .canProceed(0.05))
