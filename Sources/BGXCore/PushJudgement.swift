@@ -2,8 +2,8 @@
 /// any activity (`com.apple.pushLaunch.<bundle>`), policy by policy. The app
 /// in front: Absolutely Must Proceed. A restart since the person last opened
 /// the app (`modern`): Absolutely Must Not Proceed (`pushDisallowed`). A
-/// thundering herd after boot, the camera in use or critical memory: Must
-/// Not Proceed. Otherwise DeviceActivityPolicy's score counts.
+/// thundering herd after boot, the camera in use, critical memory or its
+/// data still locked since boot (FileProtectionPolicy): Must Not Proceed. Otherwise DeviceActivityPolicy's score counts.
 struct PushPolicyResponse: Sendable, Equatable {
     var policy: SchedulingPolicy
     var verdict: PolicyVerdict
@@ -36,6 +36,11 @@ extension Engine {
         } else {
             out.append(.init(policy: .memoryPressure, verdict: .canProceed(device.memoryPressure == .warning ? 0.5 : 1),
                              words: .memoryPressure(device.memoryPressure)))
+        }
+        if device.unlockedSinceBoot {
+            out.append(.init(policy: .fileProtection, verdict: .canProceed(1), words: .protectedDataAvailable))
+        } else {
+            out.append(.init(policy: .fileProtection, verdict: .mustNotProceed, words: .protectedDataLocked))
         }
         let active = !device.locked
         out.append(.init(policy: .deviceActivity,

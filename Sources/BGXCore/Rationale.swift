@@ -65,6 +65,8 @@ enum Rationale: Sendable, Equatable {
     case groupNotLimited
     case groupFull(String)
     case groupAvailable(Int)
+    // FileProtectionPolicy
+    case protectedDataLocked, protectedDataAvailable
     // ApplicationPolicy for pushes (dasd's `com.apple.pushLaunch.<bundle>`)
     case appIsForeground
     case pushDisallowed
@@ -119,6 +121,9 @@ enum Rationale: Sendable, Equatable {
         case .groupNotLimited: return "no concurrency limit for this activity"
         case let .groupFull(group): return "[{\"\(group)\".currentAvailableLimit == 0}]"
         case let .groupAvailable(n): return "[{currentAvailableLimit == \(n)}]"
+        case .protectedDataLocked:
+            return "[{fileProtection == completeUntilFirstUserAuthentication AND unlockedSinceBoot == 0}]"
+        case .protectedDataAvailable: return "[{unlockedSinceBoot == 1}]"
         case .appIsForeground: return "[{[appIsForeground]: Required:1.00, Observed:1.00},]"
         case .pushDisallowed: return "[{[pushDisallowed]: Required:0.00, Observed:1.00},]"
         case .pushAllowed: return "[{[pushDisallowed]: Required:0.00, Observed:0.00},]"

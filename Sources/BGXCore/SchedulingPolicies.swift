@@ -21,6 +21,7 @@ public enum SchedulingPolicy: String, Sendable, CaseIterable, Hashable, Comparab
     case cpuUsage = "CPUUsagePolicy"
     case memoryPressure = "MemoryPressurePolicy"
     case activityGroup = "ActivityGroupPolicy"
+    case fileProtection = "FileProtectionPolicy"
 
     /// The policy's position in `allCases`: tables indexed by it avoid
     /// hashing the name on the hot path.
@@ -44,6 +45,7 @@ public enum SchedulingPolicy: String, Sendable, CaseIterable, Hashable, Comparab
         case .cpuUsage: 15
         case .memoryPressure: 16
         case .activityGroup: 17
+        case .fileProtection: 18
         }
     }
 
@@ -288,6 +290,13 @@ extension Engine {
                 return out(.mustNotProceed, .groupFull(apps[ai].manifest.bundleIdentifier))
             }
             return out(.canProceed(1), .groupAvailable(p.processingGroupLimit - running))
+        case .fileProtection:
+            // dasd's launch activities declare their data protection class:
+            // `completeUntilFirstUserAuthentication` for pushes [O] (as public
+            // reverse-engineered dasd sources build a push launch), data locked
+            // until the first unlock after boot. bgx gives BGTasks the same class.
+            if !device.unlockedSinceBoot { return out(.mustNotProceed, .protectedDataLocked) }
+            return out(.canProceed(1), .protectedDataAvailable)
         case .dataBudget:
             // Until transfers are simulated, data is counted in launches made
             // over cellular; Wi-Fi is not budgeted.

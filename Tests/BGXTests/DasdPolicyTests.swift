@@ -80,6 +80,18 @@ struct DasdPolicyTests {
         #expect(device.pushStory(of: app).last == "150 push.deliver background 5 app")
     }
 
+    @Test("FileProtectionPolicy: before the first unlock after a boot a push's data (complete until first user authentication) is locked")
+    func dataLockedUntilFirstUnlock() {
+        let (device, app) = chatDevice(profile: .ios12)
+        device.change(.reboot)
+        let d = device.engine.dasdPushDecision(app: app)
+        #expect(d.response("FileProtectionPolicy")?.verdict == .mustNotProceed)
+        #expect(d.response("FileProtectionPolicy")?.rationale
+                == "[{fileProtection == completeUntilFirstUserAuthentication AND unlockedSinceBoot == 0}]")
+        device.perform(.unlock)
+        #expect(device.engine.dasdPushDecision(app: app).response("FileProtectionPolicy")?.verdict == .canProceed(1))
+    }
+
     @Test("ApplicationPolicy: a push to the app in front Absolutely Must Proceed")
     func appInFront() {
         let (device, app) = chatDevice()
