@@ -29,6 +29,9 @@ public final class SimulatedDevice {
     public var traceSink: (([TraceEvent]) -> Void)?
     /// Keep every event in `trace` (turn off for long runs that stream).
     public var keepsTrace = true
+    /// Every request's and push's fate so far, kept even when the trace is not:
+    /// the summary's "why not yet" comes from it.
+    public private(set) var ledger = RequestLedger()
 
     public init(profile: PolicyProfile = .modern, device: DeviceState = DeviceState(), seed: UInt64 = 0,
                 startDate: Date = Date(timeIntervalSince1970: 1_767_571_200)) {  // 2026-01-05 00:00 UTC
@@ -144,6 +147,7 @@ public final class SimulatedDevice {
     func flushTrace() {
         guard !engine.trace.isEmpty else { return }
         traceSink?(engine.trace)
+        ledger.record(engine.trace)
         if keepsTrace { trace.append(contentsOf: engine.trace) }
         engine.trace.removeAll(keepingCapacity: true)
     }
@@ -178,7 +182,22 @@ public final class SimulatedDevice {
         let r = renderer
         return trace.map(r.jsonLine)
     }
-    public func summary(of app: AppID) -> AppSummary { engine.summary(of: app) }
+    public func summary(of app: AppID) -> AppSummary {
+        flushTrace()
+        return summary(of: app, names: engine.traceNames)
+    }
+
+    /// Every app's summary, in install order (the names are resolved once for all).
+    public func summaries() -> [AppSummary] {
+        flushTrace()
+        let names = engine.traceNames
+        return engine.appIDs.map { summary(of: $0, names: names) }
+    }
+
+    private func summary(of app: AppID, names: TraceNames) -> AppSummary {
+        AppSummary(bundleIdentifier: engine.bundleIdentifier(app), stats: engine.stats(of: app), ledger: ledger,
+                   app: app, names: names, now: engine.now)
+    }
 
     /// The trace events of one app (or device-wide ones for nil).
     public func events(of app: AppID?) -> [TraceEvent] {
