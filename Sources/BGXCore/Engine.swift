@@ -73,11 +73,20 @@ public struct Engine: Sendable {
     /// How many requests and fetch opportunities it has judged (a diagnostic: it grows with what happens, not with apps × events).
     public internal(set) var schedulerJudgements = 0
     var taskHistory: [TaskHistoryEntry] = []
+    /// When set, each BGTask start keeps its decision in dasd's terms
+    /// (`dasdStarts`), so a logged decision that let a task run can be laid
+    /// beside bgx's at that moment. Off by default: it costs a judgement per start.
+    public var recordsDasdDecisions = false
+    public internal(set) var dasdStarts: [(app: AppID, identifier: String, time: Nanoseconds, decision: DasdDecision)] = []
     /// A processing task has started at some point (see `expireProcessingTasksForDeviceUse`).
     var processingTaskHasRun = false
     /// When the device was last locked (nil while unlocked), and unlocked.
     var lockedSince: Nanoseconds?
     var lastUnlock: Nanoseconds?
+    /// When the device last restarted, and its last thundering-herd trigger
+    /// (the restart, then the first unlock after it): dasd's ThunderingHerdPolicy.
+    var lastBoot: Nanoseconds?
+    var herdTrigger: Nanoseconds?
 
     // MARK: Memory (SPEC §10)
     /// Running apps have been warned in this episode of low memory.
@@ -295,6 +304,9 @@ public struct Engine: Sendable {
             checkMemoryPressure()
         case let .multitasking(v): device.multitasking = v; recordDevice("multitasking", "\(v)")
         case let .thermal(v): device.thermal = v; recordDevice("thermal", v.rawValue)
+        case let .cpuLoad(v): device.cpuLoad = v; recordDevice("cpuLoad", "\(v)%")
+        case let .memoryPressure(v): device.memoryPressure = v; recordDevice("memoryPressure", v.rawValue)
+        case let .cameraActive(v): device.cameraActive = v; recordDevice("cameraActive", "\(v)")
         case let .timeZone(v):
             device.timeZone = v; recordDevice("timeZone", v.identifier)
             deviceTimeZoneChanged()
@@ -314,6 +326,7 @@ public struct Engine: Sendable {
         recordDevice("locked", "\(locked)")
         let firstUnlock = !locked && !device.unlockedSinceBoot
         if firstUnlock {
+            if lastBoot != nil { herdTrigger = now }
             device.unlockedSinceBoot = true
             recordDevice("firstUnlockSinceBoot", "true")
             reviewHeldTransferSessions()
@@ -335,6 +348,8 @@ public struct Engine: Sendable {
     /// device stays locked until the first unlock (SPEC §1, §11).
     mutating func reboot() {
         recordDevice("reboot", "true")
+        lastBoot = now
+        herdTrigger = now
         for i in apps.indices {
             let app = AppID(index: Int32(i))
             if apps[i].state != .notRunning { terminate(app, .reboot, detail: "the device restarted") }

@@ -229,12 +229,22 @@ public struct TaskExplanation: Sendable {
             + "\"kind\": \(kind.map(s) ?? "null"), \"earliestBegin\": \(t(earliestBegin)), "
             + "\"decision\": \(decision.map(s) ?? "null"), \"wouldStartNow\": \(wouldStartNow), "
             + "\"score\": \(n(score)), \"threshold\": \(n(threshold)), "
-            + "\"weightedSum\": \(n(weightedSum)), \"totalWeight\": \(n(totalWeight)), \"policies\": [\(policies)], "
+            + "\"weightedSum\": \(n(weightedSum)), \"totalWeight\": \(n(totalWeight)), " + dasdScores + "\"policies\": [\(policies)], "
             + "\"waitingSince\": \(t(waitingSince)), \"holds\": [\(holds)], "
             + "\"nextLook\": \(t(nextLook)), \"nextLookReason\": \(nextLookReason.map(s) ?? "null"), "
             + "\"predictedStart\": \(t(predictedStart)), \"predictedStartReason\": \(predictedStartReason.map(s) ?? "null"), "
             + "\"predictedUse\": \(t(predictedUse)), \"startedInRun\": \(started), \"runEnd\": \(t(runEnd)), "
             + "\"submittedBy\": \(submitters), \"history\": [\(history)]}"
+    }
+
+    /// dasd's own names for the score against the moving threshold
+    /// (`CurrentScore`, `ThresholdScore`, `DecisionToRun`), for JSON readers
+    /// who compare with a device log.
+    var dasdScores: String {
+        guard let score, let threshold else { return "" }
+        func six(_ v: Double) -> String { String(Double(Int((v * 1_000_000).rounded())) / 1_000_000) }
+        return "\"currentScore\": \(six(score)), \"thresholdScore\": \(six(threshold)), "
+            + "\"decisionToRun\": \(decision?.hasPrefix("would start") == true ? 1 : 0), "
     }
 
     static func number(_ d: Double) -> String {
@@ -346,12 +356,13 @@ extension Engine {
                 let weight = schedulerPolicy.weight(o.policy, processing: processing)
                 let (verdict, score): (String, Double?)
                 switch o.verdict {
+                case .absolutelyMustNotProceed: (verdict, score) = ("absolutely must not", nil)
                 case .mustNotProceed: (verdict, score) = ("must not proceed", nil)
                 case let .canProceed(s): (verdict, score) = ("can proceed", s)
                 case .absolutelyMustProceed: (verdict, score) = ("absolutely must", nil)
                 }
                 if let score { sum += weight * score; total += weight }
-                let since = o.verdict == .mustNotProceed ? (pending.blockedSince[o.policy.index] ?? now) : nil
+                let since = o.verdict.blocks ? (pending.blockedSince[o.policy.index] ?? now) : nil
                 return TaskExplanation.PolicyLine(policy: o.policy.rawValue, verdict: verdict, score: score, weight: weight,
                                                   contribution: score.map { weight * $0 }, rationale: o.rationale,
                                                   blockedSince: since, changesAt: o.nextChange)
@@ -371,6 +382,7 @@ extension Engine {
                 e.nextLook = next
                 e.nextLookReason = outcomes.filter { $0.nextChange == next }
                     .map { "\($0.policy.rawValue) changes" }.joined(separator: ", ")
+                if e.nextLookReason?.isEmpty == true { e.nextLookReason = "the threshold falls to the score" }
             }
         } else if let id, let running = a.runningTasks.first(where: { $0.identifier.index == id }) {
             e.status = .running(since: running.started, timeLeft: a.taskDeadline.map { max(0, $0 - now) })

@@ -83,6 +83,7 @@ extension Engine {
                 return .drop("the app has not been opened since \(clockText(lastUse)) (over \(Time.describe(cutoff)))")
             }
         }
+        if let refused = dasdPushGate(app) { return refused }
         if let minimum = p.silentPushMinimumBattery, !device.charging, device.battery <= minimum {
             return .hold("battery at \(device.battery)% (≤ \(minimum)%): background pushes wait", retryAt: nil)
         }

@@ -84,6 +84,12 @@ extension Engine {
             if let n = evaluateFetch(app) { wakeScheduler(for: app, at: n) }
         }
         if !starting.isEmpty {
+            if recordsDasdDecisions {
+                for s in starting {
+                    let (app, id) = (pendingTasks[s].app, text(pendingTasks[s].identifier))
+                    if let d = dasdDecision(app: app, identifier: id) { dasdStarts.append((app, id, now, d)) }
+                }
+            }
             let chosen = starting.map { pendingTasks.remove($0) }
             var byApp: [Int32: [PendingTask]] = [:]
             var reasonByApp: [Int32: DecisionWords] = [:]

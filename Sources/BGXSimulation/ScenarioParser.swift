@@ -27,7 +27,8 @@ public struct ScenarioParser {
 
     static let topKeys = ["profile", "seed", "start", "duration", "device", "apps", "usage", "timeline", "expect"]
     static let deviceKeys = ["battery", "charging", "network", "bandwidth", "lowPowerMode", "backgroundAppRefresh",
-                             "passcode", "memory", "multitasking", "thermal", "timeZone"]
+                             "passcode", "memory", "multitasking", "thermal", "timeZone", "cpuLoad", "memoryPressure",
+                             "cameraActive"]
     static let appKeys = ["bundle", "backgroundModes", "permittedTaskIdentifiers", "exitsOnSuspend", "memory",
                           "backgroundAppRefresh", "extensionOf", "sounds", "on"]
     static let lifecycleHandlers: [String: ScenarioApp.Handler] = [
@@ -70,7 +71,8 @@ public struct ScenarioParser {
         "notification.cancel": ["id"], "notification.tap": ["id", "reason"],
         "task.register": ["identifier"], "task.submit": ["identifier", "type", "replaced"],
         "task.reject": ["identifier", "error", "code", "reason"], "task.cancel": ["identifier"],
-        "task.defer": ["identifier", "reason"], "task.start": ["identifier", "reason"], "task.expire": ["identifier"],
+        "task.defer": ["identifier", "reason", "currentScore", "thresholdScore", "decisionToRun"],
+        "task.start": ["identifier", "reason", "currentScore", "thresholdScore", "decisionToRun"], "task.expire": ["identifier"],
         "task.complete": ["identifier", "success"], "fetch.defer": ["reason"], "fetch.start": [],
         "fetch.complete": ["result"],
         "memory.warning": ["footprintMB", "freeMB"], "snapshot": ["sensitiveContentVisible"],
@@ -295,6 +297,15 @@ public struct ScenarioParser {
                     throw unknown(value, "thermal state", text, DeviceState.Thermal.allCases.map(\.rawValue))
                 }
                 d.thermal = v; changes.append(.thermal(v))
+            case "cpuLoad":
+                guard let v = Units.percent(text) else { throw err(value, "cpuLoad must be a percentage 0–100%, got '\(text)'") }
+                d.cpuLoad = v; changes.append(.cpuLoad(v))
+            case "memoryPressure":
+                guard let v = DeviceState.MemoryPressure(rawValue: text) else {
+                    throw unknown(value, "memory pressure", text, DeviceState.MemoryPressure.allCases.map(\.rawValue))
+                }
+                d.memoryPressure = v; changes.append(.memoryPressure(v))
+            case "cameraActive": d.cameraActive = try bool(value, key); changes.append(.cameraActive(d.cameraActive))
             case "timeZone":
                 let v = try timeZone(value, context)
                 d.timeZone = v; changes.append(.timeZone(v))

@@ -10,7 +10,7 @@ struct BGX: ParsableCommand {
         abstract: "The iOS background-execution system, simulated in virtual time.",
         discussion: exitCodes + "\n\nShell completion: bgx --generate-completion-script bash|zsh|fish",
         version: "bgx \(version)",
-        subcommands: [Run.self, Demo.self, Explain.self, Check.self, Bench.self])
+        subcommands: [Run.self, Demo.self, Explain.self, Check.self, Bench.self, DasdLogCommand.self])
 
     static let version = "0.1.0"
     /// What every command's exit status means, for `--help`.
@@ -201,8 +201,10 @@ struct Explain: ParsableCommand {
     @Option(help: ArgumentHelp("The moment, written as in the scenario: 14:30, '1d 12:00', 'Tue 09:00' or a duration from the start like 90s (default: the end).",
                                valueName: "moment")) var at: String?
     @Flag(help: "Print JSON.") var json = false
+    @Option(help: "'dasd': print each decision in dasd's own log layout, to compare with a device log.") var format: String?
 
     func run() throws {
+        if let format, format != "dasd" { throw fail("error: --format must be 'dasd', got '\(format)'") }
         let s = try loadScenario(scenario)
         guard task != nil || app != nil else { throw fail("error: explain needs --task IDENTIFIER or --app BUNDLE") }
         let run: ScenarioRun
@@ -224,6 +226,12 @@ struct Explain: ParsableCommand {
         }
         guard let bundle, let appID = run.device.app(bundle) else {
             throw fail("error: no app " + (app.map { "'\($0)'" } ?? "permits '\(task ?? "")'; name one with --app"))
+        }
+        if format == "dasd" {
+            run.run(until: moment)
+            let engine = run.device.engine
+            print(dasdLayout(engine, appID, task.map { [$0] } ?? engine.taskIdentifiers(of: appID)), terminator: "")
+            return
         }
         let explained = run.explain(app: appID, identifiers: task.map { [$0] }, at: moment)
         let explanations = explained.tasks

@@ -197,8 +197,11 @@ struct ReportTests {
         let style = String(band.prefix { $0 != "\"" })
         #expect(style.hasPrefix("req req-p"))
         #expect(Self.legendAndRest(html).legend.contains("<rect class=\"\(style)\" x=\"1\" y=\"3\" width=\"20\" height=\"8\"/></svg>request held back by ChargerPluggedInPolicy</li>"))
-        // The reason changes: after the charger, the device's activity held the resubmitted request.
-        #expect(html.contains("com.example.photos.index held back: DeviceActivityPolicy: [{launchType == PROCESSING AND deviceActive == 1}]: 0d 22:02:00 – 0d 22:13:00 (11m)"))
+        // The reason changes: after the charger, the device's activity held the resubmitted request
+        // while in use; once locked, DeviceActivityPolicy only scores low (dasd's logs), so the
+        // retry spacing shows, then the score below the threshold until the device is idle.
+        #expect(html.contains("com.example.photos.index held back: DeviceActivityPolicy: [{launchType == PROCESSING AND deviceActive == 1}]: 0d 22:02:00 – 0d 22:03:00 (1m)"))
+        #expect(html.contains("com.example.photos.index held back: score 0.83 &lt; 0.91 — DeviceActivityPolicy: [{launchType == PROCESSING AND idle &lt; 10m}]: 0d 22:12:00 – 0d 22:13:00 (1m)"))
         #expect(html.contains("<title>com.example.photos.index running (score "))
         // Readable without hovering: the table below the timeline.
         #expect(html.contains("<h2>Why it waited: each BGTask request</h2>"))
