@@ -114,7 +114,7 @@ public struct TaskExplanation: Sendable {
             }
             if let submittedBy {
                 lines.append(submittedBy.isEmpty ? "nothing in this scenario submits it"
-                             : "submitted by " + submittedBy.joined(separator: "; "))
+                             : "would be submitted by " + submittedBy.joined(separator: "; "))
             }
         }
         if let runEnd, runEnd > at {
@@ -314,6 +314,9 @@ extension Rationale {
             }
             return ("the person's predicted use to near", wait.map { "\($0), when the person's predicted use nears" }
                     ?? "wait for the person's predicted use")
+        case .noUsePatternYet:
+            return ("a day of the person's use to learn from (use is predicted from past days)",
+                    wait.map { "\($0), when a refresh is due anyway" } ?? "wait for a day of use")
         case .processingSpacing: return ("the spacing between processing tasks", wait ?? "wait")
         case .launchSpacing: return ("the spacing between background launches", wait ?? "wait")
         case .energySpent: return ("tomorrow's energy budget", wait ?? "wait until tomorrow")

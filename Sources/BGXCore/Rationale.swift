@@ -42,6 +42,8 @@ enum Rationale: Sendable, Equatable {
     case predictedUse(Nanoseconds)
     case noBackgroundLaunchFor(Nanoseconds)
     case nextPredictedUse(Nanoseconds?)
+    /// No whole day of use seen yet: the predictor learns from past days only.
+    case noUsePatternYet
     // ActivityRateLimitPolicy
     case noProcessingYet
     case processingSpacing(ended: Nanoseconds, success: Bool, nextAt: Nanoseconds)
@@ -136,6 +138,7 @@ enum Rationale: Sendable, Equatable {
         case let .predictedUse(t): return "predicted use at \(clock(t))"
         case let .noBackgroundLaunchFor(d): return "a refresh is due: no background launch for \(describe(d))"
         case let .nextPredictedUse(t): return t.map { "next predicted use \(clock($0))" } ?? "no predicted use in the next two days"
+        case .noUsePatternYet: return "no use pattern yet: use is predicted from the days seen so far, and none has ended"
         case .noProcessingYet: return "no processing task completed yet"
         case let .processingSpacing(ended, success, nextAt):
             return (success ? "a processing task completed at " : "a processing task failed at ")

@@ -235,7 +235,10 @@ extension Engine {
                 return out(.canProceed(0.6), .noBackgroundLaunchFor(p.refreshStaleness))
             }
             let next = predicted.map { min($0 - p.refreshLeadTime, staleAt) } ?? staleAt
-            return out(.canProceed(0), .nextPredictedUse(predicted), next: next)
+            // On the day of first use there is no past day to predict from;
+            // say so rather than "no predicted use" while the habit is still unseen.
+            let learning = predicted == nil && wall(now) / Time.days(1) == wall(firstUse) / Time.days(1)
+            return out(.canProceed(0), learning ? .noUsePatternYet : .nextPredictedUse(predicted), next: next)
         case .rateLimit:
             if c.kind == .processing {
                 guard let end = apps[ai].lastProcessingEnd else { return out(.canProceed(1), .noProcessingYet) }

@@ -99,6 +99,23 @@ struct ExplainTests {
         #expect(e.verdictLines[1].contains("wait until 0d 16:00"))
     }
 
+    @Test("rules §6: on the day of first use no habit has been learned yet, and the refresh's wait says so rather than 'no predicted use'")
+    func firstDayHasNoUsePatternYet() throws {
+        // `usage:` opens the app at 08:00 daily, so "no predicted use in the next two days"
+        // would contradict the scenario: the predictor learns from past days, and day 0 has none.
+        let e = try #require(try explain(Self.refresh, app: "com.example.feed", task: "com.example.feed.refresh", at: "12:00").first)
+        let app = try #require(e.policies.first { $0.policy == "ApplicationPolicy" })
+        #expect(app.rationale.hasPrefix("no use pattern yet"))
+        #expect(e.verdictLines[0].contains("a day of the person's use to learn from"))
+        #expect(!e.text.contains("no predicted use in the next two days"))
+        // A day later the 08:00 session has been seen: the wait names the predicted use instead.
+        let twoDays = Self.refresh.replacingOccurrences(of: "duration: 1d", with: "duration: 2d")
+            + "\ntimeline:\n  - {at: 1d 10:00, user: launch com.example.feed}\n  - {at: 1d 10:05, user: home}\n"
+        let next = try #require(try explain(twoDays, app: "com.example.feed", task: "com.example.feed.refresh", at: "1d 12:00").first)
+        let learned = try #require(next.policies.first { $0.policy == "ApplicationPolicy" })
+        #expect(learned.rationale == "next predicted use 2d 08:00")
+    }
+
     @Test("SPEC §6: 'next look' (when the scheduler judges again) is distinct from the predicted start")
     func nextLookIsNotPredictedStart() throws {
         let e = try #require(try explain(Self.refresh, app: "com.example.feed", task: "com.example.feed.refresh", at: "12:00").first)
@@ -133,7 +150,7 @@ struct ExplainTests {
         let never = try #require(all.first { $0.identifier == "com.example.feed.never" })
         #expect(never.verdictLines.prefix(2) == ["never submitted up to 0d 07:00", "nothing in this scenario submits it"])
         let late = try #require(all.first { $0.identifier == "com.example.feed.late" })
-        #expect(late.verdictLines[1] == "submitted by the willTerminate handler of com.example.feed (explain.yaml:13:11)")
+        #expect(late.verdictLines[1] == "would be submitted by the willTerminate handler of com.example.feed (explain.yaml:13:11)")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(never.json.utf8)) as? [String: Any])
         #expect(json["submittedBy"] as? [String] == [])
         #expect((json["status"] as? [String: Any])?["submitted"] as? Bool == false)
