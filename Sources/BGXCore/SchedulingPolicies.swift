@@ -234,10 +234,12 @@ extension Engine {
             if now >= staleAt {
                 return out(.canProceed(0.6), .noBackgroundLaunchFor(p.refreshStaleness))
             }
-            let next = predicted.map { min($0 - p.refreshLeadTime, staleAt) } ?? staleAt
             // On the day of first use there is no past day to predict from;
-            // say so rather than "no predicted use" while the habit is still unseen.
+            // say so rather than "no predicted use" while the habit is still unseen,
+            // and look again at midnight, when that day becomes history.
             let learning = predicted == nil && wall(now) / Time.days(1) == wall(firstUse) / Time.days(1)
+            let midnight = (wall(now) / Time.days(1) + 1) * Time.days(1) - (wall(now) - now)
+            let next = predicted.map { min($0 - p.refreshLeadTime, staleAt) } ?? (learning ? min(staleAt, midnight) : staleAt)
             return out(.canProceed(0), learning ? .noUsePatternYet : .nextPredictedUse(predicted), next: next)
         case .rateLimit:
             if c.kind == .processing {

@@ -116,6 +116,33 @@ struct ExplainTests {
         #expect(learned.rationale == "next predicted use 2d 08:00")
     }
 
+    @Test("rules §6: while no habit is learned yet, the scheduler looks again at midnight, when the first day becomes history")
+    func firstDayLooksAgainAtMidnight() throws {
+        let evening = """
+        start: 2026-01-05T00:00:00
+        duration: 2d
+        apps:
+          - bundle: com.example.feed
+            backgroundModes: [fetch]
+            permittedTaskIdentifiers: [com.example.feed.refresh]
+            on:
+              didFinishLaunching:
+                - register: com.example.feed.refresh
+              didEnterBackground:
+                - submit: {identifier: com.example.feed.refresh, type: appRefresh}
+              task com.example.feed.refresh:
+                - complete: true
+        usage:
+          - {app: com.example.feed, daily: ["20:00 5m"]}
+        """
+        // First used at 20:00: a refresh is due by staleness only at 1d 04:00, but the
+        // prediction can change at midnight, so that is the next look.
+        let e = try #require(try explain(evening, app: "com.example.feed", task: "com.example.feed.refresh", at: "22:00").first)
+        #expect(e.nextLook == Time.days(1))
+        let later = try #require(try explain(evening, app: "com.example.feed", task: "com.example.feed.refresh", at: "1d 01:00").first)
+        #expect(later.policies.first { $0.policy == "ApplicationPolicy" }?.rationale == "next predicted use 1d 20:00")
+    }
+
     @Test("SPEC §6: 'next look' (when the scheduler judges again) is distinct from the predicted start")
     func nextLookIsNotPredictedStart() throws {
         let e = try #require(try explain(Self.refresh, app: "com.example.feed", task: "com.example.feed.refresh", at: "12:00").first)
