@@ -127,8 +127,7 @@ struct AppProcess: Sendable {
     /// `setMinimumBackgroundFetchInterval`; nil is "never" (the default).
     var fetchInterval: Nanoseconds?
     var lastFetch: Nanoseconds?
-    /// 1 for an app that fetches fast and reports honestly; less otherwise.
-    var fetchReputation = 1.0
+    var fetchStanding = FetchStanding()
     var fetchNumber: UInt32 = 0
     var fetchDeferKey: Engine.DecisionKey?
 

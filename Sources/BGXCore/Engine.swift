@@ -242,6 +242,8 @@ public struct Engine: Sendable {
         }
         apps[i].state = to
         apps[i].stateSince = now
+        // Every second awake in the background is energy (SPEC §12), busy or waiting.
+        if from == .background { stopEnergyClock(app) }
         if to == .suspended { noteSuspended(app) }
         record(app, .state(from: from, to: to, reason: reason))
     }

@@ -189,7 +189,6 @@ extension Engine {
         guard apps[i].runningTasks.isEmpty else { return }
         apps[i].taskDeadline = nil
         apps[i].taskWindowNumber &+= 1
-        stopEnergyClock(app)
         schedulerDirty = true
         suspendIfThreadFree(app)
     }

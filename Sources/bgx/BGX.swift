@@ -218,6 +218,12 @@ struct Explain: ParsableCommand {
                 if !pushes.isEmpty {
                     print((explanations.isEmpty && transfers.isEmpty ? "" : "\n") + pushes, terminator: "")
                 }
+                // …and its background-fetch standing (SPEC §6).
+                let fetch = engine.explainFetch(app: appID)
+                if !fetch.isEmpty {
+                    print((explanations.isEmpty && transfers.isEmpty && pushes.isEmpty ? "" : "\n") + fetch,
+                          terminator: "")
+                }
             }
         }
     }
