@@ -93,6 +93,10 @@ public protocol SystemConnection: AnyObject {
     func reportNewIncomingCall()
     func setKeepAliveTimeout(seconds: Double, handler: @escaping () -> Void) -> Bool
     func clearKeepAliveTimeout()
+    // Data protection (SPEC §13): files on the device's disk
+    func writeFile(path: String, data: Data, protection: FileProtection) -> FileAccess
+    func readFile(path: String) -> (FileAccess, Data?)
+    var isProtectedDataAvailable: Bool { get }
 }
 
 /// The process the code running now belongs to. The device sets it whenever

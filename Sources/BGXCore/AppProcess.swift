@@ -128,6 +128,8 @@ struct AppProcess: Sendable {
     var fetchInterval: Nanoseconds?
     var lastFetch: Nanoseconds?
     var fetchStanding = FetchStanding()
+    /// Files the app wrote, with their protection class (SPEC §13): on disk, so they outlive the process.
+    var files: [TextID: ProtectedFile] = [:]
     var fetchNumber: UInt32 = 0
     var fetchDeferKey: Engine.DecisionKey?
 

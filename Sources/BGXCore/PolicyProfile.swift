@@ -60,6 +60,9 @@ public struct PolicyProfile: Sendable, Equatable {
     // MARK: SPEC §4 — long-running services
     public var longRunning: LongRunningPolicy
 
+    // MARK: SPEC §13 — data protection
+    public var dataProtection = DataProtectionPolicy()
+
     public init(
         name: String,
         backgroundTaskBudget: Nanoseconds,

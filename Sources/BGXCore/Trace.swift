@@ -118,6 +118,10 @@ public struct TraceEvent: Sendable, Equatable {
         case transferCancel(session: TextID, reason: TextID)
         /// A session's results wait for the app (rate limiter, force-quit, session not recreated …).
         case transferHold(session: TextID, reason: TextID)
+        /// SPEC §13: a file written or read with its protection class; `ok`
+        /// false when the class key was not available (the device locked).
+        case fileWrite(path: TextID, protection: FileProtection, ok: Bool, reason: TextID)
+        case fileRead(path: TextID, protection: FileProtection?, ok: Bool, reason: TextID)
     }
 
     /// The reason of a `terminate` line (a jetsam kill is one too).
@@ -184,6 +188,8 @@ public struct TraceEvent: Sendable, Equatable {
         case .transferFail: "transfer.fail"
         case .transferCancel: "transfer.cancel"
         case .transferHold: "transfer.hold"
+        case .fileWrite: "file.write"
+        case .fileRead: "file.read"
         case .pushDeliver: "push.deliver"
         case .pushDrop: "push.drop"
         case .pushComplete: "push.complete"
@@ -378,6 +384,14 @@ extension TraceEvent {
             return [("trigger", .string(trigger.description))]
         case let .voipDrop(trigger, reason):
             return [("trigger", .string(trigger.description)), ("reason", .string(text(reason)))]
+        case let .fileWrite(path, protection, ok, reason):
+            return [("path", .string(text(path))), ("protection", .string(protection.description)), ("ok", .bool(ok)),
+                    ("reason", .string(text(reason)))]
+        case let .fileRead(path, protection, ok, reason):
+            var f: [(String, TraceField)] = [("path", .string(text(path)))]
+            if let protection { f.append(("protection", .string(protection.description))) }
+            f += [("ok", .bool(ok)), ("reason", .string(text(reason)))]
+            return f
         }
     }
 }

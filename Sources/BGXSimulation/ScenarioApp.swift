@@ -144,6 +144,9 @@ public final class ScenarioApp: HostedApp {
         case requestSceneSessionRefresh
         /// The person's work: `makeUnsavedChanges` (true) / `saveChanges` (false).
         case unsavedChanges(Bool)
+        /// SPEC §13: `writeFile: {path, protection}`, `readFile: PATH`.
+        case writeFile(path: String, protection: FileProtection)
+        case readFile(String)
         /// Parsed for `bgx check` but not simulated yet: what it is, the
         /// background mode it needs and the task identifier it names, if any.
         case unsupported(name: String, mode: BackgroundMode?, taskIdentifier: String?)
@@ -323,6 +326,11 @@ public final class ScenarioApp: HostedApp {
                 process.requestSnapshotRefresh()
             case let .unsavedChanges(unsaved):
                 process.hasUnsavedChanges = unsaved
+            case let .writeFile(path, protection):
+                // A refusal is in the trace (file.write, ok false, with its reason); the app carries on.
+                _ = process.device.withEngine { $0.writeFile(for: process.app, path: path, protection: protection) }
+            case let .readFile(path):
+                _ = process.device.withEngine { $0.readFile(for: process.app, path: path) }
             case let .unsupported(name, _, _):
                 preconditionFailure("scenario validation lets no unsupported action (\(name)) reach the interpreter")
             }

@@ -43,7 +43,8 @@ public struct ScenarioParser {
                               "setMinimumBackgroundFetchInterval", "allocate", "useGPU", "holdLock", "releaseLock",
                               "showSensitiveContent", "hideSensitiveContent", "requestSceneSessionRefresh",
                               "makeUnsavedChanges", "saveChanges", "playAudio", "stopAudio", "startLocation",
-                              "stopLocation", "download", "createSession", "reportCall", "setKeepAliveTimeout"]
+                              "stopLocation", "download", "createSession", "reportCall", "setKeepAliveTimeout",
+                              "writeFile", "readFile"]
     static let futureActions: [String: String] = [:]
     static let timelineKeys = ["at", "user", "device", "push", "voipSocket", "location", "accessory", "bluetooth",
                                "network", "debug"]
@@ -79,6 +80,7 @@ public struct ScenarioParser {
         "transfer.cancel": ["session", "reason"], "transfer.hold": ["session", "reason"],
         "push.deliver": ["type", "priority", "to"], "push.drop": ["type", "priority", "reason", "held"],
         "push.complete": ["result"], "call.report": [], "voip.wake": ["trigger"], "voip.drop": ["trigger", "reason"],
+        "file.write": ["path", "protection", "ok", "reason"], "file.read": ["path", "protection", "ok", "reason"],
     ]
     static let futureTraceKinds: [String: String] = [:]
 
@@ -390,6 +392,8 @@ public struct ScenarioParser {
         case "submit": action = .submit(try submit(try arg("{identifier, type, earliestBegin, …}")))
         case "download": action = .download(try download(try arg("{session, bytes, discretionary, …}")))
         case "createSession": action = .createSession(try scalar(try arg("a session identifier"), name))
+        case "writeFile": action = try writeFile(try arg("{path, protection}"))
+        case "readFile": action = .readFile(try scalar(try arg("a file path"), name))
         case "complete":
             let a = try arg("true, false, newData, noData or failed")
             let v = try scalar(a, name)
@@ -456,6 +460,25 @@ public struct ScenarioParser {
             s.requiresExternalPower = try bool(n, "requiresExternalPower")
         }
         return s
+    }
+
+    /// `writeFile: {path, protection}` (SPEC §13); protection defaults to iOS's
+    /// default for app files, `completeUntilFirstUserAuthentication`.
+    func writeFile(_ node: Node) throws -> ScenarioApp.Action {
+        let m = try mapping(node, "writeFile", known: ["path", "protection"])
+        guard let pathNode = m["path"] else { throw err(node, "'writeFile' needs a path") }
+        var protection = FileProtection.completeUntilFirstUserAuthentication
+        if let p = m["protection"] {
+            let word = try scalar(p, "protection")
+            if word == "completeUnlessOpen" {
+                throw err(p, "not yet supported: completeUnlessOpen protection (a file kept open across the lock)")
+            }
+            guard let v = FileProtection(rawValue: word) else {
+                throw unknown(p, "protection class", word, FileProtection.allCases.map(\.rawValue))
+            }
+            protection = v
+        }
+        return .writeFile(path: try scalar(pathNode, "path"), protection: protection)
     }
 
     /// `allocate: 50MB` grows the footprint, `allocate: -50MB` frees.

@@ -22,6 +22,9 @@ public final class SimulatedDevice {
     public let startDate: Date
     var factories: [() -> HostedApp] = []
     var processes: [AppRuntime?] = []
+    /// What apps wrote to the device's disk, by app and path (SPEC §13); the
+    /// engine keeps each file's protection class and decides who may read it.
+    var fileContents: [AppID: [String: Data]] = [:]
     private var directives: [Directive] = []
     /// Trace events taken from the engine so far.
     public private(set) var trace: [TraceEvent] = []
@@ -395,6 +398,21 @@ public final class AppRuntime: SystemConnection {
 
     public func allocate(bytes: Int64) { device.withEngine { $0.allocate(for: app, bytes: bytes) } }
     public func useGPU() { device.withEngine { $0.useGPU(for: app) } }
+
+    // MARK: Data protection (SPEC §13)
+
+    public func writeFile(path: String, data: Data, protection: FileProtection) -> FileAccess {
+        let access = device.withEngine { $0.writeFile(for: app, path: path, protection: protection, bytes: Int64(data.count)) }
+        if access == .ok { device.fileContents[app, default: [:]][path] = data }
+        return access
+    }
+
+    public func readFile(path: String) -> (FileAccess, Data?) {
+        let access = device.withEngine { $0.readFile(for: app, path: path) }
+        return (access, access == .ok ? device.fileContents[app]?[path] : nil)
+    }
+
+    public var isProtectedDataAvailable: Bool { device.withEngine { $0.isProtectedDataAvailable } }
     public func holdLock(_ name: String) { device.withEngine { $0.holdLock(for: app, name) } }
     public func releaseLock(_ name: String) { device.withEngine { $0.releaseLock(for: app, name) } }
     public func openSocket(_ socket: NetworkSocket) {

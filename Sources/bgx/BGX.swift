@@ -254,6 +254,7 @@ struct Check: ParsableCommand {
                 findings += ManifestCheck.check(app.manifest, usage: usage)
             }
             findings += PushCheck.findings(scenario)
+            findings += DataProtectionCheck.findings(scenario)
             notes = ScenarioRun.unsupportedFeatures(scenario).map { "note: \($0.location): \($0.message)" }
         }
         for f in findings { print(f.description) }
