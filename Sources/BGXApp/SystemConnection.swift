@@ -44,6 +44,13 @@ public protocol SystemConnection: AnyObject {
     func pendingTaskRequests() -> [TaskRequestSpec]
     func setTaskExpirationHandler(identifier: String, isSet: Bool)
     func completeTask(identifier: String, success: Bool)
+    // Continued processing (SPEC §13, iOS 26)
+    func submitContinuedProcessingTask(_ request: ContinuedProcessingRequest) throws
+    func reportContinuedProgress(identifier: String, completed: Int64, total: Int64)
+    /// The kind of a task handed to the app (which `BGTask` subclass it gets).
+    func runningTaskKind(identifier: String) -> BGTaskKind?
+    /// `BGTaskScheduler.supportedResources` contains `.gpu`.
+    var supportsBackgroundGPU: Bool { get }
 
     // Background fetch (SPEC §6); nil interval is "never"
     func setMinimumBackgroundFetchInterval(seconds: Double?)

@@ -24,6 +24,8 @@ public struct DeviceState: Sendable, Equatable {
     public var unlockedSinceBoot: Bool = true
     /// The device's clock, which floating notification dates follow (SPEC §9).
     public var timeZone: TimeZoneRules = .utc
+    /// `BGTaskScheduler.supportedResources` contains `.gpu` (SPEC §13): not every device has background GPU.
+    public var backgroundGPU: Bool = false
 
     public init() {}
 }
@@ -41,6 +43,7 @@ public enum DeviceChange: Sendable, Equatable {
     case multitasking(Bool)
     case thermal(DeviceState.Thermal)
     case timeZone(TimeZoneRules)
+    case backgroundGPU(Bool)
     case reboot
 }
 
@@ -54,6 +57,8 @@ public enum UserAction: Sendable, Equatable {
     case forceQuit(AppID)
     /// Opens a notification from Notification Center (SPEC §9).
     case tapNotification(NotificationID)
+    /// Cancels a continued-processing task from its Live Activity (SPEC §13).
+    case cancelTask(TextID)
 }
 
 /// An installed app's handle inside the engine.

@@ -43,6 +43,8 @@ public struct Engine: Sendable {
     /// Unix seconds at t = 0: calendar dates (SPEC §9) are read from it.
     public let startEpochSeconds: Int64
     var pendingTasks: [PendingTask] = []
+    /// Continued-processing tasks, queued or running, device-wide (SPEC §13).
+    var continuedTasks: [ContinuedTask] = []
     /// `profile.scheduler`'s weights as tables indexed by policy.
     let refreshWeights: [Double]
     let processingWeights: [Double]
@@ -269,7 +271,10 @@ public struct Engine: Sendable {
             for i in apps.indices where apps[i].state != .notRunning { _ = enforceLimit(AppID(index: Int32(i))) }
             checkMemoryPressure()
         case let .multitasking(v): device.multitasking = v; recordDevice("multitasking", "\(v)")
-        case let .thermal(v): device.thermal = v; recordDevice("thermal", v.rawValue)
+        case let .thermal(v):
+            device.thermal = v; recordDevice("thermal", v.rawValue)
+            if !continuedTasks.isEmpty { relieveContinuedProcessingPressure(v) }
+        case let .backgroundGPU(v): device.backgroundGPU = v; recordDevice("backgroundGPU", "\(v)")
         case let .timeZone(v):
             device.timeZone = v; recordDevice("timeZone", v.identifier)
             deviceTimeZoneChanged()
@@ -378,6 +383,9 @@ struct TextTable: Sendable {
 
 extension Engine {
     /// Interns a piece of trace text.
+    /// Interns a name for an input that carries one (`UserAction.cancelTask`).
+    public mutating func internText(_ s: String) -> TextID { text(s) }
+
     mutating func text(_ s: String) -> TextID {
         if let i = texts.index[s] { return TextID(index: i) }
         texts.strings.append(s)

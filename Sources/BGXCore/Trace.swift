@@ -63,6 +63,11 @@ public struct TraceEvent: Sendable, Equatable {
         case taskDefer(identifier: TextID, reason: TextID)
         case taskStart(identifier: TextID, reason: TextID)
         case taskExpire(identifier: TextID)
+        /// A `task.expire` line with its reason: a continued-processing task
+        /// the person cancelled or resource pressure ended (SPEC §13).
+        case taskExpireWithReason(identifier: TextID, reason: TextID)
+        /// A continued-processing task's progress (SPEC §13).
+        case taskProgress(identifier: TextID, completed: Int64, total: Int64)
         case taskComplete(identifier: TextID, success: Bool)
         case fetchDefer(reason: TextID)
         case fetchStart
@@ -157,7 +162,8 @@ public struct TraceEvent: Sendable, Equatable {
         case .taskCancel: "task.cancel"
         case .taskDefer: "task.defer"
         case .taskStart: "task.start"
-        case .taskExpire: "task.expire"
+        case .taskExpire, .taskExpireWithReason: "task.expire"
+        case .taskProgress: "task.progress"
         case .taskComplete: "task.complete"
         case .fetchDefer: "fetch.defer"
         case .fetchStart: "fetch.start"
@@ -201,7 +207,7 @@ public struct TraceEvent: Sendable, Equatable {
 }
 
 public enum UserActionName: String, Sendable {
-    case launch, home, lock, unlock, switchTo, forceQuit, tapNotification
+    case launch, home, lock, unlock, switchTo, forceQuit, tapNotification, cancelTask
 }
 
 /// Why a process changed state. Fixed phrases, so they cost nothing to record.
@@ -299,6 +305,11 @@ extension TraceEvent {
             return f
         case let .taskRegister(id), let .taskCancel(id), let .taskExpire(id):
             return [("identifier", .string(text(id)))]
+        case let .taskExpireWithReason(id, reason):
+            return [("identifier", .string(text(id))), ("reason", .string(text(reason)))]
+        case let .taskProgress(id, completed, total):
+            return [("identifier", .string(text(id))), ("completed", .number(Double(completed))),
+                    ("total", .number(Double(total)))]
         case let .taskStart(id, reason):
             return [("identifier", .string(text(id))), ("reason", .string(text(reason)))]
         case let .taskSubmit(id, kind, replaced):

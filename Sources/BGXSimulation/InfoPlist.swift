@@ -119,7 +119,11 @@ public enum InfoPlist {
                 case let .submit(s):
                     usage.taskIdentifiers.append(s.identifier)
                     if handler == .didFinishLaunching { usage.submitsDuringLaunch.append("line \(a.location.line)") }
-                    usage.modesUsed.append((s.kind.requiredMode, "'submit' (\(s.kind), line \(a.location.line))"))
+                    if let mode = s.kind.requiredMode {
+                        usage.modesUsed.append((mode, "'submit' (\(s.kind), line \(a.location.line))"))
+                    }
+                case let .submitContinued(r):
+                    usage.taskIdentifiers.append(r.identifier)
                 case .setMinimumBackgroundFetchInterval(.some):
                     usage.modesUsed.append((.fetch, "setMinimumBackgroundFetchInterval (line \(a.location.line))"))
                 case .playAudio:

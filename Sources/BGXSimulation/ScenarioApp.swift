@@ -110,6 +110,9 @@ public final class ScenarioApp: HostedApp {
     public enum Action: Sendable, Equatable {
         case register(String)
         case submit(Submit)
+        /// SPEC §13: a `BGContinuedProcessingTaskRequest`, and its task's progress.
+        case submitContinued(ContinuedProcessingRequest)
+        case progress(completed: Int64, total: Int64)
         case cancel(String)
         case complete(Completion)
         /// nil is `never`.
@@ -180,13 +183,15 @@ public final class ScenarioApp: HostedApp {
         switch callback {
         case let .bgTask(id):
             let name = process.device.withEngine { $0.text(id) }
-            handler = .task(name)
+            // A continued-processing task runs the handler registered for its wildcard form.
+            let registered = process.device.withEngine { $0.launchHandlerIdentifier(for: process.app, identifier: name) }
+            handler = .task(registered)
             context = .task(name)
             // The expiration handler is "set" when the scenario has one.
-            process.setTaskExpirationHandler(identifier: name, isSet: spec.handlers[.expire(name)] != nil)
+            process.setTaskExpirationHandler(identifier: name, isSet: spec.handlers[.expire(registered)] != nil)
         case let .bgTaskExpired(id):
             let name = process.device.withEngine { $0.text(id) }
-            handler = .expire(name)
+            handler = .expire(process.device.withEngine { $0.launchHandlerIdentifier(for: process.app, identifier: name) })
             context = .task(name)
         case .performFetch:
             handler = .performFetch
@@ -265,6 +270,16 @@ public final class ScenarioApp: HostedApp {
                                               requiresExternalPower: s.requiresExternalPower)
                 // A rejection is in the trace (task.reject, with its reason); the app carries on.
                 try? process.device.withEngine { try $0.submitTask(for: process.app, request) }
+            case let .submitContinued(r):
+                // A rejection is in the trace (task.reject, with its reason); the app carries on.
+                try? process.device.withEngine { try $0.submitContinuedProcessingTask(for: process.app, r) }
+            case let .progress(completed, total):
+                guard case let .task(name) = context else {
+                    preconditionFailure("the parser only allows 'progress' in a task handler")
+                }
+                process.device.withEngine {
+                    $0.reportContinuedProgress(for: process.app, identifier: name, completed: completed, total: total)
+                }
             case let .cancel(identifier):
                 process.cancelTask(identifier: identifier)
             case let .complete(completion):

@@ -81,6 +81,11 @@ public final class SimulatedDevice {
         perform(.tapNotification(withEngine { $0.internNotification(id) }))
     }
 
+    /// The person cancels a continued-processing task from its Live Activity, now (SPEC §13).
+    public func cancelContinuedTask(_ identifier: String) {
+        perform(.cancelTask(withEngine { $0.internText(identifier) }))
+    }
+
     /// The device changes, now.
     public func change(_ change: DeviceChange) {
         engine.schedule(.device(change), at: engine.now)
@@ -380,6 +385,16 @@ public final class AppRuntime: SystemConnection {
             return relative
         }
     }
+    public func submitContinuedProcessingTask(_ request: ContinuedProcessingRequest) throws {
+        try device.withEngine { try $0.submitContinuedProcessingTask(for: app, request) }
+    }
+    public func reportContinuedProgress(identifier: String, completed: Int64, total: Int64) {
+        device.withEngine { $0.reportContinuedProgress(for: app, identifier: identifier, completed: completed, total: total) }
+    }
+    public func runningTaskKind(identifier: String) -> BGTaskKind? {
+        device.withEngine { $0.runningTaskKind(for: app, identifier: identifier) }
+    }
+    public var supportsBackgroundGPU: Bool { device.withEngine { $0.device.backgroundGPU } }
     public func setTaskExpirationHandler(identifier: String, isSet: Bool) {
         device.withEngine { $0.setTaskExpirationHandler(for: app, identifier: identifier, isSet: isSet) }
     }
@@ -521,8 +536,12 @@ public final class AppRuntime: SystemConnection {
     func task(for id: TextID) -> BGTask {
         let name = device.withEngine { $0.text(id) }
         if let existing = runningTasks[name] { return existing }
-        let task: BGTask = device.withEngine { $0.runningTaskKind(for: app, identifier: name) } == .processing
-            ? BGProcessingTask(identifier: name, connection: self) : BGAppRefreshTask(identifier: name, connection: self)
+        let task: BGTask
+        switch device.withEngine({ $0.runningTaskKind(for: app, identifier: name) }) {
+        case .processing: task = BGProcessingTask(identifier: name, connection: self)
+        case .continuedProcessing: task = BGContinuedProcessingTask(identifier: name, connection: self)
+        default: task = BGAppRefreshTask(identifier: name, connection: self)
+        }
         runningTasks[name] = task
         return task
     }
@@ -553,7 +572,9 @@ final class DelegateApp: HostedApp {
             application.open(notification: n.name, content: n.content)
         case let .bgTask(id):
             let task = process.task(for: id)
-            process.taskHandlers[task.identifier]?(task)
+            // A continued-processing task runs the handler registered for its wildcard form.
+            let registered = process.device.withEngine { $0.launchHandlerIdentifier(for: process.app, identifier: task.identifier) }
+            process.taskHandlers[registered]?(task)
         case let .bgTaskExpired(id):
             process.task(for: id).expirationHandler?()
         case .performFetch:

@@ -218,11 +218,12 @@ struct Explain: ParsableCommand {
                 if !pushes.isEmpty {
                     print((explanations.isEmpty && transfers.isEmpty ? "" : "\n") + pushes, terminator: "")
                 }
-                // …and its background-fetch standing (SPEC §6).
-                let fetch = engine.explainFetch(app: appID)
-                if !fetch.isEmpty {
-                    print((explanations.isEmpty && transfers.isEmpty && pushes.isEmpty ? "" : "\n") + fetch,
-                          terminator: "")
+                // …its background-fetch standing (SPEC §6) and continued-processing tasks (SPEC §13).
+                var shown = !explanations.isEmpty || !transfers.isEmpty || !pushes.isEmpty
+                for section in [engine.explainFetch(app: appID), engine.explainContinuedProcessing(app: appID)]
+                where !section.isEmpty {
+                    print((shown ? "\n" : "") + section, terminator: "")
+                    shown = true
                 }
             }
         }
