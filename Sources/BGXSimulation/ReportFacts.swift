@@ -100,7 +100,7 @@ struct ReportFacts {
             case .bgtaskExpire: facts[i].tasksExpired += 1
             case .bgtaskInvalid: facts[i].tasksRefused += 1
             case .taskStart: facts[i].bgTasksRun += 1
-            case .taskExpire: facts[i].bgTasksExpired += 1
+            case .taskExpire, .taskExpireWithReason: facts[i].bgTasksExpired += 1
             case .taskReject: facts[i].bgTasksRefused += 1
             case .fetchStart: facts[i].fetches += 1
             case let .notificationDeliver(_, toApp, _, _, _, _):
