@@ -1,5 +1,5 @@
 /// `bgx check`: lints an app's Info.plist keys against what its code uses
-/// (SPEC §3, §5).
+/// (rules §3, §5).
 public struct ManifestFinding: Sendable, Equatable, CustomStringConvertible {
     public enum Severity: String, Sendable { case error, warning }
     public var severity: Severity
@@ -17,6 +17,9 @@ public struct ManifestUsage: Sendable, Equatable {
     public var modesUsed: [(mode: BackgroundMode, use: String)] = []
     /// BGTaskScheduler identifiers registered or submitted.
     public var taskIdentifiers: [String] = []
+    /// The identifiers of `taskIdentifiers` the code submits: only a submit
+    /// says whether a task is app refresh (`fetch`) or processing.
+    public var submittedTaskIdentifiers: [String] = []
     /// Where the app submits BGTaskScheduler requests while launching (a lint, SPEC §5).
     public var submitsDuringLaunch: [String] = []
     /// Background sessions the app transfers on, and those it has a
@@ -37,7 +40,8 @@ public struct ManifestUsage: Sendable, Equatable {
 public enum ManifestCheck {
     /// Findings for one app. With `usage.known == false` (a bare Info.plist)
     /// only what the manifest says of itself can be checked.
-    public static func check(_ manifest: AppManifest, usage: ManifestUsage) -> [ManifestFinding] {
+    public static func check(_ manifest: AppManifest, usage: ManifestUsage,
+                             profile: PolicyProfile = .modern) -> [ManifestFinding] {
         var findings: [ManifestFinding] = []
         let app = manifest.bundleIdentifier
         let usesScheduler = manifest.backgroundModes.contains(.processing) || manifest.backgroundModes.contains(.fetch)
@@ -86,7 +90,15 @@ public enum ManifestCheck {
             else { continue }
             findings.append(.init(severity: .warning, message: "\(app): the notification sound at \(place): \(reason)"))
         }
-        let used = Set(usage.modesUsed.map(\.mode))
+        var used = Set(usage.modesUsed.map(\.mode))
+        // A task registered but never submitted has no type the code shows:
+        // either mode may be the one it needs, so neither is called unused.
+        if !Set(usage.taskIdentifiers).subtracting(usage.submittedTaskIdentifiers).isEmpty {
+            used.formUnion([.fetch, .processing])
+        }
+        // The system itself puts `voip` to use: it relaunches the app at boot
+        // (after the first unlock) and watches its VoIP socket (rules §4, §11).
+        if profile.push.relaunchVoIPAppsAtBoot { used.insert(.voip) }
         for mode in manifest.backgroundModes.sorted(by: { $0.rawValue < $1.rawValue }) where !used.contains(mode) {
             findings.append(.init(severity: .warning, message:
                 "\(app): UIBackgroundModes declares '\(mode.rawValue)' but nothing in the app uses it "

@@ -47,12 +47,14 @@ public struct AppSummary: Sendable, Equatable {
     public var text: String {
         func secs(_ s: Double) -> String { Time.describe(Time.seconds(s)) }
         var out = "\(bundleIdentifier)\n"
-        out += "  time:         " + ProcessState.allCases
+        // States the app never stayed in (inactive is passed through in an
+        // instant) are left out: "inactive 0s" read as a measurement.
+        out += "  time:         " + ProcessState.allCases.filter { (secondsInState[$0] ?? 0) > 0 }
             .map { "\($0) \(secs(secondsInState[$0] ?? 0))" }.joined(separator: ", ") + "\n"
         out += "  background:   \(secs(backgroundSeconds)) running in the background\n"
         let l = LaunchCause.allCases.compactMap { c in launches[c].map { "\(c) \($0)" } }
         out += "  launches:     " + (l.isEmpty ? "none" : l.joined(separator: ", "))
-            + " (cold \(coldLaunches), warm \(warmLaunches))\n"
+            + " — \(coldLaunches) cold (a new process), \(warmLaunches) warm (back to the front from memory)\n"
         let t = TerminationReason.allCases.compactMap { r in terminations[r].map { "\(r) \($0)" } }
         out += "  terminations: " + (t.isEmpty ? "none" : t.joined(separator: ", ")) + "\n"
         out += "  bg tasks:     \(backgroundTasksBegun) begun, \(backgroundTasksExpired) expired\n"

@@ -1,4 +1,4 @@
-/// The built-in scenario `bgx demo` runs (DESIGN.md "Command line"): the
+/// The built-in scenario `bgx demo` runs (docs/cli.md, "bgx demo"): the
 /// WWDC19 "ColorFeed" app through a week of a person's habits, beside a
 /// messaging app.
 public enum Demo {
@@ -6,16 +6,16 @@ public enum Demo {
     public static let scenario = """
     # A week with ColorFeed (WWDC19 session 707) and two messaging apps.
     #
-    # ColorFeed (SPEC §5, §6): every trip to the background submits an app
+    # ColorFeed (rules §5, §6): every trip to the background submits an app
     #   refresh (earliest in 15 minutes); the refresh fetches for 4 s and
     #   resubmits. Database cleaning is a processing task that needs power,
     #   once a week. The scheduler decides when each runs, and says why.
-    # com.example.messenger (SPEC §2, §7): a send that outlives a trip to the
+    # com.example.messenger (rules §2, §7): a send that outlives a trip to the
     #   home screen; its background task ends in time. Its server sends silent
     #   pushes: a burst on Wednesday evening is throttled (3 an hour, the newest
     #   held); on Friday the person swipes it away and the night's push waits
     #   until they open it in the morning.
-    # com.example.chatty (SPEC §2): begins a background task and never ends
+    # com.example.chatty (rules §2): begins a background task and never ends
     #   it; iOS kills it when the 30 s budget runs out (backgroundTaskTimeout).
     # The person: ColorFeed at breakfast, lunch and in the evening; messages
     #   morning and evening; the phone locks and charges overnight.

@@ -118,6 +118,7 @@ public enum InfoPlist {
                 case let .register(id): usage.taskIdentifiers.append(id)
                 case let .submit(s):
                     usage.taskIdentifiers.append(s.identifier)
+                    usage.submittedTaskIdentifiers.append(s.identifier)
                     if handler == .didFinishLaunching { usage.submitsDuringLaunch.append("line \(a.location.line)") }
                     if let mode = s.kind.requiredMode {
                         usage.modesUsed.append((mode, "'submit' (\(s.kind), line \(a.location.line))"))
@@ -150,7 +151,10 @@ public enum InfoPlist {
                 }
                 if case let .unsupported(name, mode, identifier) = a.action {
                     if let mode { usage.modesUsed.append((mode, "'\(name)' (line \(a.location.line))")) }
-                    if let identifier { usage.taskIdentifiers.append(identifier) }
+                    if let identifier {   // a later issue's submit
+                        usage.taskIdentifiers.append(identifier)
+                        usage.submittedTaskIdentifiers.append(identifier)
+                    }
                 }
             }
         }

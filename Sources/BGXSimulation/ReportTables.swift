@@ -59,7 +59,7 @@ struct ReportTables {
     }
 
     var concernsTable: String {
-        var out = "<h2>The three concerns (SPEC §12)</h2>\n<table class=\"concerns\"><thead><tr><th>App</th>"
+        var out = "<h2>The three concerns (rules §12)</h2>\n<table class=\"concerns\"><thead><tr><th>App</th>"
             + "<th>Power: background seconds</th><th>Performance: kills by the system</th>"
             + "<th>Performance: watchdog hits</th><th>Privacy: what it did in the background</th></tr></thead>\n<tbody>\n"
         for (i, app) in names.apps.enumerated() {

@@ -274,7 +274,7 @@ enum MarkerStyle: String, CaseIterable {
         case .audioStop: "audio stopped (by reason)"
         case .serviceDeliver: "location or accessory event delivered"
         case .serviceDrop: "location or accessory event dropped (by reason)"
-        case .transferComplete: "background transfer finished (SPEC §8)"
+        case .transferComplete: "background transfer finished (rules §8)"
         case .transferFailed: "background transfer failed or cancelled (by reason)"
         }
     }

@@ -36,6 +36,9 @@ public struct ScenarioParser {
         "location": .location, "accessory": .accessory, "bluetooth": .bluetooth,
         "silentPush": .silentPush, "voipPush": .voipPush, "voipSocket": .voipSocket, "keepAlive": .keepAlive,
     ]
+    /// Handlers written `NAME ARGUMENT` (`task ID`, `backgroundTransfer SESSION`, …), and `performFetch`.
+    static let argumentHandlers = ["task", "expire", "backgroundTaskExpired", "backgroundTransfer"]
+    static let otherHandlers = ["performFetch"]
     /// Handlers of later issues: recognised, not yet simulated.
     static let futureHandlers: [String: (feature: String, mode: BackgroundMode?, takesArgument: Bool)] = [:]
     static let actionNames = ["work", "wait", "beginBackgroundTask", "endBackgroundTask", "notify",
@@ -85,6 +88,17 @@ public struct ScenarioParser {
         "file.write": ["path", "protection", "ok", "reason"], "file.read": ["path", "protection", "ok", "reason"],
     ]
     static let futureTraceKinds: [String: String] = [:]
+    /// The keys of the smaller mappings: a device change only the timeline
+    /// makes, an expectation, `usage:`, `submit`, `notify`, `sounds`, `push`, `debug`.
+    static let timelineOnlyDeviceKeys = ["reboot"]
+    static let expectationKeys = ["kind", "app", "between", "count"]
+    static let usageKeys = ["app", "daily"]
+    static let submitKeys = ["identifier", "type", "earliestBegin", "requiresNetworkConnectivity", "requiresExternalPower",
+                             "title", "subtitle", "strategy", "requiredResources"]
+    static let notifyKeys = ["id", "after", "at", "repeat", "body", "sound", "badge", "timeZone"]
+    static let soundKeys = ["file", "format", "length"]
+    static let pushKeys = ["app", "type", "priority"]
+    static let debugKeys = ["simulateLaunch", "simulateExpiration", "app"]
 
     // MARK: Entry
 
@@ -193,7 +207,7 @@ public struct ScenarioParser {
                         _ context: MomentContext) throws -> (DeviceState, [DeviceChange]) {
         var d = device
         var changes: [DeviceChange] = []
-        let keys = Self.deviceKeys + (allowReboot ? ["reboot"] : [])
+        let keys = Self.deviceKeys + (allowReboot ? Self.timelineOnlyDeviceKeys : [])
         let m = try mapping(node, "device", known: keys)
         for (key, value) in m.ordered {
             let text = try scalar(value, key)
@@ -340,8 +354,7 @@ public struct ScenarioParser {
             if !future.takesArgument && words.count != 1 { throw err(node, "'\(first)' takes no argument") }
             return .unsupported(name)
         }
-        let known = Array(Self.lifecycleHandlers.keys) + ["backgroundTaskExpired", "task", "expire", "performFetch",
-                                                          "backgroundTransfer"]
+        let known = Array(Self.lifecycleHandlers.keys) + Self.argumentHandlers + Self.otherHandlers
             + Array(Self.futureHandlers.keys)
         throw unknown(node, "handler", words.first ?? name, known.sorted())
     }
@@ -461,9 +474,7 @@ public struct ScenarioParser {
     static let continuedKeys = ["title", "subtitle", "strategy", "requiredResources"]
 
     func submit(_ node: Node) throws -> ScenarioApp.Action {
-        let m = try mapping(node, "submit", known: ["identifier", "type", "earliestBegin",
-                                                     "requiresNetworkConnectivity", "requiresExternalPower"]
-                                                    + Self.continuedKeys)
+        let m = try mapping(node, "submit", known: Self.submitKeys)
         guard let idNode = m["identifier"] else { throw err(node, "'submit' needs an identifier") }
         let type = try m["type"].map { try scalar($0, "type") } ?? "appRefresh"
         if type == "continuedProcessing" { return .submitContinued(try continuedSubmit(m, idNode, node)) }
@@ -582,7 +593,7 @@ public struct ScenarioParser {
     }
 
     func notify(_ node: Node, _ context: MomentContext) throws -> ScenarioApp.Notify {
-        let m = try mapping(node, "notify", known: ["id", "after", "at", "repeat", "body", "sound", "badge", "timeZone"])
+        let m = try mapping(node, "notify", known: Self.notifyKeys)
         guard let idNode = m["id"] else { throw err(node, "'notify' needs an id") }
         let id = try scalar(idNode, "id")
         guard !id.isEmpty, !id.contains(where: { $0.isWhitespace }) else {
@@ -667,7 +678,7 @@ public struct ScenarioParser {
     /// An app's `sounds: [{file, format, length}]`: the sound files in its bundle.
     func sounds(_ node: Node) throws -> [BundleSound] {
         try sequence(node, "sounds").map { item in
-            let m = try mapping(item, "a sound", known: ["file", "format", "length"])
+            let m = try mapping(item, "a sound", known: Self.soundKeys)
             guard let fileNode = m["file"] else { throw err(item, "a sound needs 'file:' (its name in the bundle)") }
             guard let formatNode = m["format"] else {
                 throw err(item, "a sound needs 'format:' (\(AudioFormat.allCases.map(\.rawValue).joined(separator: ", ")))")
@@ -686,7 +697,7 @@ public struct ScenarioParser {
     }
 
     func usage(_ node: Node, bundles: [String]) throws -> Scenario.Usage {
-        let m = try mapping(node, "a usage entry", known: ["app", "daily"])
+        let m = try mapping(node, "a usage entry", known: Self.usageKeys)
         guard let appNode = m["app"] else { throw err(node, "a usage entry needs 'app:'") }
         let app = try bundle(appNode, bundles)
         guard let dailyNode = m["daily"] else { throw err(node, "a usage entry needs 'daily:' sessions like \"08:00 5m\"") }
@@ -767,7 +778,7 @@ public struct ScenarioParser {
     /// priority, APNs uses 10 — for a background push that is the classic
     /// mistake (SPEC §7), so it is not papered over here.
     func pushEntry(_ node: Node, bundles: [String]) throws -> Scenario.TimelineEntry.Event {
-        let m = try mapping(node, "push", known: ["app", "type", "priority"])
+        let m = try mapping(node, "push", known: Self.pushKeys)
         guard let appNode = m["app"] else { throw err(node, "a push needs 'app:'") }
         let app = try bundle(appNode, bundles)
         var type = PushType.background
@@ -789,7 +800,7 @@ public struct ScenarioParser {
 
     /// `debug: {simulateLaunch: ID}` / `{simulateExpiration: ID}`, optionally with `app:`.
     func debugCommand(_ node: Node, bundles: [String]) throws -> Scenario.TimelineEntry.Event {
-        let m = try mapping(node, "debug", known: ["simulateLaunch", "simulateExpiration", "app"])
+        let m = try mapping(node, "debug", known: Self.debugKeys)
         let app = try m["app"].map { try bundle($0, bundles) }
         switch (m["simulateLaunch"], m["simulateExpiration"]) {
         case let (l?, nil): return .debug(.simulateLaunch(try scalar(l, "simulateLaunch")), app: app)
@@ -864,7 +875,7 @@ public struct ScenarioParser {
             default:
                 guard fieldNames.contains(key) else {
                     throw unknown(m.keyNodes[key]!, "field of \(kind) events", key,
-                                  ["app", "between", "count"] + fieldNames)
+                                  Self.expectationKeys.filter { $0 != "kind" } + fieldNames)
                 }
                 let v = try scalar(value, key)
                 e.fields.append((key, v))

@@ -135,7 +135,11 @@ public final class ScenarioRun {
         } else {
             message += matches.isEmpty ? "expected at least one, found none" : "found \(matches.count)"
         }
-        if let first = matches.first { message += " (first at t=\(Time.format(first))s)" }
+        // The moment as the scenario writes it (`0d 23:30`), not seconds from the start.
+        if let first = matches.first {
+            let wall = first + device.engine.wallClockOffset
+            message += " (first at \(Time.wallClock(wall, seconds: first % Time.seconds(60) != 0)))"
+        }
         return ExpectationResult(expectation: e, passed: passed, matches: matches.count, message: message)
     }
 

@@ -102,9 +102,8 @@ func runScenario(_ scenario: Scenario, seed: UInt64?, tracePath: String?, json: 
         print("{\"apps\": [\(summaries)], \"expectations\": [\(expectations)], \"passed\": \(run.passed)}")
     } else if !traceToStdout {
         if narrate {
-            let text = TraceText(device: device)
-            print("What the system decided (tasks started and why, expiries, refusals, kills; the full story is in --trace):")
-            for event in device.trace where BGX.isStory(event) { print("  " + text.line(event)) }
+            print("What the system decided, and why (every decision, with its reason, is in --trace):")
+            for line in DecisionStory(device: device).lines { print("  " + line) }
             print("")
         }
         print("Summary (\(scenario.profile.name) profile, \(Time.describe(scenario.duration)), seed \(seed ?? scenario.seed)):")
@@ -117,20 +116,6 @@ func runScenario(_ scenario: Scenario, seed: UInt64?, tracePath: String?, json: 
         }
     }
     return run.passed
-}
-
-extension BGX {
-    /// What the demo narrates: the system's decisions — tasks started (with
-    /// why), expired and refused, fetches, and every kill. The rest is in the trace.
-    static func isStory(_ event: TraceEvent) -> Bool {
-        switch event.kind {
-        case .taskStart, .taskExpire, .taskReject, .fetchStart, .terminate, .memoryKill, .bgtaskExpire, .bgtaskInvalid,
-             .changesLost:
-            return true
-        case let .taskComplete(_, success): return !success
-        default: return false
-        }
-    }
 }
 
 struct Run: ParsableCommand {
@@ -251,8 +236,9 @@ struct Check: ParsableCommand {
                     let u = InfoPlist.usage(of: ext)
                     usage.modesUsed += u.modesUsed
                     usage.taskIdentifiers += u.taskIdentifiers
+                    usage.submittedTaskIdentifiers += u.submittedTaskIdentifiers
                 }
-                findings += ManifestCheck.check(app.manifest, usage: usage)
+                findings += ManifestCheck.check(app.manifest, usage: usage, profile: scenario.profile)
             }
             findings += PushCheck.findings(scenario)
             findings += DataProtectionCheck.findings(scenario)

@@ -72,7 +72,7 @@ struct ReportTests {
         let html = TimelineReport(run: try Self.demo()).html
         #expect(html.hasPrefix("<!DOCTYPE html>"))
         #expect(html.contains("terminate: reason=backgroundTaskTimeout code=0x2182bad2"))
-        #expect(html.contains("The three concerns (SPEC §12)"))
+        #expect(html.contains("The three concerns (rules §12)"))
         #expect(html.contains("background task &#39;send&#39; ×14"))
         #expect(html.contains("BGTask &#39;com.example.colorfeed.db_cleaning&#39; ×2"))
         // Self-contained: no script, nothing fetched.

@@ -21,10 +21,10 @@ struct ScenarioFileTests {
         #expect(scenarioFiles.count >= 14)
     }
 
-    @Test("each scenario's expectations hold, and it cites its SPEC rule", arguments: scenarioFiles)
+    @Test("each scenario's expectations hold, and it cites its rule in docs/rules.md", arguments: scenarioFiles)
     func scenarioPasses(_ path: String) throws {
         let text = try String(contentsOfFile: path, encoding: .utf8)
-        #expect(text.contains("SPEC §"), "\(path) does not cite the SPEC rule it shows")
+        #expect(text.contains("rules §"), "\(path) does not cite the rule (docs/rules.md) it shows")
         let scenario = try ScenarioParser.parse(contentsOf: path)
         #expect(!scenario.expectations.isEmpty, "\(path) has no expect: entries")
         let run = try ScenarioRun(scenario)
