@@ -11,9 +11,16 @@ extension Engine {
                 + "your supported UIBackgroundModes in your Info.plist; no fetch will happen.")
         }
         apps[i].fetchInterval = interval.map { max($0, schedulerPolicy.minimumFetchInterval) }
-        if interval != nil && !fetchApps.contains(app) { fetchApps.append(app) }
-        if interval == nil { fetchApps.removeAll { $0 == app } }
-        schedulerDirty = true
+        if interval != nil && fetchRank[app.index] == nil {
+            fetchApps.append(app)
+            fetchRank[app.index] = nextFetchRank
+            nextFetchRank += 1
+        }
+        if interval == nil && fetchRank[app.index] != nil {
+            fetchApps.removeAll { $0 == app }
+            fetchRank[app.index] = nil
+        }
+        schedulerDirtyApps.insert(app.index)
     }
 
     /// Judges the app's next fetch opportunity; starts it, or returns when to look again.
@@ -63,9 +70,23 @@ extension Engine {
         apps[i].fetchInFlight = nil
         record(app, .fetchComplete(result: result))
         let took = now - fetch.started
+<<<<<<< HEAD
         judgeFetch(app, fetchVerdict(result: result, took: took, asyncWork: fetch.asyncWork), took: took)
         // The energy clock runs on until the app leaves the background: time awake counts, not only busy CPU.
         schedulerDirty = true
+=======
+        var reputation = apps[i].fetchReputation
+        if result == .newData && fetch.asyncWork == 0 {
+            reputation *= 0.7  // claimed new data but fetched nothing
+        } else if took > schedulerPolicy.fetchTimeout * 2 / 3 {
+            reputation *= 0.8  // slow
+        } else if took <= schedulerPolicy.fetchTimeout / 3 {
+            reputation = min(1, reputation + 0.1)  // fast and honest
+        }
+        apps[i].fetchReputation = reputation
+        stopEnergyClock(app)
+        markSchedulerDirty(for: app)
+>>>>>>> main
         suspendIfThreadFree(app)
     }
 

@@ -1,4 +1,5 @@
 import DequeModule
+import HeapModule
 
 // Small read-only helpers that mutating code calls on its hot paths are
 // `@inline(__always)`: called out of line from a mutating method, Swift
@@ -15,6 +16,8 @@ public struct Engine: Sendable {
     public var random: SeededRandom
 
     var apps: [AppProcess] = []
+    /// Apps by bundle identifier: scenarios name apps, and with thousands a pass to find one is too slow.
+    var appIndex: [String: Int32] = [:]
     var queue = EventQueue()
     /// The app in front of the user, if any.
     public internal(set) var frontApp: AppID?
@@ -22,12 +25,17 @@ public struct Engine: Sendable {
     var frontAppWhenLocked: AppID?
     var nextTimerToken: Int32 = 1
     var unarmedWatchdogs: [PendingWatchdog] = []
+    /// Apps with a process (any state but not running): few, as memory bounds
+    /// them, so jetsam and memory warnings look at these, not at every app.
+    var residentApps: Set<Int32> = []
+    /// Apps with a push held for them (SPEC §7): a device change retries these, not every app.
+    var heldPushApps: Set<Int32> = []
     /// Footprints of every running process, in bytes (see `freeMemory`).
     var residentBytes: Int64 = 0
     /// Apps jetsam has chosen that have not yet ended.
     var jettisonsUnderway = 0
     /// Suspended apps in the order they were suspended (jetsam's idle band).
-    var idleOrder = Deque<IdleEntry>()
+    var idleOrder = Heap<IdleEntry>()
     var notifications = NotificationCenterState()
     /// The transfer daemon (SPEC §8).
     var transfers = TransferDaemon()
@@ -42,9 +50,21 @@ public struct Engine: Sendable {
     public let wallClockOffset: Nanoseconds
     /// Unix seconds at t = 0: calendar dates (SPEC §9) are read from it.
     public let startEpochSeconds: Int64
+<<<<<<< HEAD
     var pendingTasks: [PendingTask] = []
     /// Continued-processing tasks, queued or running, device-wide (SPEC §13).
     var continuedTasks: [ContinuedTask] = []
+=======
+    var pendingTasks = PendingRequests()
+    /// Apps to judge again at the next evaluation (`schedulerDirty` judges all).
+    var schedulerDirtyApps: Set<Int32> = []
+    /// Each app's earliest time-based change, earliest first; stale entries are skipped.
+    var schedulerWakes = Heap<SchedulerWakeEntry>()
+    var schedulerWakeAt: [Int32: Nanoseconds] = [:]
+    /// Fetch apps in the order they set an interval (the order `fetchApps` keeps).
+    var fetchRank: [Int32: Int] = [:]
+    var nextFetchRank = 0
+>>>>>>> main
     /// `profile.scheduler`'s weights as tables indexed by policy.
     let refreshWeights: [Double]
     let processingWeights: [Double]
@@ -56,6 +76,8 @@ public struct Engine: Sendable {
     public internal(set) var schedulerWake: Nanoseconds?
     /// How often the scheduler has judged its candidates (a diagnostic).
     public internal(set) var schedulerEvaluations = 0
+    /// How many requests and fetch opportunities it has judged (a diagnostic: it grows with what happens, not with apps × events).
+    public internal(set) var schedulerJudgements = 0
     var taskHistory: [TaskHistoryEntry] = []
     /// A processing task has started at some point (see `expireProcessingTasksForDeviceUse`).
     var processingTaskHasRun = false
@@ -92,13 +114,16 @@ public struct Engine: Sendable {
 
     public mutating func install(_ manifest: AppManifest) -> AppID {
         apps.append(AppProcess(manifest: manifest, usageDays: profile.scheduler.usageHistoryDays))
-        return AppID(index: Int32(apps.count - 1))
+        let index = Int32(apps.count - 1)
+        // The first app of a name is the one a name finds.
+        if appIndex[manifest.bundleIdentifier] == nil { appIndex[manifest.bundleIdentifier] = index }
+        return AppID(index: index)
     }
     public var appIDs: [AppID] { apps.indices.map { AppID(index: Int32($0)) } }
     public func manifest(_ app: AppID) -> AppManifest { apps[Int(app.index)].manifest }
     public func bundleIdentifier(_ app: AppID) -> String { apps[Int(app.index)].manifest.bundleIdentifier }
     public func app(named bundle: String) -> AppID? {
-        apps.firstIndex { $0.manifest.bundleIdentifier == bundle }.map { AppID(index: Int32($0)) }
+        appIndex[bundle].map { AppID(index: $0) }
     }
     public func state(of app: AppID) -> ProcessState { apps[Int(app.index)].state }
     public func isForceQuit(_ app: AppID) -> Bool { apps[Int(app.index)].forceQuit }
@@ -106,7 +131,11 @@ public struct Engine: Sendable {
     /// the process is terminated, before the host hears of it.
     public func processEpoch(of app: AppID) -> UInt32 { apps[Int(app.index)].epoch }
     public func openBackgroundTasks(of app: AppID) -> [(id: Int, name: String)] {
-        apps[Int(app.index)].tasks.map { ($0.id, $0.name) }
+        apps[Int(app.index)].tasks.filter { !$0.isExpiringActivity }.map { ($0.id, $0.name) }
+    }
+    /// `performExpiringActivity` assertions the app holds (SPEC §13).
+    public func openExpiringActivities(of app: AppID) -> [(id: Int, name: String)] {
+        apps[Int(app.index)].tasks.filter(\.isExpiringActivity).map { ($0.id, $0.name) }
     }
 
     /// Statistics with the current state's time counted up to `now`.
@@ -124,7 +153,7 @@ public struct Engine: Sendable {
         queue.push(event, at: max(time, now))
     }
     public var nextEventTime: Nanoseconds? {
-        if schedulerDirty { return now }
+        if schedulerDirty || !schedulerDirtyApps.isEmpty { return now }
         var next = queue.nextTime
         for w in unarmedWatchdogs where isRunning(w) && (next.map { w.at < $0 } ?? true) {
             next = w.at
@@ -137,7 +166,7 @@ public struct Engine: Sendable {
     @discardableResult
     public mutating func step() -> Bool {
         if !unarmedWatchdogs.isEmpty { armWatchdogs() }
-        if schedulerDirty {
+        if schedulerDirty || !schedulerDirtyApps.isEmpty {
             evaluateScheduler()
             return true
         }
@@ -239,8 +268,10 @@ public struct Engine: Sendable {
         // so free memory is known without a pass over every app.
         if from == .notRunning {
             residentBytes += apps[i].manifest.memory + apps[i].memory.allocated
+            residentApps.insert(app.index)
         } else if to == .notRunning {
             residentBytes -= apps[i].manifest.memory + apps[i].memory.allocated
+            residentApps.remove(app.index)
         }
         apps[i].state = to
         apps[i].stateSince = now
@@ -268,7 +299,7 @@ public struct Engine: Sendable {
         case let .memory(v):
             device.memory = v; recordDevice("memory", "\(v)")
             // A smaller device lowers the per-process limit: check every process against it (rare).
-            for i in apps.indices where apps[i].state != .notRunning { _ = enforceLimit(AppID(index: Int32(i))) }
+            for i in residentApps.sorted() where apps[Int(i)].state != .notRunning { _ = enforceLimit(AppID(index: i)) }
             checkMemoryPressure()
         case let .multitasking(v): device.multitasking = v; recordDevice("multitasking", "\(v)")
         case let .thermal(v):

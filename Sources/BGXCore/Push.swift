@@ -119,6 +119,7 @@ extension Engine {
             dropPush(app, older, "replaced by a newer push while held: only the newest is kept")
         }
         apps[i].push.held = push
+        heldPushApps.insert(app.index)
         apps[i].push.heldSince = now
         record(app, .pushDrop(type: push.type, priority: push.priority, reason: text("held: " + reason), held: true))
         scheduleRetry(app, at: retryAt)
@@ -190,7 +191,7 @@ extension Engine {
 
     /// Conditions changed (the device, an unlock, a reboot): held pushes may go now.
     mutating func retryHeldPushes() {
-        for i in apps.indices where apps[i].push.held != nil { retryHeldPush(AppID(index: Int32(i))) }
+        for i in heldPushApps.sorted() where apps[Int(i)].push.held != nil { retryHeldPush(AppID(index: i)) }
     }
 
     mutating func retryHeldPush(_ app: AppID) {
@@ -200,9 +201,11 @@ extension Engine {
         switch backgroundPushGate(app, push) {
         case nil:
             apps[i].push.held = nil
+            heldPushApps.remove(app.index)
             deliverInBackground(app, push)
         case let .drop(reason):
             apps[i].push.held = nil
+            heldPushApps.remove(app.index)
             dropPush(app, push, reason)
         case let .hold(_, retryAt):
             scheduleRetry(app, at: retryAt)
@@ -214,6 +217,7 @@ extension Engine {
         let i = Int(app.index)
         guard let push = apps[i].push.held else { return }
         apps[i].push.held = nil
+        heldPushApps.remove(app.index)
         record(app, .pushDeliver(type: push.type, priority: push.priority, toApp: true))
         handPushToApp(app, push, watched: false)
     }

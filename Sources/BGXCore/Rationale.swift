@@ -95,7 +95,7 @@ enum Rationale: Sendable, Equatable {
         case let .unusedSince(t, cutoff): return "the app has not been used since \(clock(t)) (over \(describe(cutoff)))"
         case let .usedThisWeek(t): return "the app was used this week (\(clock(t)))"
         case let .predictedUse(t): return "predicted use at \(clock(t))"
-        case let .noBackgroundLaunchFor(d): return "no background launch for \(describe(d))"
+        case let .noBackgroundLaunchFor(d): return "a refresh is due: no background launch for \(describe(d))"
         case let .nextPredictedUse(t): return t.map { "next predicted use \(clock($0))" } ?? "no predicted use in the next two days"
         case .noProcessingYet: return "no processing task completed yet"
         case let .processingSpacing(ended, success, nextAt):

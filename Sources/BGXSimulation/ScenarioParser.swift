@@ -8,17 +8,19 @@ import Yams
 /// Every mistake is a `ScenarioError` pointing at the offending node.
 public struct ScenarioParser {
     let file: String
+    let limits: ScenarioLimits
 
-    public init(file: String) { self.file = file }
+    public init(file: String, limits: ScenarioLimits = .standard) {
+        self.file = file
+        self.limits = limits
+    }
 
-    public static func parse(contentsOf path: String) throws -> Scenario {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ScenarioError(SourceLocation(file: path, line: 1, column: 1), "cannot read the file")
-        }
+    public static func parse(contentsOf path: String, limits: ScenarioLimits = .standard) throws -> Scenario {
+        let data = try limits.contents(of: path)
         guard let text = String(data: data, encoding: .utf8) else {
             throw ScenarioError(SourceLocation(file: path, line: 1, column: 1), "the file is not UTF-8 text")
         }
-        return try ScenarioParser(file: path).parse(text)
+        return try ScenarioParser(file: path, limits: limits).parse(text)
     }
 
     // MARK: Vocabulary
@@ -47,7 +49,11 @@ public struct ScenarioParser {
                               "showSensitiveContent", "hideSensitiveContent", "requestSceneSessionRefresh",
                               "makeUnsavedChanges", "saveChanges", "playAudio", "stopAudio", "startLocation",
                               "stopLocation", "download", "createSession", "reportCall", "setKeepAliveTimeout",
+<<<<<<< HEAD
                               "writeFile", "readFile", "progress"]
+=======
+                              "performExpiringActivity"]
+>>>>>>> main
     static let futureActions: [String: String] = [:]
     static let timelineKeys = ["at", "user", "device", "push", "voipSocket", "location", "accessory", "bluetooth",
                                "network", "debug"]
@@ -58,8 +64,10 @@ public struct ScenarioParser {
     static let traceKinds: [String: [String]] = [
         "state": ["from", "to", "reason"], "launch": ["cause"], "callback": ["name", "launchOptions", "id",
                                                                     "identifier", "service", "region", "session", "task", "result", "code",
-                                                                    "type"],
-        "user": ["action"], "bgtask.begin": ["id", "name"], "bgtask.end": ["id"], "bgtask.expire": ["id"],
+                                                                    "type", "expired", "queue"],
+        "user": ["action"], "bgtask.begin": ["id", "name"],
+        "activity.begin": ["id", "name"], "activity.expire": ["id", "name", "reason"],
+        "activity.end": ["id", "name", "reason"], "activity.refuse": ["name", "reason"], "bgtask.end": ["id"], "bgtask.expire": ["id"],
         "bgtask.invalid": ["name", "reason"], "log": ["message"],
         "terminate": ["reason", "code", "detail", "band", "bandName", "footprintMB", "cause"],
         "device": ["property", "value"], "notification.schedule": ["id", "fireIn", "replaced"],
@@ -88,6 +96,24 @@ public struct ScenarioParser {
         "file.write": ["path", "protection", "ok", "reason"], "file.read": ["path", "protection", "ok", "reason"],
     ]
     static let futureTraceKinds: [String: String] = [:]
+    /// Background modes of newer iOS, recognised and not yet simulated: what
+    /// each is and what bgx would need to build it. Apple's list:
+    /// https://developer.apple.com/documentation/bundleresources/information-property-list/uibackgroundmodes
+    public static let futureModes: [String: String] = [
+        "push-to-talk": "the 'push-to-talk' background mode (iOS 16 PushToTalk: the system keeps a "
+            + "PTChannelManager's channel, a push of type pushtotalk launches or wakes the app to play audio, and the "
+            + "system activates its audio session) — bgx would need that push type, the channel manager and its audio session",
+        "nearby-interaction": "the 'nearby-interaction' background mode (iOS 16 Nearby Interaction: an NISession "
+            + "ranging with a paired Bluetooth LE accessory keeps running in the background and wakes the app with "
+            + "updates) — bgx would need NISession, accessory ranging and its wakes",
+    ]
+    /// Task request types of newer iOS, recognised and not yet simulated.
+    static let futureTaskTypes: [String: String] = [
+        "healthResearch": "BGHealthResearchTaskRequest (iOS 17: a processing request for a health research study "
+            + "that runs only while the data it needs is readable — protectionTypeOfRequiredData: with complete "
+            + "protection only while the device is unlocked, otherwise after the first unlock since boot) — bgx "
+            + "would need the device's protected-data state as a scheduling condition",
+    ]
     /// The keys of the smaller mappings: a device change only the timeline
     /// makes, an expectation, `usage:`, `submit`, `notify`, `sounds`, `push`, `debug`.
     static let timelineOnlyDeviceKeys = ["reboot"]
@@ -99,6 +125,7 @@ public struct ScenarioParser {
     static let soundKeys = ["file", "format", "length"]
     static let pushKeys = ["app", "type", "priority"]
     static let debugKeys = ["simulateLaunch", "simulateExpiration", "app"]
+    static let expiringActivityKeys = ["reason", "work"]
 
     // MARK: Entry
 
@@ -107,13 +134,16 @@ public struct ScenarioParser {
     public func parse(_ text: String) throws -> Scenario {
         let root: Node
         do {
-            guard let node = try Yams.compose(yaml: text) else {
+            // Every value is read as its raw text, so YAML's tag resolution
+            // (a regular expression per scalar) is left out: `.basic`.
+            guard let node = try Yams.compose(yaml: text, .basic) else {
                 throw ScenarioError(loc(line: 1, column: 1), "the scenario is empty")
             }
             root = node
         } catch let error as YamlError {
             throw yamlError(error)
         }
+        try checkNesting(root)
         var scenario = Scenario(file: file)
         var startOffset: Nanoseconds = 0
         let top = try mapping(root, "the scenario", known: Self.topKeys)
@@ -147,14 +177,19 @@ public struct ScenarioParser {
             scenario.device = try deviceSettings(n, into: scenario.device, allowReboot: false, context).0
         }
         guard let appsNode = top["apps"] else { throw err(root, "the scenario has no 'apps:' list") }
-        for appNode in try sequence(appsNode, "apps") {
+        var listed: Set<String> = []
+        let appNodes = try sequence(appsNode, "apps")
+        if appNodes.count > limits.apps {
+            throw err(appNodes[limits.apps], "too many apps: bgx runs at most \(limits.apps) in one scenario")
+        }
+        for appNode in appNodes {
             let spec = try app(appNode, context, device: scenario.device)
-            if scenario.apps.contains(where: { $0.manifest.bundleIdentifier == spec.manifest.bundleIdentifier }) {
+            guard listed.insert(spec.manifest.bundleIdentifier).inserted else {
                 throw err(appNode, "app '\(spec.manifest.bundleIdentifier)' is listed twice")
             }
             scenario.apps.append(spec)
         }
-        let bundles = scenario.apps.map(\.manifest.bundleIdentifier)
+        let bundles = KnownApps(names: scenario.apps.map(\.manifest.bundleIdentifier))
         context.notificationIDs = Set(scenario.apps.flatMap { $0.handlers.values.flatMap { $0 } }.compactMap {
             if case let .notify(n) = $0.action { n.id } else { nil }
         })
@@ -162,23 +197,50 @@ public struct ScenarioParser {
             guard let host = spec.manifest.extensionOf else { continue }
             let at = (try? mapping(node, "an app", known: nil))?.keyNodes["extensionOf"] ?? node
             guard bundles.contains(host), host != spec.manifest.bundleIdentifier else {
-                throw unknown(at, "containing app", host, bundles.filter { $0 != spec.manifest.bundleIdentifier })
+                throw unknown(at, "containing app", host, bundles.names.filter { $0 != spec.manifest.bundleIdentifier })
             }
         }
         if let n = top["usage"] {
-            for entry in try sequence(n, "usage") { scenario.usage.append(try usage(entry, bundles: bundles)) }
+            let entries = try sequence(n, "usage")
+            if entries.count > limits.timelineEntries {
+                throw err(entries[limits.timelineEntries],
+                          "too many usage entries: bgx reads at most \(limits.timelineEntries)")
+            }
+            for entry in entries { scenario.usage.append(try usage(entry, bundles: bundles)) }
         }
         if let n = top["timeline"] {
-            for entry in try sequence(n, "timeline") {
+            let entries = try sequence(n, "timeline")
+            if entries.count > limits.timelineEntries {
+                throw err(entries[limits.timelineEntries],
+                          "too many timeline entries: bgx reads at most \(limits.timelineEntries)")
+            }
+            for entry in entries {
                 scenario.timeline.append(try timelineEntry(entry, bundles: bundles, context))
             }
         }
         if let n = top["expect"] {
-            for entry in try sequence(n, "expect") {
+            let entries = try sequence(n, "expect")
+            if entries.count > limits.timelineEntries {
+                throw err(entries[limits.timelineEntries],
+                          "too many expectations: bgx reads at most \(limits.timelineEntries)")
+            }
+            for entry in entries {
                 scenario.expectations.append(try expectation(entry, bundles: bundles, context))
             }
         }
         return scenario
+    }
+
+    /// The scenario's apps by name: every timeline entry and expectation
+    /// names one, so finding it must not be a pass over all of them.
+    struct KnownApps {
+        let names: [String]
+        let set: Set<String>
+        init(names: [String]) {
+            self.names = names
+            set = Set(names)
+        }
+        func contains(_ name: String) -> Bool { set.contains(name) }
     }
 
     struct MomentContext {
@@ -266,6 +328,7 @@ public struct ScenarioParser {
         if let n = m["backgroundModes"] {
             for modeNode in try sequence(n, "backgroundModes") {
                 let name = try scalar(modeNode, "a background mode")
+                if let feature = Self.futureModes[name] { throw err(modeNode, "not yet supported: \(feature)") }
                 guard let mode = BackgroundMode(rawValue: name) else {
                     throw unknown(modeNode, "background mode", name, BackgroundMode.allCases.map(\.rawValue))
                 }
@@ -393,7 +456,7 @@ public struct ScenarioParser {
         case "beginBackgroundTask": action = .beginBackgroundTask(try scalar(try arg("a task name"), name))
         case "endBackgroundTask": action = .endBackgroundTask(try scalar(try arg("a task name"), name))
         case "cancelNotification": action = .cancelNotification(try scalar(try arg("a notification id"), name))
-        case "notify": action = .notify(try notify(try arg("{id, after | at, repeat, body}"), context))
+        case "notify": action = .notify(try notify(try arg("{id, body, after | at, repeat}"), context))
         case "exit": try noArgument(); action = .exit
         case "allocate": action = .allocate(try allocation(try arg("a size like 50MB (or -50MB to free)"), device))
         case "useGPU": try noArgument(); action = .useGPU
@@ -409,6 +472,7 @@ public struct ScenarioParser {
         case "requestSceneSessionRefresh": try noArgument(); action = .requestSceneSessionRefresh
         case "makeUnsavedChanges": try noArgument(); action = .unsavedChanges(true)
         case "saveChanges": try noArgument(); action = .unsavedChanges(false)
+        case "performExpiringActivity": action = try expiringActivity(try arg("{reason, work}"))
         case "reportCall": try noArgument(); action = .reportCall
         case "setKeepAliveTimeout": action = .setKeepAliveTimeout(try duration(try arg("a duration (at least 600s)"), name))
         case "register": action = .register(try scalar(try arg("a task identifier"), name))
@@ -477,10 +541,14 @@ public struct ScenarioParser {
         let m = try mapping(node, "submit", known: Self.submitKeys)
         guard let idNode = m["identifier"] else { throw err(node, "'submit' needs an identifier") }
         let type = try m["type"].map { try scalar($0, "type") } ?? "appRefresh"
+<<<<<<< HEAD
         if type == "continuedProcessing" { return .submitContinued(try continuedSubmit(m, idNode, node)) }
         for key in Self.continuedKeys where m[key] != nil {
             throw err(m.keyNodes[key]!, "\(key) belongs to continuedProcessing requests")
         }
+=======
+        if let feature = Self.futureTaskTypes[type] { throw err(m["type"]!, "not yet supported: \(feature)") }
+>>>>>>> main
         guard let kind = BGTaskKind.allCases.first(where: { $0.description == type }) else {
             throw unknown(m["type"]!, "task type", type, BGTaskKind.allCases.map(\.description))
         }
@@ -539,6 +607,17 @@ public struct ScenarioParser {
             protection = v
         }
         return .writeFile(path: try scalar(pathNode, "path"), protection: protection)
+    }
+
+    /// `performExpiringActivity: {reason: save, work: 10s}` (SPEC §13): the
+    /// reason is the activity's name (iOS: not empty); `work` what the block
+    /// does on the background queue before it returns (default: nothing).
+    func expiringActivity(_ node: Node) throws -> ScenarioApp.Action {
+        let m = try mapping(node, "performExpiringActivity", known: Self.expiringActivityKeys)
+        guard let r = m["reason"] else { throw err(node, "'performExpiringActivity' needs a reason (its name, not empty)") }
+        let reason = try scalar(r, "reason")
+        guard !reason.isEmpty else { throw err(r, "reason: performExpiringActivity's reason must not be empty") }
+        return .performExpiringActivity(reason: reason, work: try m["work"].map { try duration($0, "work") } ?? 0)
     }
 
     /// `allocate: 50MB` grows the footprint, `allocate: -50MB` frees.
@@ -605,8 +684,12 @@ public struct ScenarioParser {
         switch (m["after"], m["at"]) {
         case let (a?, nil):
             let d = try duration(a, "after")
-            // What UNTimeIntervalNotificationTrigger raises NSInternalInconsistencyException for.
-            guard d > 0 else { throw err(a, "after: time interval must be greater than 0") }
+            // What UNTimeIntervalNotificationTrigger raises NSInternalInconsistencyException for;
+            // a request with no trigger is how iOS posts at once.
+            guard d > 0 else {
+                throw err(a, "after: time interval must be greater than 0 (UNTimeIntervalNotificationTrigger); "
+                          + "to post at once, leave out 'after' and 'at' (a request with no trigger)")
+            }
             if repeats, d < context.profile.minimumRepeatInterval {
                 throw err(a, "after: a repeating notification's interval must be at least "
                           + "\(Time.describe(context.profile.minimumRepeatInterval)) (iOS raises "
@@ -616,7 +699,11 @@ public struct ScenarioParser {
             when = .after(d)
         case let (nil, t?): when = try notifyMoment(t, repeats: repeats, hasZone: zone != nil, context)
         case (.some, .some): throw err(node, "'notify' takes either 'after' or 'at', not both")
-        case (nil, nil): throw err(node, "'notify' needs 'after: DURATION' or 'at: TIME'")
+        case (nil, nil):
+            // `UNNotificationRequest(identifier:content:trigger: nil)`: delivered at once [D].
+            if let r = m["repeat"], repeats { throw err(r, "repeat: a notification with no trigger is delivered once, at once") }
+            if let z = m.keyNodes["timeZone"] { throw err(z, "timeZone belongs to 'at:' clock times; a notification with no trigger is delivered at once") }
+            when = .now
         }
         var content = NotificationContent(body: try m["body"].map { try scalar($0, "body") } ?? "")
         if let n = m["sound"] {
@@ -633,7 +720,7 @@ public struct ScenarioParser {
         return ScenarioApp.Notify(id: id, when: when, repeats: repeats, content: content, timeZone: zone)
     }
 
-    static let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+    static let weekdays = Units.weekdays
 
     /// `at:` of a notification: `HH:MM` (the next time the clock reads it;
     /// daily if it repeats), `Mon HH:MM` (weekly), `Nd HH:MM` (that date), or
@@ -696,7 +783,7 @@ public struct ScenarioParser {
         }
     }
 
-    func usage(_ node: Node, bundles: [String]) throws -> Scenario.Usage {
+    func usage(_ node: Node, bundles: KnownApps) throws -> Scenario.Usage {
         let m = try mapping(node, "a usage entry", known: Self.usageKeys)
         guard let appNode = m["app"] else { throw err(node, "a usage entry needs 'app:'") }
         let app = try bundle(appNode, bundles)
@@ -714,10 +801,14 @@ public struct ScenarioParser {
         return Scenario.Usage(app: app, sessions: sessions, location: location(node))
     }
 
-    func timelineEntry(_ node: Node, bundles: [String], _ context: MomentContext) throws -> Scenario.TimelineEntry {
+    func timelineEntry(_ node: Node, bundles: KnownApps, _ context: MomentContext) throws -> Scenario.TimelineEntry {
         let m = try mapping(node, "a timeline entry", known: Self.timelineKeys)
         guard let atNode = m["at"] else { throw err(node, "a timeline entry needs 'at:'") }
         let at = try moment(atNode, "at", context)
+        guard at <= context.duration else {
+            throw err(atNode, "at: \(try scalar(atNode, "at")) is after the scenario ends at "
+                      + "\(Time.wallClock(context.startOffset + context.duration)) (duration \(Time.describe(context.duration)))")
+        }
         let others = m.ordered.filter { $0.0 != "at" }
         guard others.count == 1, let (key, value) = others.first else {
             throw err(node, "a timeline entry has 'at:' and exactly one of user:, device:, push:, voipSocket:, "
@@ -777,7 +868,7 @@ public struct ScenarioParser {
     /// `push: {app, type: background|alert|voip, priority: 5|10}`. Without a
     /// priority, APNs uses 10 — for a background push that is the classic
     /// mistake (SPEC §7), so it is not papered over here.
-    func pushEntry(_ node: Node, bundles: [String]) throws -> Scenario.TimelineEntry.Event {
+    func pushEntry(_ node: Node, bundles: KnownApps) throws -> Scenario.TimelineEntry.Event {
         let m = try mapping(node, "push", known: Self.pushKeys)
         guard let appNode = m["app"] else { throw err(node, "a push needs 'app:'") }
         let app = try bundle(appNode, bundles)
@@ -799,7 +890,7 @@ public struct ScenarioParser {
     }
 
     /// `debug: {simulateLaunch: ID}` / `{simulateExpiration: ID}`, optionally with `app:`.
-    func debugCommand(_ node: Node, bundles: [String]) throws -> Scenario.TimelineEntry.Event {
+    func debugCommand(_ node: Node, bundles: KnownApps) throws -> Scenario.TimelineEntry.Event {
         let m = try mapping(node, "debug", known: Self.debugKeys)
         let app = try m["app"].map { try bundle($0, bundles) }
         switch (m["simulateLaunch"], m["simulateExpiration"]) {
@@ -809,13 +900,13 @@ public struct ScenarioParser {
         }
     }
 
-    func userCommand(_ node: Node, bundles: [String], notificationIDs: Set<String>) throws -> Scenario.UserCommand {
+    func userCommand(_ node: Node, bundles: KnownApps, notificationIDs: Set<String>) throws -> Scenario.UserCommand {
         let text = try scalar(node, "user")
         let words = text.split(separator: " ").map(String.init)
         guard let verb = words.first else { throw err(node, "an empty user action") }
         func target() throws -> String {
             guard words.count == 2 else { throw err(node, "'\(verb)' needs an app: '\(verb) BUNDLE'") }
-            guard bundles.contains(words[1]) else { throw unknown(node, "app", words[1], bundles) }
+            guard bundles.contains(words[1]) else { throw unknown(node, "app", words[1], bundles.names) }
             return words[1]
         }
         func alone() throws {
@@ -843,7 +934,7 @@ public struct ScenarioParser {
         }
     }
 
-    func expectation(_ node: Node, bundles: [String], _ context: MomentContext) throws -> Expectation {
+    func expectation(_ node: Node, bundles: KnownApps, _ context: MomentContext) throws -> Expectation {
         let m = try mapping(node, "an expectation", known: nil)
         guard let kindNode = m["kind"] else { throw err(node, "an expectation needs 'kind:'") }
         let kind = try scalar(kindNode, "kind")
@@ -928,6 +1019,10 @@ public struct ScenarioParser {
     func duration(_ node: Node, _ what: String) throws -> Nanoseconds {
         let text = try scalar(node, what)
         guard let d = Units.duration(text) else {
+            if Units.isDurationOutOfRange(text) {
+                throw err(node, "\(what): '\(text)' is out of range: a duration is at most "
+                          + "\(Time.describe(ScenarioLimits.longestDuration))")
+            }
             throw err(node, "\(what): '\(text)' is not a duration (write 500ms, 30s, 15m, 2h, 7d or 1h30m)")
         }
         return d
@@ -935,16 +1030,16 @@ public struct ScenarioParser {
 
     func moment(_ node: Node, _ what: String, _ context: MomentContext) throws -> Nanoseconds {
         let text = try scalar(node, what)
-        guard let t = Units.moment(text, startOffset: context.startOffset) else {
-            throw err(node, "\(what): '\(text)' is not a time (write HH:MM, Nd HH:MM, or a duration like 90s)")
+        guard let t = Units.moment(text, startOffset: context.startOffset, start: context.start) else {
+            throw err(node, "\(what): '\(text)' is not a time (write HH:MM, Nd HH:MM, Mon HH:MM, or a duration like 90s)")
         }
         guard t >= 0 else { throw err(node, "\(what): \(text) is before the scenario starts") }
         return t
     }
 
-    func bundle(_ node: Node, _ bundles: [String]) throws -> String {
+    func bundle(_ node: Node, _ bundles: KnownApps) throws -> String {
         let name = try scalar(node, "app")
-        guard bundles.contains(name) else { throw unknown(node, "app", name, bundles) }
+        guard bundles.contains(name) else { throw unknown(node, "app", name, bundles.names) }
         return name
     }
 
@@ -963,8 +1058,37 @@ public struct ScenarioParser {
         return err(node, message)
     }
 
+    /// Collections nested deeper than `limits.nestingDepth` (a
+    /// pass over the tree, without recursion).
+    func checkNesting(_ root: Node) throws {
+        var stack: [(Node, Int)] = [(root, 1)]
+        while let (node, depth) = stack.popLast() {
+            switch node {
+            case .scalar, .alias: continue
+            case let .mapping(m):
+                if depth > limits.nestingDepth { throw tooDeep(node.mark) }
+                for (k, v) in m { stack.append((k, depth + 1)); stack.append((v, depth + 1)) }
+            case let .sequence(s):
+                if depth > limits.nestingDepth { throw tooDeep(node.mark) }
+                for v in s { stack.append((v, depth + 1)) }
+            }
+        }
+    }
+
+    func tooDeep(_ mark: Mark?) -> ScenarioError {
+        ScenarioError(loc(line: mark?.line ?? 1, column: mark?.column ?? 1),
+                      "the YAML nests deeper than \(limits.nestingDepth) levels (a scenario needs about 8)")
+    }
+
     func yamlError(_ error: YamlError) -> ScenarioError {
         switch error {
+        case let .scanner(_, problem, mark, _) where problem.contains("nesting level"),
+             let .parser(_, problem, mark, _) where problem.contains("nesting level"):
+            // libyaml's own words name its C API; ours name the limit.
+            return tooDeep(mark)
+        case let .duplicatedKeysInMapping(duplicates, context):
+            return ScenarioError(loc(line: context.mark.line, column: context.mark.column),
+                                 "'\(duplicates.first ?? "")' is given twice")
         case let .scanner(context, problem, mark, _), let .parser(context, problem, mark, _):
             let what = context.map { "\(problem) \($0.text)" } ?? problem
             return ScenarioError(loc(line: mark.line, column: mark.column), "malformed YAML: \(what)")
