@@ -70,23 +70,9 @@ extension Engine {
         apps[i].fetchInFlight = nil
         record(app, .fetchComplete(result: result))
         let took = now - fetch.started
-<<<<<<< HEAD
         judgeFetch(app, fetchVerdict(result: result, took: took, asyncWork: fetch.asyncWork), took: took)
         // The energy clock runs on until the app leaves the background: time awake counts, not only busy CPU.
-        schedulerDirty = true
-=======
-        var reputation = apps[i].fetchReputation
-        if result == .newData && fetch.asyncWork == 0 {
-            reputation *= 0.7  // claimed new data but fetched nothing
-        } else if took > schedulerPolicy.fetchTimeout * 2 / 3 {
-            reputation *= 0.8  // slow
-        } else if took <= schedulerPolicy.fetchTimeout / 3 {
-            reputation = min(1, reputation + 0.1)  // fast and honest
-        }
-        apps[i].fetchReputation = reputation
-        stopEnergyClock(app)
         markSchedulerDirty(for: app)
->>>>>>> main
         suspendIfThreadFree(app)
     }
 

@@ -50,11 +50,6 @@ public struct Engine: Sendable {
     public let wallClockOffset: Nanoseconds
     /// Unix seconds at t = 0: calendar dates (SPEC §9) are read from it.
     public let startEpochSeconds: Int64
-<<<<<<< HEAD
-    var pendingTasks: [PendingTask] = []
-    /// Continued-processing tasks, queued or running, device-wide (SPEC §13).
-    var continuedTasks: [ContinuedTask] = []
-=======
     var pendingTasks = PendingRequests()
     /// Apps to judge again at the next evaluation (`schedulerDirty` judges all).
     var schedulerDirtyApps: Set<Int32> = []
@@ -64,7 +59,8 @@ public struct Engine: Sendable {
     /// Fetch apps in the order they set an interval (the order `fetchApps` keeps).
     var fetchRank: [Int32: Int] = [:]
     var nextFetchRank = 0
->>>>>>> main
+    /// Continued-processing tasks, queued or running, device-wide (SPEC §13).
+    var continuedTasks: [ContinuedTask] = []
     /// `profile.scheduler`'s weights as tables indexed by policy.
     let refreshWeights: [Double]
     let processingWeights: [Double]

@@ -207,12 +207,7 @@ extension Engine {
         guard !apps[i].runningTasks.contains(where: { $0.kind != .continuedProcessing }) else { return }
         apps[i].taskDeadline = nil
         apps[i].taskWindowNumber &+= 1
-<<<<<<< HEAD
-        schedulerDirty = true
-=======
-        stopEnergyClock(app)
         markSchedulerDirty(for: app)
->>>>>>> main
         suspendIfThreadFree(app)
     }
 

@@ -144,6 +144,7 @@ public enum InfoPlist {
                     }
                 case let .submitContinued(r):
                     usage.taskIdentifiers.append(r.identifier)
+                    usage.submittedTaskIdentifiers.append(r.identifier)
                 case .setMinimumBackgroundFetchInterval(.some):
                     usage.modesUsed.append((.fetch, "setMinimumBackgroundFetchInterval (line \(a.location.line))"))
                 case .playAudio:

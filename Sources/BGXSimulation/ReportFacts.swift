@@ -96,12 +96,6 @@ struct ReportFacts {
             case .bgtaskBegin: facts[i].tasksBegun += 1
             case .bgtaskExpire: facts[i].tasksExpired += 1
             case .bgtaskInvalid: facts[i].tasksRefused += 1
-<<<<<<< HEAD
-            case .taskStart: facts[i].bgTasksRun += 1
-            case .taskExpire, .taskExpireWithReason: facts[i].bgTasksExpired += 1
-            case .taskReject: facts[i].bgTasksRefused += 1
-=======
->>>>>>> main
             case .fetchStart: facts[i].fetches += 1
             case let .notificationDeliver(_, toApp, _, _, _, _):
                 if toApp { facts[i].notificationsToApp += 1 } else { facts[i].notificationsToUser += 1 }

@@ -150,15 +150,12 @@ public final class ScenarioApp: HostedApp {
         case requestSceneSessionRefresh
         /// The person's work: `makeUnsavedChanges` (true) / `saveChanges` (false).
         case unsavedChanges(Bool)
-<<<<<<< HEAD
         /// SPEC §13: `writeFile: {path, protection}`, `readFile: PATH`.
         case writeFile(path: String, protection: FileProtection)
         case readFile(String)
-=======
         /// SPEC §13: `performExpiringActivity: {reason, work}` — the block,
         /// on the background queue, is busy for `work` and returns.
         case performExpiringActivity(reason: String, work: Nanoseconds)
->>>>>>> main
         /// Parsed for `bgx check` but not simulated yet: what it is, the
         /// background mode it needs and the task identifier it names, if any.
         case unsupported(name: String, mode: BackgroundMode?, taskIdentifier: String?)
@@ -356,19 +353,16 @@ public final class ScenarioApp: HostedApp {
                 process.requestSnapshotRefresh()
             case let .unsavedChanges(unsaved):
                 process.hasUnsavedChanges = unsaved
-<<<<<<< HEAD
             case let .writeFile(path, protection):
                 // A refusal is in the trace (file.write, ok false, with its reason); the app carries on.
                 _ = process.device.withEngine { $0.writeFile(for: process.app, path: path, protection: protection) }
             case let .readFile(path):
                 _ = process.device.withEngine { $0.readFile(for: process.app, path: path) }
-=======
             case let .performExpiringActivity(reason, work):
                 // No assertion to be had: the block's one call (expired) does nothing; traced activity.refuse.
                 if let id = process.device.withEngine({ $0.performExpiringActivity(for: process.app, reason: reason) }) {
                     activityWork[id] = work
                 }
->>>>>>> main
             case let .unsupported(name, _, _):
                 preconditionFailure("scenario validation lets no unsupported action (\(name)) reach the interpreter")
             }

@@ -49,11 +49,7 @@ public struct ScenarioParser {
                               "showSensitiveContent", "hideSensitiveContent", "requestSceneSessionRefresh",
                               "makeUnsavedChanges", "saveChanges", "playAudio", "stopAudio", "startLocation",
                               "stopLocation", "download", "createSession", "reportCall", "setKeepAliveTimeout",
-<<<<<<< HEAD
-                              "writeFile", "readFile", "progress"]
-=======
-                              "performExpiringActivity"]
->>>>>>> main
+                              "writeFile", "readFile", "progress", "performExpiringActivity"]
     static let futureActions: [String: String] = [:]
     static let timelineKeys = ["at", "user", "device", "push", "voipSocket", "location", "accessory", "bluetooth",
                                "network", "debug"]
@@ -541,14 +537,11 @@ public struct ScenarioParser {
         let m = try mapping(node, "submit", known: Self.submitKeys)
         guard let idNode = m["identifier"] else { throw err(node, "'submit' needs an identifier") }
         let type = try m["type"].map { try scalar($0, "type") } ?? "appRefresh"
-<<<<<<< HEAD
         if type == "continuedProcessing" { return .submitContinued(try continuedSubmit(m, idNode, node)) }
         for key in Self.continuedKeys where m[key] != nil {
             throw err(m.keyNodes[key]!, "\(key) belongs to continuedProcessing requests")
         }
-=======
         if let feature = Self.futureTaskTypes[type] { throw err(m["type"]!, "not yet supported: \(feature)") }
->>>>>>> main
         guard let kind = BGTaskKind.allCases.first(where: { $0.description == type }) else {
             throw unknown(m["type"]!, "task type", type, BGTaskKind.allCases.map(\.description))
         }

@@ -245,7 +245,7 @@ struct Explain: ParsableCommand {
                 }
                 // …its background-fetch standing (SPEC §6) and continued-processing tasks (SPEC §13).
                 var shown = !explanations.isEmpty || !transfers.isEmpty || !pushes.isEmpty
-                for section in [engine.explainFetch(app: appID), engine.explainContinuedProcessing(app: appID)]
+                for section in [explained.fetch, explained.continuedProcessing]
                 where !section.isEmpty {
                     print((shown ? "\n" : "") + section, terminator: "")
                     shown = true
@@ -273,24 +273,7 @@ struct Check: ParsableCommand {
             notes = notYetSupported.map { "note: \($0.location): \($0.message)" }
         } else {
             let scenario = try loadScenario(file)
-<<<<<<< HEAD
-            // An extension's BGTaskScheduler use is its containing app's (SPEC §5).
-            for app in scenario.apps where app.manifest.extensionOf == nil {
-                var usage = InfoPlist.usage(of: app)
-                for ext in scenario.apps where ext.manifest.extensionOf == app.manifest.bundleIdentifier {
-                    let u = InfoPlist.usage(of: ext)
-                    usage.modesUsed += u.modesUsed
-                    usage.taskIdentifiers += u.taskIdentifiers
-                    usage.submittedTaskIdentifiers += u.submittedTaskIdentifiers
-                }
-                findings += ManifestCheck.check(app.manifest, usage: usage, profile: scenario.profile)
-            }
-            findings += PushCheck.findings(scenario)
-            findings += DataProtectionCheck.findings(scenario)
-            notes = ScenarioRun.unsupportedFeatures(scenario).map { "note: \($0.location): \($0.message)" }
-=======
             (findings, notes) = ScenarioCheck.findings(scenario)
->>>>>>> main
         }
         for f in findings { print(f.description) }
         for n in notes { print(n) }
