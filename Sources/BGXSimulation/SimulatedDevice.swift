@@ -152,7 +152,8 @@ public final class SimulatedDevice {
         switch directive {
         case let .launch(app, cause):
             let i = Int(app.index)
-            processes[i] = AppRuntime(device: self, app: app, cause: cause, program: factories[i]())
+            // The app's own code (its delegate's `init`) reads the device's clocks too.
+            processes[i] = AppRuntime(device: self, app: app, cause: cause, program: runningAppCode { factories[i]() })
         case let .deliver(app, callback):
             guard let process = processes[Int(app.index)] else { return }
             process.runJob { process.program.handle(callback, process: process) }
@@ -232,7 +233,8 @@ public final class AppRuntime: SystemConnection {
     func runJob(_ body: () -> Bool) {
         pendingBusy = 0
         // Scenario apps never ask for `Application.shared`; any other code may.
-        let done = program is ScenarioApp ? body() : ProcessContext.$current.withValue(application) { body() }
+        let done = program is ScenarioApp ? body()
+            : device.runningAppCode { ProcessContext.$current.withValue(application) { body() } }
         guard !isTerminated else { return }
         if done {
             if pendingBusy > 0 {

@@ -1,0 +1,41 @@
+import BGXCore
+import CBGXClock
+import Foundation
+
+/// The clocks app code reads on a simulated device. While the device runs
+/// app code, that thread's `clock_gettime`, `gettimeofday` and `time` (which
+/// `Date()`, `Date(timeIntervalSinceNow:)`, `CFAbsoluteTimeGetCurrent`,
+/// `ProcessInfo.systemUptime` and `DispatchTime.now()` end in) answer with the
+/// device's virtual time; everywhere else they are the real clocks.
+public enum DeviceClock {
+    /// The simulated device booted this long before the scenario starts: its
+    /// monotonic clock (uptime) reads this at t = 0.
+    public static let uptimeAtStart: Nanoseconds = 60_000_000_000
+
+    /// Runs `body` with this thread's clocks set to `now` (nanoseconds since
+    /// `startDate`). Nests: the previous setting comes back afterwards.
+    static func run<R>(at now: Nanoseconds, startDate: Date, _ body: () throws -> R) rethrows -> R {
+        let epoch = Int64((startDate.timeIntervalSince1970 * 1e9).rounded())
+        let previous = bgx_virtual_clock_swap(
+            bgx_virtual_clock(enabled: 1, realtime: epoch &+ now, monotonic: uptimeAtStart &+ now))
+        defer { _ = bgx_virtual_clock_swap(previous) }
+        return try body()
+    }
+
+    /// The real wall clock, wherever it is read (even inside app code).
+    public static var realNow: Date { Date(timeIntervalSince1970: Double(bgx_real_realtime_ns()) / 1e9) }
+
+    /// Whether this thread reads the device's clocks now (inside app code).
+    public static var isVirtual: Bool {
+        let current = bgx_virtual_clock_swap(bgx_virtual_clock(enabled: 0, realtime: 0, monotonic: 0))
+        _ = bgx_virtual_clock_swap(current)
+        return current.enabled != 0
+    }
+}
+
+extension SimulatedDevice {
+    /// Runs app code on the device's clocks.
+    func runningAppCode<R>(_ body: () throws -> R) rethrows -> R {
+        try DeviceClock.run(at: engine.now, startDate: startDate, body)
+    }
+}

@@ -1,0 +1,99 @@
+// Interposes the C library's clocks so that app code run by a simulated
+// device reads the device's virtual time: Foundation's Date(), CFAbsoluteTime
+// and ProcessInfo, and libdispatch's DispatchTime all end in these calls.
+// Defined in the executable, these win over libc's for every shared library
+// that calls them. The setting is per thread and off by default: every
+// other thread, and this one outside app code, gets the real clock through
+// dlsym(RTLD_NEXT), so nothing else in the process changes behaviour.
+#define _GNU_SOURCE
+#include "CBGXClock.h"
+
+#include <dlfcn.h>
+#include <stddef.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+static __thread bgx_virtual_clock current;
+
+bgx_virtual_clock bgx_virtual_clock_swap(bgx_virtual_clock clock) {
+    bgx_virtual_clock previous = current;
+    current = clock;
+    return previous;
+}
+
+typedef int (*clock_gettime_fn)(clockid_t, struct timespec *);
+
+static int real_clock_gettime(clockid_t id, struct timespec *ts) {
+    // A benign race: every thread stores the same pointer.
+    static clock_gettime_fn real;
+    if (real == NULL) real = (clock_gettime_fn)dlsym(RTLD_NEXT, "clock_gettime");
+    if (real == NULL) return (int)syscall(SYS_clock_gettime, id, ts);
+    return real(id, ts);
+}
+
+static int64_t read_ns(clockid_t id) {
+    struct timespec ts;
+    real_clock_gettime(id, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int64_t bgx_real_realtime_ns(void) { return read_ns(CLOCK_REALTIME); }
+int64_t bgx_real_monotonic_ns(void) { return read_ns(CLOCK_MONOTONIC); }
+
+/// The virtual reading for a clock, or -1 when this clock stays real.
+static int64_t virtual_ns(clockid_t id) {
+    if (!current.enabled) return -1;
+    switch (id) {
+    case CLOCK_REALTIME:
+    case CLOCK_REALTIME_COARSE:
+        return current.realtime;
+    case CLOCK_MONOTONIC:
+    case CLOCK_MONOTONIC_RAW:
+    case CLOCK_MONOTONIC_COARSE:
+    case CLOCK_BOOTTIME:
+        return current.monotonic;
+    default:
+        return -1;  // CPU-time clocks measure this thread, not the device
+    }
+}
+
+int clock_gettime(clockid_t id, struct timespec *ts) {
+    int64_t ns = virtual_ns(id);
+    if (ns < 0 || ts == NULL) return real_clock_gettime(id, ts);
+    ts->tv_sec = (time_t)(ns / 1000000000);
+    ts->tv_nsec = (long)(ns % 1000000000);
+    return 0;
+}
+
+typedef int (*gettimeofday_fn)(struct timeval *restrict, void *restrict);
+typedef time_t (*time_fn)(time_t *);
+
+int gettimeofday(struct timeval *restrict tv, void *restrict tz) {
+    int64_t ns = virtual_ns(CLOCK_REALTIME);
+    if (ns < 0) {
+        static gettimeofday_fn real;
+        if (real == NULL) real = (gettimeofday_fn)dlsym(RTLD_NEXT, "gettimeofday");
+        if (real != NULL) return real(tv, tz);
+        ns = read_ns(CLOCK_REALTIME);
+    }
+    if (tv != NULL) {
+        tv->tv_sec = (time_t)(ns / 1000000000);
+        tv->tv_usec = (suseconds_t)(ns % 1000000000 / 1000);
+    }
+    return 0;
+}
+
+time_t time(time_t *out) {
+    int64_t ns = virtual_ns(CLOCK_REALTIME);
+    if (ns < 0) {
+        static time_fn real;
+        if (real == NULL) real = (time_fn)dlsym(RTLD_NEXT, "time");
+        if (real != NULL) return real(out);
+        ns = read_ns(CLOCK_REALTIME);
+    }
+    time_t seconds = (time_t)(ns / 1000000000);
+    if (out != NULL) *out = seconds;
+    return seconds;
+}

@@ -1,0 +1,23 @@
+#ifndef CBGXCLOCK_H
+#define CBGXCLOCK_H
+
+#include <stdint.h>
+
+/// The clocks one thread reads while a simulated device runs app code on it.
+/// Nanoseconds: `realtime` since 1970 (CLOCK_REALTIME, gettimeofday, time),
+/// `monotonic` for CLOCK_MONOTONIC and its siblings (DispatchTime, uptime).
+typedef struct {
+    int enabled;
+    int64_t realtime;
+    int64_t monotonic;
+} bgx_virtual_clock;
+
+/// Makes this thread read `clock` (when enabled) and returns what it read before,
+/// so that callers can nest and restore.
+bgx_virtual_clock bgx_virtual_clock_swap(bgx_virtual_clock clock);
+
+/// The real clocks, whatever this thread's setting (nanoseconds).
+int64_t bgx_real_realtime_ns(void);
+int64_t bgx_real_monotonic_ns(void);
+
+#endif
