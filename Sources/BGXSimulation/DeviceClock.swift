@@ -13,13 +13,16 @@ public enum DeviceClock {
     public static let uptimeAtStart: Nanoseconds = 60_000_000_000
 
     /// Runs `body` with this thread's clocks set to `now` (nanoseconds since
-    /// `startDate`). Nests: the previous setting comes back afterwards.
-    static func run<R>(at now: Nanoseconds, startDate: Date, _ body: () throws -> R) rethrows -> R {
+    /// `startDate`), and says how long it slept (`Thread.sleep`, `usleep` …:
+    /// the clocks moved on by that much). Nests: the previous setting comes
+    /// back afterwards.
+    static func run<R>(at now: Nanoseconds, startDate: Date, _ body: () -> R) -> (result: R, slept: Nanoseconds) {
         let epoch = Int64((startDate.timeIntervalSince1970 * 1e9).rounded())
-        let previous = bgx_virtual_clock_swap(
-            bgx_virtual_clock(enabled: 1, realtime: epoch &+ now, monotonic: uptimeAtStart &+ now))
-        defer { _ = bgx_virtual_clock_swap(previous) }
-        return try body()
+        let start = uptimeAtStart &+ now
+        let previous = bgx_virtual_clock_swap(bgx_virtual_clock(enabled: 1, realtime: epoch &+ now, monotonic: start))
+        let result = body()
+        let after = bgx_virtual_clock_swap(previous)
+        return (result, after.monotonic &- start)
     }
 
     /// The real wall clock, wherever it is read (even inside app code).
@@ -34,8 +37,12 @@ public enum DeviceClock {
 }
 
 extension SimulatedDevice {
-    /// Runs app code on the device's clocks.
-    func runningAppCode<R>(_ body: () throws -> R) rethrows -> R {
-        try DeviceClock.run(at: engine.now, startDate: startDate, body)
+    /// Runs app code on the device's clocks; what it slept is busy time for `app`.
+    func runningAppCode<R>(_ app: AppID, _ body: () -> R) -> R {
+        let (result, slept) = DeviceClock.run(at: engine.now, startDate: startDate, body)
+        if slept > 0, let process = processes[Int(app.index)], !process.isTerminated {
+            process.work(seconds: Time.toSeconds(slept))
+        }
+        return result
     }
 }

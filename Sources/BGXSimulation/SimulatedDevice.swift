@@ -153,7 +153,7 @@ public final class SimulatedDevice {
         case let .launch(app, cause):
             let i = Int(app.index)
             // The app's own code (its delegate's `init`) reads the device's clocks too.
-            processes[i] = AppRuntime(device: self, app: app, cause: cause, program: runningAppCode { factories[i]() })
+            processes[i] = AppRuntime(device: self, app: app, cause: cause, program: runningAppCode(app) { factories[i]() })
         case let .deliver(app, callback):
             guard let process = processes[Int(app.index)] else { return }
             process.runJob { process.program.handle(callback, process: process) }
@@ -234,7 +234,7 @@ public final class AppRuntime: SystemConnection {
         pendingBusy = 0
         // Scenario apps never ask for `Application.shared`; any other code may.
         let done = program is ScenarioApp ? body()
-            : device.runningAppCode { ProcessContext.$current.withValue(application) { body() } }
+            : device.runningAppCode(app) { ProcessContext.$current.withValue(application) { body() } }
         guard !isTerminated else { return }
         if done {
             if pendingBusy > 0 {

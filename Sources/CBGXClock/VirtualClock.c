@@ -97,3 +97,67 @@ time_t time(time_t *out) {
     if (out != NULL) *out = seconds;
     return seconds;
 }
+
+// Sleeping in app code is the main thread blocked for that long in virtual
+// time: the thread's clocks move on at once and the device counts the time as
+// busy work. A real sleep would never end — Foundation's Thread.sleep loops
+// until the (virtual, standing-still) clock has moved on.
+static void advance(int64_t ns) {
+    if (ns <= 0) return;
+    current.realtime += ns;
+    current.monotonic += ns;
+}
+
+typedef int (*nanosleep_fn)(const struct timespec *, struct timespec *);
+typedef int (*clock_nanosleep_fn)(clockid_t, int, const struct timespec *, struct timespec *);
+
+int nanosleep(const struct timespec *request, struct timespec *remaining) {
+    if (!current.enabled) {
+        static nanosleep_fn real;
+        if (real == NULL) real = (nanosleep_fn)dlsym(RTLD_NEXT, "nanosleep");
+        if (real != NULL) return real(request, remaining);
+        return (int)syscall(SYS_nanosleep, request, remaining);
+    }
+    if (request != NULL) advance((int64_t)request->tv_sec * 1000000000 + request->tv_nsec);
+    if (remaining != NULL) remaining->tv_sec = remaining->tv_nsec = 0;
+    return 0;
+}
+
+int clock_nanosleep(clockid_t id, int flags, const struct timespec *request, struct timespec *remaining) {
+    int64_t now = virtual_ns(id);
+    if (now < 0) {
+        static clock_nanosleep_fn real;
+        if (real == NULL) real = (clock_nanosleep_fn)dlsym(RTLD_NEXT, "clock_nanosleep");
+        if (real != NULL) return real(id, flags, request, remaining);
+        return (int)syscall(SYS_clock_nanosleep, id, flags, request, remaining);
+    }
+    if (request != NULL) {
+        int64_t ns = (int64_t)request->tv_sec * 1000000000 + request->tv_nsec;
+        advance((flags & TIMER_ABSTIME) ? ns - now : ns);
+    }
+    if (remaining != NULL) remaining->tv_sec = remaining->tv_nsec = 0;
+    return 0;
+}
+
+typedef int (*usleep_fn)(useconds_t);
+typedef unsigned int (*sleep_fn)(unsigned int);
+
+int usleep(useconds_t microseconds) {
+    if (!current.enabled) {
+        static usleep_fn real;
+        if (real == NULL) real = (usleep_fn)dlsym(RTLD_NEXT, "usleep");
+        if (real != NULL) return real(microseconds);
+    }
+    struct timespec request = {(time_t)(microseconds / 1000000), (long)(microseconds % 1000000) * 1000};
+    return nanosleep(&request, NULL);
+}
+
+unsigned int sleep(unsigned int seconds) {
+    if (!current.enabled) {
+        static sleep_fn real;
+        if (real == NULL) real = (sleep_fn)dlsym(RTLD_NEXT, "sleep");
+        if (real != NULL) return real(seconds);
+    }
+    struct timespec request = {(time_t)seconds, 0};
+    return nanosleep(&request, NULL) == 0 ? 0 : seconds;
+}
