@@ -42,9 +42,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: v5),
+        // Examples/: iOS-style app code compiled for bgx through BGXKit.
+        .target(name: "ColorFeedExample", dependencies: ["BGXKit"], path: "Examples/ColorFeed", swiftSettings: v5),
         .testTarget(
             name: "BGXKitTests",
-            dependencies: ["BGXKit", "BGXSimulation", "BGXCore"],
+            dependencies: ["BGXKit", "BGXSimulation", "BGXCore", "ColorFeedExample"],
             swiftSettings: v5),
         .testTarget(
             name: "BGXTests",

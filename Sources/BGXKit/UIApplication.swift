@@ -88,3 +88,9 @@ extension Application {
         Notification.Name("UIApplicationDidReceiveMemoryWarningNotification")
 
 }
+
+/// `UIResponder`, so that `class AppDelegate: UIResponder, UIApplicationDelegate`
+/// compiles; bgx has no responder chain.
+open class UIResponder: NSObject {
+    public override init() { super.init() }
+}
