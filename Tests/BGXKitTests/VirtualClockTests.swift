@@ -12,6 +12,8 @@ final class ClockReadingApp: UIApplicationDelegate {
         var nsDate: Date
         var dispatchUptime: UInt64
         var systemUptime: TimeInterval
+        var continuous: ContinuousClock.Instant
+        var suspending: SuspendingClock.Instant
         var wallSeconds: Int
         var device: Date
         var isVirtual: Bool
@@ -23,6 +25,7 @@ final class ClockReadingApp: UIApplicationDelegate {
             date: Date(), dateIn60: Date(timeIntervalSinceNow: 60), nsDate: NSDate() as Date,
             dispatchUptime: DispatchTime.now().uptimeNanoseconds,
             systemUptime: ProcessInfo.processInfo.systemUptime,
+            continuous: ContinuousClock.now, suspending: SuspendingClock.now,
             wallSeconds: time(nil), device: application.connection.now, isVirtual: DeviceClock.isVirtual))
     }
 
@@ -61,7 +64,7 @@ struct VirtualClockTests {
         #expect(readings[1].date.timeIntervalSince(readings[0].date) == 90.5)
     }
 
-    @Test("The monotonic clocks (DispatchTime.now(), systemUptime) advance with virtual time, from the device's boot")
+    @Test("The monotonic clocks (DispatchTime.now(), systemUptime, ContinuousClock, SuspendingClock) advance with virtual time, from the device's boot")
     func monotonicClocksAreVirtual() {
         ClockReadingApp.readings = []
         let device = SimulatedDevice()
@@ -76,6 +79,8 @@ struct VirtualClockTests {
         #expect(readings[0].dispatchUptime == uptime)
         #expect(readings[1].dispatchUptime - readings[0].dispatchUptime == 7 * 86_400 * 1_000_000_000)
         #expect(readings[1].systemUptime == 60 + 7 * 86_400)
+        #expect(readings[1].continuous - readings[0].continuous == .seconds(7 * 86_400))
+        #expect(readings[1].suspending - readings[0].suspending == .seconds(7 * 86_400))
     }
 
     @Test("Outside app code, and on the test's thread once a callback returns, every clock is the real one")
