@@ -16,10 +16,15 @@ public enum DeviceClock {
     /// `startDate`), and says how long it slept (`Thread.sleep`, `usleep` …:
     /// the clocks moved on by that much). Nests: the previous setting comes
     /// back afterwards.
-    static func run<R>(at now: Nanoseconds, startDate: Date, _ body: () -> R) -> (result: R, slept: Nanoseconds) {
+    /// `process`, when given, receives what app code puts on the main queue.
+    static func run<R>(at now: Nanoseconds, startDate: Date, process: AppRuntime?,
+                       _ body: () -> R) -> (result: R, slept: Nanoseconds) {
         let epoch = Int64((startDate.timeIntervalSince1970 * 1e9).rounded())
         let start = uptimeAtStart &+ now
-        let previous = bgx_virtual_clock_swap(bgx_virtual_clock(enabled: 1, realtime: epoch &+ now, monotonic: start))
+        let previous = bgx_virtual_clock_swap(bgx_virtual_clock(
+            enabled: 1, realtime: epoch &+ now, monotonic: start,
+            schedule: process == nil ? nil : scheduleOnMainQueue,
+            context: process.map { Unmanaged.passUnretained($0).toOpaque() }))
         let result = body()
         let after = bgx_virtual_clock_swap(previous)
         return (result, after.monotonic &- start)
@@ -30,7 +35,7 @@ public enum DeviceClock {
 
     /// Whether this thread reads the device's clocks now (inside app code).
     public static var isVirtual: Bool {
-        let current = bgx_virtual_clock_swap(bgx_virtual_clock(enabled: 0, realtime: 0, monotonic: 0))
+        let current = bgx_virtual_clock_swap(bgx_virtual_clock())
         _ = bgx_virtual_clock_swap(current)
         return current.enabled != 0
     }
@@ -39,10 +44,40 @@ public enum DeviceClock {
 extension SimulatedDevice {
     /// Runs app code on the device's clocks; what it slept is busy time for `app`.
     func runningAppCode<R>(_ app: AppID, _ body: () -> R) -> R {
-        let (result, slept) = DeviceClock.run(at: engine.now, startDate: startDate, body)
+        let (result, slept) = DeviceClock.run(at: engine.now, startDate: startDate,
+                                              process: processes[Int(app.index)], body)
         if slept > 0, let process = processes[Int(app.index)], !process.isTerminated {
             process.work(seconds: Time.toSeconds(slept))
         }
         return result
+    }
+}
+
+/// `DispatchQueue.main.async` / `asyncAfter(deadline:)` in app code: the
+/// block runs as a job on the app's main thread at its deadline in virtual
+/// time; the engine holds it while the app is suspended and drops it with
+/// the process.
+private let scheduleOnMainQueue: @convention(c) (UnsafeMutableRawPointer?, Int64, UnsafeMutableRawPointer?) -> Int32 = {
+    context, deadline, block in
+    guard let context, let block else { return 0 }
+    let process = Unmanaged<AppRuntime>.fromOpaque(context).takeUnretainedValue()
+    process.enqueueMainQueueBlock(deadline: deadline, DispatchedBlock(block))
+    return 1
+}
+
+/// A block copied off libdispatch's path, released with the last job that holds it.
+final class DispatchedBlock {
+    let block: UnsafeMutableRawPointer
+    init(_ block: UnsafeMutableRawPointer) { self.block = block }
+    func run() { bgx_block_run(block) }
+    deinit { bgx_block_release(block) }
+}
+
+extension AppRuntime {
+    /// `deadline` is on the device's monotonic clock; `Int64.max` (`.distantFuture`) never comes.
+    func enqueueMainQueueBlock(deadline: Int64, _ block: DispatchedBlock) {
+        guard !isTerminated, deadline != .max else { return }
+        let now = DeviceClock.uptimeAtStart &+ device.now
+        enqueue(after: max(0, deadline &- now)) { block.run(); return true }
     }
 }

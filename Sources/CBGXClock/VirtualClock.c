@@ -161,3 +161,68 @@ unsigned int sleep(unsigned int seconds) {
     struct timespec request = {(time_t)seconds, 0};
     return nanosleep(&request, NULL) == 0 ? 0 : seconds;
 }
+
+// The main queue in app code. libswiftDispatch's `DispatchQueue.main.async`
+// and `asyncAfter(deadline:)` call these two; in app code the device runs
+// the block on the app's main thread in virtual time instead (held while the
+// app is suspended, dropped when it is terminated). Every other queue, and
+// every caller outside app code, gets libdispatch's.
+typedef void (*dispatch_async_fn)(void *, void *);
+typedef void (*dispatch_after_fn)(uint64_t, void *, void *);
+typedef void *(*block_copy_fn)(const void *);
+typedef void (*block_release_fn)(const void *);
+
+/// The start of every block (the blocks ABI): its function comes after two ints.
+struct bgx_block_layout {
+    void *isa;
+    int flags;
+    int reserved;
+    void (*invoke)(void *);
+};
+
+static void *main_queue(void) {
+    static void *queue;
+    if (queue == NULL) queue = dlsym(RTLD_DEFAULT, "_dispatch_main_q");
+    return queue;
+}
+
+static void *copy_block(void *block) {
+    static block_copy_fn copy;
+    if (copy == NULL) copy = (block_copy_fn)dlsym(RTLD_DEFAULT, "_Block_copy");
+    return copy != NULL ? copy(block) : NULL;
+}
+
+void bgx_block_run(void *block) { ((struct bgx_block_layout *)block)->invoke(block); }
+
+void bgx_block_release(void *block) {
+    static block_release_fn release;
+    if (release == NULL) release = (block_release_fn)dlsym(RTLD_DEFAULT, "_Block_release");
+    if (release != NULL) release(block);
+}
+
+/// 1 when the device took the block.
+static int schedule_on_device(uint64_t deadline, void *queue, void *block) {
+    if (!current.enabled || current.schedule == NULL || queue == NULL || queue != main_queue()) return 0;
+    // Wall-clock deadlines (DispatchWallTime) carry flag bits: not covered.
+    if (deadline != 0 && deadline != UINT64_MAX && (deadline >> 62) != 0) return 0;
+    void *copy = copy_block(block);
+    if (copy == NULL) return 0;
+    int64_t when = deadline == UINT64_MAX ? INT64_MAX : (deadline == 0 ? current.monotonic : (int64_t)deadline);
+    if (current.schedule(current.context, when, copy)) return 1;
+    bgx_block_release(copy);
+    return 0;
+}
+
+void dispatch_async(void *queue, void *block) {
+    if (schedule_on_device(0, queue, block)) return;
+    static dispatch_async_fn real;
+    if (real == NULL) real = (dispatch_async_fn)dlsym(RTLD_NEXT, "dispatch_async");
+    real(queue, block);
+}
+
+void dispatch_after(uint64_t deadline, void *queue, void *block) {
+    if (schedule_on_device(deadline, queue, block)) return;
+    static dispatch_after_fn real;
+    if (real == NULL) real = (dispatch_after_fn)dlsym(RTLD_NEXT, "dispatch_after");
+    real(deadline, queue, block);
+}

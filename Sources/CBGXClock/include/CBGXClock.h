@@ -10,7 +10,18 @@ typedef struct {
     int enabled;
     int64_t realtime;
     int64_t monotonic;
+    /// Where blocks app code puts on the main queue go instead of libdispatch:
+    /// `schedule(context, deadline, block)` gets the deadline on the monotonic
+    /// clock (nanoseconds) and a copied block (see `bgx_block_run`), and
+    /// returns 0 to leave the block to libdispatch after all. NULL: libdispatch.
+    int (*schedule)(void *context, int64_t deadline, void *block);
+    void *context;
 } bgx_virtual_clock;
+
+/// Runs a block `schedule` received (it may run any number of times).
+void bgx_block_run(void *block);
+/// Releases a block `schedule` received.
+void bgx_block_release(void *block);
 
 /// Makes this thread read `clock` (when enabled) and returns what it read before,
 /// so that callers can nest and restore.
