@@ -59,8 +59,12 @@ extension SimulatedDevice {
 /// the process.
 private let scheduleOnMainQueue: @convention(c) (UnsafeMutableRawPointer?, Int64, UnsafeMutableRawPointer?) -> Int32 = {
     context, deadline, block in
-    guard let context, let block else { return 0 }
+    guard let context else { return 0 }
     let process = Unmanaged<AppRuntime>.fromOpaque(context).takeUnretainedValue()
+    guard let block else {
+        process.refuseWallClockBlock()
+        return 1
+    }
     process.enqueueMainQueueBlock(deadline: deadline, DispatchedBlock(block))
     return 1
 }
@@ -74,6 +78,15 @@ final class DispatchedBlock {
 }
 
 extension AppRuntime {
+    /// Refused, and said so in the trace: a block left to libdispatch would
+    /// run on a real thread, on the real clock, beside the device.
+    func refuseWallClockBlock() {
+        device.withEngine {
+            $0.log(app, "not yet supported: DispatchQueue.main.asyncAfter(wallDeadline:) in app code; "
+                   + "the block was not run (use asyncAfter(deadline:))")
+        }
+    }
+
     /// `deadline` is on the device's monotonic clock; `Int64.max` (`.distantFuture`) never comes.
     func enqueueMainQueueBlock(deadline: Int64, _ block: DispatchedBlock) {
         guard !isTerminated, deadline != .max else { return }

@@ -203,8 +203,10 @@ void bgx_block_release(void *block) {
 /// 1 when the device took the block.
 static int schedule_on_device(uint64_t deadline, void *queue, void *block) {
     if (!current.enabled || current.schedule == NULL || queue == NULL || queue != main_queue()) return 0;
-    // Wall-clock deadlines (DispatchWallTime) carry flag bits: not covered.
-    if (deadline != 0 && deadline != UINT64_MAX && (deadline >> 62) != 0) return 0;
+    // Wall-clock deadlines (DispatchWallTime) carry flag bits: not covered
+    // yet. The device is told (INT64_MIN, no block) and refuses the block.
+    if (deadline != 0 && deadline != UINT64_MAX && (deadline >> 62) != 0)
+        return current.schedule(current.context, INT64_MIN, NULL);
     void *copy = copy_block(block);
     if (copy == NULL) return 0;
     int64_t when = deadline == UINT64_MAX ? INT64_MAX : (deadline == 0 ? current.monotonic : (int64_t)deadline);

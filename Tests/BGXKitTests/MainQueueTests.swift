@@ -69,4 +69,31 @@ struct MainQueueTests {
         }
         #expect(!journal.contains { $0.hasPrefix("asyncAfter") }, "\(journal)")
     }
+
+    @Test("OperationQueue.main and a DispatchWorkItem on the main queue run in virtual time too; a wall-clock deadline is refused, with the reason in the trace")
+    func operationQueueMainAndWorkItems() {
+        final class OtherFormsApp: UIApplicationDelegate {
+            static let journal = Journal()
+            func applicationDidEnterBackground(_ application: UIApplication) {
+                let task = application.beginBackgroundTask(expirationHandler: nil)
+                let entered = Date()
+                OperationQueue.main.addOperation { Self.journal.write("operation +\(Date().timeIntervalSince(entered))") }
+                let item = DispatchWorkItem {
+                    Self.journal.write("work item +\(Date().timeIntervalSince(entered))")
+                    application.endBackgroundTask(task)
+                }
+                DispatchQueue.main.asyncAfter(deadline: .now() + 5, execute: item)
+                DispatchQueue.main.asyncAfter(wallDeadline: .now() + 1) { Self.journal.write("wall deadline") }
+            }
+        }
+        OtherFormsApp.journal.entries = []
+        let device = SimulatedDevice()
+        let app = device.install(AppManifest(bundleIdentifier: "com.example.forms")) { OtherFormsApp() }
+        device.perform(.launch(app))
+        device.perform(.home)
+        device.advance(seconds: 60)
+        #expect(OtherFormsApp.journal.entries == ["operation +0.0", "work item +5.0"])
+        let logs = device.events(of: app).filter { $0.kindName == "log" }.map { device.renderer.jsonLine($0) }
+        #expect(logs.contains { $0.contains("not yet supported: DispatchQueue.main.asyncAfter(wallDeadline:)") }, "\(logs)")
+    }
 }

@@ -14,6 +14,8 @@ typedef struct {
     /// `schedule(context, deadline, block)` gets the deadline on the monotonic
     /// clock (nanoseconds) and a copied block (see `bgx_block_run`), and
     /// returns 0 to leave the block to libdispatch after all. NULL: libdispatch.
+    /// A deadline of INT64_MIN with no block: a wall-clock deadline, which the
+    /// device does not run (it returns 1 to drop the block).
     int (*schedule)(void *context, int64_t deadline, void *block);
     void *context;
 } bgx_virtual_clock;
