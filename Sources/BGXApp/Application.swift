@@ -99,6 +99,8 @@ public final class Application {
     lazy var audioSession = AudioSession(connection: connection)
     /// This process's `UNUserNotificationCenter`.
     public private(set) lazy var userNotificationCenter = UNUserNotificationCenter(connection: connection)
+    /// How many `UILocalNotification`s this process has presented (each gets its own identifier).
+    var presentedLocalNotifications = 0
 
     public init(bundleIdentifier: String, connection: SystemConnection, delegate: ApplicationDelegate?) {
         self.bundleIdentifier = bundleIdentifier

@@ -12,11 +12,19 @@ public final class BGTaskScheduler {
     public static var shared: BGTaskScheduler { BGTaskScheduler(connection: Application.shared.connection) }
 
     /// Must be called before the app finishes launching. Returns false for an
-    /// identifier not in `BGTaskSchedulerPermittedIdentifiers`.
+    /// identifier not in `BGTaskSchedulerPermittedIdentifiers`. The handler
+    /// runs on `queue`: "Pass nil to use a default background queue" [D] —
+    /// a serial queue the system creates, not the main thread; `.main` runs it
+    /// on the main thread; any other queue is modelled as the app's background
+    /// serial queue.
+    /// https://developer.apple.com/documentation/backgroundtasks/bgtaskscheduler/register(fortaskwithidentifier:using:launchhandler:)
     @discardableResult
     public func register(forTaskWithIdentifier identifier: String, using queue: DispatchQueue? = nil,
                          launchHandler: @escaping (BGTask) -> Void) -> Bool {
-        connection.registerTask(identifier: identifier, launchHandler: launchHandler)
+        // On Linux each `DispatchQueue.main` is a new wrapper of the one main queue: compare labels.
+        let onMain = queue.map { $0.label == DispatchQueue.main.label } ?? false
+        return connection.registerTask(identifier: identifier, queue: onMain ? .main : .background,
+                                launchHandler: launchHandler)
     }
 
     /// Synchronous; throws `BGTaskScheduler.Error` (`unavailable`,

@@ -37,7 +37,8 @@ public protocol SystemConnection: AnyObject {
     func firstFiring(of trigger: NotificationTrigger) -> TimeInterval?
 
     // BGTaskScheduler (SPEC §5)
-    func registerTask(identifier: String, launchHandler: @escaping (BGTask) -> Void) -> Bool
+    /// The launch handler runs on `queue` (SPEC §5: `using: nil` is a background serial queue).
+    func registerTask(identifier: String, queue: ExecutionQueue, launchHandler: @escaping (BGTask) -> Void) -> Bool
     func submitTask(_ request: TaskRequestSpec) throws
     func cancelTask(identifier: String)
     func cancelAllTasks()
@@ -48,6 +49,9 @@ public protocol SystemConnection: AnyObject {
     // Background fetch (SPEC §6); nil interval is "never"
     func setMinimumBackgroundFetchInterval(seconds: Double?)
     func completeFetch(_ result: BackgroundFetchResult)
+
+    // ProcessInfo (SPEC §13)
+    func performExpiringActivity(reason: String, block: @escaping (Bool) -> Void)
 
     // Memory and the responsible-background rules (SPEC §10)
     /// Allocates (negative: frees) resident memory.

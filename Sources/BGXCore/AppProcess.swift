@@ -28,6 +28,10 @@ enum MainThreadJob: Sendable, Equatable {
     case voipPush(UInt32)
     case voipSocket
     case keepAlive
+    /// `performExpiringActivity`'s block with `expired == false` (on the background queue),
+    /// and again with `true` as the time runs out (SPEC §13).
+    case expiringActivity(Int)
+    case expiringActivityExpired(Int)
 }
 
 /// The job holding the main thread right now.
@@ -48,6 +52,8 @@ struct BackgroundTaskRecord: Sendable {
     var nameText: TextID
     var began: Nanoseconds
     var expirationHandlerCalled = false
+    /// SPEC §13: `performExpiringActivity`'s assertion, not a `beginBackgroundTask`.
+    var isExpiringActivity = false
 }
 
 /// The background-time budget, counted from entering the background [S][A].
@@ -103,6 +109,10 @@ struct AppProcess: Sendable {
     var inFlight: InFlightJob?
     var jobCounter: UInt32 = 0
     var jobs = JobQueue()
+    /// The background serial queue, once the app has put work there.
+    var backgroundQueue: BackgroundQueueState?
+    /// Launch handlers registered with the main queue (the rest run on the background queue).
+    var launchHandlersOnMain: Set<TextID> = []
     var heldTimers: [(token: Int32, continuation: Bool)] = []
 
     var tasks: [BackgroundTaskRecord] = []
@@ -192,6 +202,8 @@ extension AppProcess {
         epoch &+= 1
         inFlight = nil
         jobs.removeAll()
+        if backgroundQueue != nil { backgroundQueue = nil }
+        if !launchHandlersOnMain.isEmpty { launchHandlersOnMain.removeAll(keepingCapacity: true) }
         heldTimers.clearKeepingCapacity()
         tasks.clearKeepingCapacity()
         window = nil

@@ -9,20 +9,7 @@ extension Engine {
     public mutating func beginBackgroundTask(for app: AppID, name: String?) -> Int {
         let i = Int(app.index)
         let label = name ?? "Untitled"
-        let refusal: String?
-        if !apps[i].state.isRunning {
-            refusal = "the app is not running"
-        } else if !device.multitasking {
-            refusal = "this device does not support multitasking"
-        } else if apps[i].manifest.exitsOnSuspend {
-            refusal = "the app exits on suspend (UIApplicationExitsOnSuspend)"
-        } else if apps[i].state == .background, let window = apps[i].window,
-                  now >= window.deadline - profile.expirationLeadTime {
-            refusal = "the app's background time has expired"
-        } else {
-            refusal = nil
-        }
-        if let refusal {
+        if let refusal = assertionRefusal(app) {
             record(app, .bgtaskInvalid(name: text(label), reason: text(refusal)))
             return Engine.invalidBackgroundTask
         }
@@ -44,7 +31,7 @@ extension Engine {
 
     public mutating func endBackgroundTask(for app: AppID, _ id: Int) {
         let i = Int(app.index)
-        guard let index = apps[i].tasks.firstIndex(where: { $0.id == id }) else {
+        guard let index = apps[i].tasks.firstIndex(where: { $0.id == id && !$0.isExpiringActivity }) else {
             // iOS logs this and carries on [O].
             log(app, ("Can't end BackgroundTask: no background task exists with identifier \(id), "
                              + "or it may have already been ended. "
@@ -74,7 +61,7 @@ extension Engine {
         apps[i].window = BackgroundWindow(start: now, deadline: now + profile.backgroundTaskBudget)
         for t in apps[i].tasks.indices { apps[i].tasks[t].expirationHandlerCalled = false }
         if let age = profile.staleBackgroundTaskWarningAge {
-            for task in apps[i].tasks where now - task.began >= age {
+            for task in apps[i].tasks where now - task.began >= age && !task.isExpiringActivity {
                 log(app, ("Background Task \(task.id) (\"\(task.name)\"), was created over "
                                  + "\(Time.describe(age)) ago. In applications running in the background, "
                                  + "this creates a risk of termination. Remember to call "
@@ -109,6 +96,7 @@ extension Engine {
         queue.push(.budgetDeadline(app, epoch: epoch, window: window), at: max(now, budget.deadline))
         for t in apps[i].tasks.indices where !apps[i].tasks[t].expirationHandlerCalled {
             apps[i].tasks[t].expirationHandlerCalled = true
+            if apps[i].tasks[t].isExpiringActivity { expireActivity(app, at: t); continue }
             apps[i].stats.backgroundTasksExpired += 1
             let id = apps[i].tasks[t].id
             record(app, .bgtaskExpire(id: id))
@@ -123,14 +111,15 @@ extension Engine {
         // Names, not identifiers: the same few texts recur, so the interned
         // table stays small however long the run. With one task open (the
         // usual case) the words are the name's, made once.
-        if apps[i].tasks.count == 1 {
+        if apps[i].tasks.count == 1, !apps[i].tasks[0].isExpiringActivity {
             let name = apps[i].tasks[0].nameText
             if budgetTimeoutDetails[name] == nil {
                 budgetTimeoutDetails[name] = text(budgetTimeoutDetail("\"\(apps[i].tasks[0].name)\""))
             }
             terminate(app, .backgroundTaskTimeout, detailText: budgetTimeoutDetails[name])
         } else {
-            let open = apps[i].tasks.map { "\"\($0.name)\"" }.joined(separator: ", ")
+            let open = apps[i].tasks.map { ($0.isExpiringActivity ? "expiring activity " : "") + "\"\($0.name)\"" }
+                .joined(separator: ", ")
             terminate(app, .backgroundTaskTimeout, detail: budgetTimeoutDetail(open))
         }
     }

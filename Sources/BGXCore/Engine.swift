@@ -104,7 +104,11 @@ public struct Engine: Sendable {
     /// the process is terminated, before the host hears of it.
     public func processEpoch(of app: AppID) -> UInt32 { apps[Int(app.index)].epoch }
     public func openBackgroundTasks(of app: AppID) -> [(id: Int, name: String)] {
-        apps[Int(app.index)].tasks.map { ($0.id, $0.name) }
+        apps[Int(app.index)].tasks.filter { !$0.isExpiringActivity }.map { ($0.id, $0.name) }
+    }
+    /// `performExpiringActivity` assertions the app holds (SPEC §13).
+    public func openExpiringActivities(of app: AppID) -> [(id: Int, name: String)] {
+        apps[Int(app.index)].tasks.filter(\.isExpiringActivity).map { ($0.id, $0.name) }
     }
 
     /// Statistics with the current state's time counted up to `now`.

@@ -160,6 +160,8 @@ extension Engine {
         for timer in held {
             if timer.continuation {
                 outbox.append(.fire(app, token: timer.token, continuation: true))
+            } else if apps[i].backgroundQueue != nil, takeTimerQueue(app, timer.token) == .background {
+                apps[i].backgroundQueue!.jobs.append(.timer(timer.token))
             } else {
                 apps[i].jobs.append(.timer(timer.token))
             }
@@ -172,6 +174,7 @@ extension Engine {
     /// both ask this.
     @inline(__always) func keptRunningInBackground(_ i: Int) -> Bool {
         (apps[i].inFlight?.isCallback ?? false) || !apps[i].jobs.isEmpty || !apps[i].tasks.isEmpty
+            || !(apps[i].backgroundQueue?.jobs.isEmpty ?? true)
             || !apps[i].runningTasks.isEmpty || apps[i].fetchInFlight != nil || serviceKeepsRunning(i)
             || apps[i].transferEvents != nil || apps[i].push.keepsAppRunning
     }
@@ -200,6 +203,7 @@ extension Engine {
         while apps[i].inFlight == nil, apps[i].state.isRunning, let job = apps[i].jobs.popFirst() {
             run(job, for: app)
         }
+        if apps[i].backgroundQueue != nil { pumpBackgroundQueue(app) }
         suspendIfIdle(app)
     }
 
@@ -250,6 +254,11 @@ extension Engine {
                           + "registered for task with identifier \(text(id))")
                 return
             }
+            // Registered with `using: nil` (or another queue): it runs there, not here.
+            guard launchHandlerQueue(for: app, identifier: id) == .main else {
+                enqueueInBackground(.bgTask(id), for: app)
+                return
+            }
             deliver(.bgTask(id), to: app, watchdog: nil)
         case let .bgTaskExpired(id):
             guard apps[i].runningTasks.contains(where: { $0.identifier == id }) else { return }
@@ -275,6 +284,11 @@ extension Engine {
             deliver(.voipSocket, to: app, watchdog: nil)
         case .keepAlive:
             deliver(.keepAlive, to: app, watchdog: nil)
+        case let .expiringActivityExpired(id):
+            guard apps[i].tasks.contains(where: { $0.id == id }) else { return }
+            deliver(.expiringActivity(id, expired: true), to: app, watchdog: nil)
+        case .expiringActivity:
+            preconditionFailure("an expiring activity's block runs on the background queue")
         }
     }
 
@@ -294,10 +308,16 @@ extension Engine {
         }
     }
 
-    /// The app's callback (or timer job) has returned: the main thread is free.
-    public mutating func returned(_ app: AppID) {
+    /// The app's callback (or timer job) has returned: the main thread — or,
+    /// with `queue: .background`, the background queue — is free. Without a
+    /// queue: the main thread if it is busy, else the background queue (a
+    /// host that answers each delivery at once never has both busy).
+    public mutating func returned(_ app: AppID, on queue: ExecutionQueue? = nil) {
         let i = Int(app.index)
-        guard let job = apps[i].inFlight else { return }
+        guard queue != .background, let job = apps[i].inFlight else {
+            if queue != .main, apps[i].backgroundQueue?.inFlight != nil { returnedInBackground(app) }
+            return
+        }
         apps[i].inFlight = nil
         // Its watchdog, not yet armed, is no longer needed (usually the last one noted).
         if let last = unarmedWatchdogs.last, last.app == app, last.job == job.number { unarmedWatchdogs.removeLast() }
@@ -305,6 +325,7 @@ extension Engine {
         // SPEC §10: the app-switcher snapshot, once the app has had its chance to hide things.
         if case .didEnterBackground = job.callback, apps[i].state == .background { takeSnapshot(app) }
         if case .voipPush = job.callback, !voipHandlerReturned(app) { return }
+        if case let .expiringActivity(id, true) = job.callback { expiredCallReturned(app, id) }
         if let reason = job.terminateAfterwards {
             terminate(app, reason, detail: reason == .userForceQuit
                       ? "swiped away in the app switcher" : "willTerminate returned")
@@ -350,9 +371,15 @@ extension Engine {
     /// running now (busy work inside a callback); any other timer queues on
     /// the main thread. A suspended app's timers wait for it to run again;
     /// a terminated app's are dropped (DESIGN.md, "App code in virtual time").
-    public mutating func scheduleTimer(for app: AppID, after delay: Nanoseconds, continuation: Bool) -> Int32 {
+    public mutating func scheduleTimer(for app: AppID, after delay: Nanoseconds, continuation: Bool,
+                                       on thread: ExecutionQueue = .main) -> Int32 {
         let token = nextTimerToken
         nextTimerToken &+= 1
+        if thread == .background && !continuation {
+            let i = Int(app.index)
+            if apps[i].backgroundQueue == nil { apps[i].backgroundQueue = BackgroundQueueState() }
+            apps[i].backgroundQueue!.timerTokens.insert(token)
+        }
         if !continuation, apps[Int(app.index)].fetchInFlight != nil { apps[Int(app.index)].fetchInFlight!.asyncWork += 1 }
         queue.push(.timer(app, epoch: apps[Int(app.index)].epoch, token: token, continuation: continuation),
                    at: now + max(0, delay))
@@ -370,6 +397,9 @@ extension Engine {
         case .inactive, .active, .background:
             if continuation {
                 outbox.append(.fire(app, token: token, continuation: true))
+            } else if apps[i].backgroundQueue != nil, takeTimerQueue(app, token) == .background {
+                enqueueInBackground(.timer(token), for: app)
+                suspendIfThreadFree(app)
             } else {
                 apps[i].jobs.append(.timer(token))
                 pump(app)

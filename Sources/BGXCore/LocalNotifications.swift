@@ -155,7 +155,9 @@ extension Engine {
             return
         }
         record(app, .notificationSchedule(id: id, fireIn: fireAt - now, replaced: replaced))
-        if profile.localNotificationOverflow == .refuseNew, !replaced,
+        // A request with no trigger is presented now, not kept: iOS 6's cap of
+        // 128 is on scheduled ("active") notifications [S], which it never joins.
+        if profile.localNotificationOverflow == .refuseNew, !replaced, trigger != .immediate,
            notifications.pending.count(where: { $0.app == app }) >= profile.localNotificationLimit {
             record(app, .notificationDrop(id: id, reason: text(
                 "the app already has \(profile.localNotificationLimit) scheduled notifications: the new one is refused")))
@@ -166,7 +168,7 @@ extension Engine {
                                                     fireAt: fireAt, generation: notifications.generation)
         notifications.pending.append(entry)
         queue.push(.notificationFire(app, id, generation: entry.generation), at: fireAt)
-        enforceNotificationLimit(app)
+        if trigger != .immediate { enforceNotificationLimit(app) }
     }
 
     /// When a trigger would first fire if added now (`nextTriggerDate()`); nil if never.
@@ -262,13 +264,19 @@ extension Engine {
             $0.app == app && $0.id == id && $0.generation == generation
         }) else { return }
         let entry = notifications.pending[index]
-        if frontApp == app && apps[Int(app.index)].state == .active {
+        let inFront = frontApp == app && apps[Int(app.index)].state == .active
+        // A request with no trigger says why it arrived now, and where it went [D]:
+        // https://developer.apple.com/documentation/usernotifications/unnotificationrequest/trigger
+        let why: TextID? = entry.trigger != .immediate ? nil : text(inFront
+            ? "no trigger: delivered at once, to the app (it is active in front)"
+            : "no trigger: delivered at once, to the user (the app is not active in front)")
+        if inFront {
             record(app, .notificationDeliver(id: id, toApp: true, alert: alertText(entry.content),
-                                             sound: nil, badge: nil, reason: nil))
+                                             sound: nil, badge: nil, reason: why))
             apps[Int(app.index)].jobs.append(.notification(id))
             pump(app)
         } else {
-            deliverToUser(app, id, entry.content, present: [.alert, .sound, .badge])
+            deliverToUser(app, id, entry.content, present: [.alert, .sound, .badge], why: why)
         }
         let next: Nanoseconds? = switch entry.trigger {
         case .immediate, .timeInterval(_, repeats: false), .calendar(_, _, repeats: false): nil
@@ -286,8 +294,9 @@ extension Engine {
 
     /// The user sees it: an alert in Notification Center, a sound, the badge.
     mutating func deliverToUser(_ app: AppID, _ id: NotificationID, _ content: NotificationContent,
-                                present: NotificationPresentation) {
-        let (sound, reason) = present.contains(.sound) ? alertSound(for: app, content.sound) : (nil, nil)
+                                present: NotificationPresentation, why: TextID? = nil) {
+        let (sound, soundReason) = present.contains(.sound) ? alertSound(for: app, content.sound) : (nil, nil)
+        let reason = why.map { w in soundReason.map { text(self.text(w) + "; " + self.text($0)) } ?? w } ?? soundReason
         let badge = present.contains(.badge) ? content.badge : nil
         if let badge { notifications.badges[app] = badge }
         record(app, .notificationDeliver(id: id, toApp: false, alert: present.contains(.alert) ? alertText(content) : nil,

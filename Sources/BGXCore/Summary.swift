@@ -1,6 +1,9 @@
 /// The per-app summary (issue 8 of the foundation; SPEC §12's three concerns
 /// in their simplest form): time in each state, launches by cause,
-/// terminations by reason, background seconds.
+/// terminations by reason, background seconds — and "why not yet": what
+/// became of the app's BGTaskScheduler requests (submitted, started, held back
+/// and by which policy longest, refused and why, expired) and of its pushes
+/// (delivered, held, dropped, by reason), counted from the trace.
 public struct AppSummary: Sendable, Equatable {
     public var bundleIdentifier: String
     public var secondsInState: [ProcessState: Double]
@@ -18,8 +21,11 @@ public struct AppSummary: Sendable, Equatable {
     /// Returns to the front of a process still there (SPEC §10: after a
     /// purge the next return is a cold launch instead).
     public var warmLaunches: Int
+    /// From the trace (`RequestLedger`): the engine alone does not keep it.
+    public var requests = TaskRequestCounts()
+    public var pushes = PushCounts()
 
-    public init(bundleIdentifier: String, stats: AppStats) {
+    init(bundleIdentifier: String, stats: AppStats) {
         self.bundleIdentifier = bundleIdentifier
         var seconds: [ProcessState: Double] = [:]
         for state in ProcessState.allCases { seconds[state] = Time.toSeconds(stats.timeInState[state]) }
@@ -43,6 +49,14 @@ public struct AppSummary: Sendable, Equatable {
         warmLaunches = stats.warmLaunches
     }
 
+    /// The summary with its requests and pushes counted from a ledger of the trace up to `now`.
+    public init(bundleIdentifier: String, stats: AppStats, ledger: RequestLedger, app: AppID, names: TraceNames,
+                now: Nanoseconds) {
+        self.init(bundleIdentifier: bundleIdentifier, stats: stats)
+        requests = TaskRequestCounts(ledger, app: app, names: names, now: now)
+        pushes = PushCounts(ledger, app: app, names: names)
+    }
+
     /// A few aligned lines for people.
     public var text: String {
         func secs(_ s: Double) -> String { Time.describe(Time.seconds(s)) }
@@ -58,8 +72,44 @@ public struct AppSummary: Sendable, Equatable {
         let t = TerminationReason.allCases.compactMap { r in terminations[r].map { "\(r) \($0)" } }
         out += "  terminations: " + (t.isEmpty ? "none" : t.joined(separator: ", ")) + "\n"
         out += "  bg tasks:     \(backgroundTasksBegun) begun, \(backgroundTasksExpired) expired\n"
-        out += "  BGTasks:      \(scheduledTasksStarted) run, \(scheduledTasksExpired) expired; fetches: \(fetches)\n"
+        out += "  BGTasks:      " + requestsText + "; fetches: \(fetches)\n"
+        if !requests.refused.isEmpty {
+            out += "  refused:      " + requests.refused.map { "\($0.count)× \($0.error): \($0.reason)" }
+                .joined(separator: "; ") + "\n"
+        }
+        if !pushes.isEmpty { out += "  pushes:       " + pushesText + "\n" }
         return out
+    }
+
+    /// `3 submitted: 1 started, 2 refused, …` — or why none ran.
+    var requestsText: String {
+        let r = requests
+        guard r.submitted > 0 || r.started > 0 else {
+            return "none submitted" + (scheduledTasksStarted > 0 ? ", \(scheduledTasksStarted) started" : "")
+        }
+        var parts = ["\(r.started) started"]
+        if r.deferred > 0 {
+            var held = "\(r.deferred) deferred"
+            if let longest = r.longestHold {
+                held += " (held longest by \(longest.policy), \(Time.describe(longest.duration)) in all)"
+            }
+            parts.append(held)
+        }
+        if r.refusedCount > 0 { parts.append("\(r.refusedCount) refused") }
+        parts.append("\(r.expired) expired")
+        if r.cancelled > 0 { parts.append("\(r.cancelled) cancelled") }
+        if r.pendingAtEnd > 0 { parts.append("\(r.pendingAtEnd) still pending at the end") }
+        return "\(r.submitted) submitted: " + parts.joined(separator: ", ")
+    }
+
+    /// `5 delivered (4 to the app, 1 to the user), 2 held (throttled … 2), 1 dropped (…)`.
+    var pushesText: String {
+        func reasons(_ list: [PushCounts.Reason]) -> String {
+            list.isEmpty ? "" : " (" + list.map { "\($0.count)× \($0.reason)" }.joined(separator: "; ") + ")"
+        }
+        let p = pushes
+        return "\(p.delivered) delivered (\(p.deliveredToApp) to the app, \(p.deliveredToUser) to the user), "
+            + "\(p.heldCount) held" + reasons(p.held) + ", \(p.droppedCount) dropped" + reasons(p.dropped)
     }
 
     public var json: String {
@@ -76,13 +126,45 @@ public struct AppSummary: Sendable, Equatable {
             + "\"launches\": \(l), \"coldLaunches\": \(coldLaunches), \"warmLaunches\": \(warmLaunches), "
             + "\"terminations\": \(t), "
             + "\"backgroundTasks\": {\"begun\": \(backgroundTasksBegun), \"expired\": \(backgroundTasksExpired)}, "
-            + "\"scheduledTasks\": {\"started\": \(scheduledTasksStarted), \"expired\": \(scheduledTasksExpired)}, "
+            + "\"scheduledTasks\": \(requestsJSON), \"pushes\": \(pushesJSON), "
             + "\"fetches\": \(fetches)}"
     }
-}
 
-extension Engine {
-    public func summary(of app: AppID) -> AppSummary {
-        AppSummary(bundleIdentifier: bundleIdentifier(app), stats: stats(of: app))
+    var requestsJSON: String {
+        func string(_ s: String) -> String {
+            var out = ""
+            TraceRenderer.appendJSONString(s, to: &out)
+            return out
+        }
+        let r = requests
+        let longest = r.longestHold.map {
+            "{\"policy\": \(string($0.policy)), \"seconds\": \(Time.format($0.duration))}"
+        } ?? "null"
+        var byError: [(BGTaskSchedulerError, Int)] = []  // in iOS's code order
+        for e in [BGTaskSchedulerError.unavailable, .tooManyPendingTaskRequests, .notPermitted] {
+            let n = r.refused.filter { $0.error == e }.reduce(0) { $0 + $1.count }
+            if n > 0 { byError.append((e, n)) }
+        }
+        let refusals = r.refused.map {
+            "{\"error\": \"\($0.error)\", \"reason\": \(string($0.reason)), \"count\": \($0.count)}"
+        }
+        return "{\"submitted\": \(r.submitted), \"started\": \(scheduledTasksStarted), \"expired\": \(scheduledTasksExpired), "
+            + "\"deferred\": \(r.deferred), \"longestHold\": \(longest), "
+            + "\"refused\": {" + byError.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}, "
+            + "\"refusals\": [" + refusals.joined(separator: ", ") + "], "
+            + "\"cancelled\": \(r.cancelled), \"pendingAtEnd\": \(r.pendingAtEnd)}"
+    }
+
+    var pushesJSON: String {
+        func reasons(_ list: [PushCounts.Reason]) -> String {
+            "{" + list.map { pair -> String in
+                var key = ""
+                TraceRenderer.appendJSONString(pair.reason, to: &key)
+                return "\(key): \(pair.count)"
+            }.joined(separator: ", ") + "}"
+        }
+        let p = pushes
+        return "{\"delivered\": \(p.delivered), \"deliveredToApp\": \(p.deliveredToApp), "
+            + "\"deliveredToUser\": \(p.deliveredToUser), \"held\": \(reasons(p.held)), \"dropped\": \(reasons(p.dropped))}"
     }
 }

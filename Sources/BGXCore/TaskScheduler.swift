@@ -8,7 +8,8 @@ extension Engine {
     /// `register(forTaskWithIdentifier:using:launchHandler:)`. Returns false
     /// for an identifier not in `BGTaskSchedulerPermittedIdentifiers`; kills the
     /// app when called after launch finished or twice for one identifier.
-    public mutating func registerTask(for app: AppID, identifier: String) -> Bool {
+    /// The handler runs on `queue`: the background serial queue for `using: nil` [D].
+    public mutating func registerTask(for app: AppID, identifier: String, queue: ExecutionQueue = .background) -> Bool {
         let i = Int(app.index)
         guard apps[i].state.isRunning else { return false }
         if apps[i].launchFinished {
@@ -29,6 +30,7 @@ extension Engine {
             return false
         }
         apps[i].registered.insert(id)
+        if queue == .main { apps[i].launchHandlersOnMain.insert(id) }
         record(app, .taskRegister(identifier: id))
         return true
     }

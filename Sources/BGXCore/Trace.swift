@@ -37,6 +37,17 @@ public struct TraceEvent: Sendable, Equatable {
         case state(from: ProcessState, to: ProcessState, reason: StateReason)
         case launch(cause: LaunchCause)
         case callback(Callback)
+        /// A callback run on the app's background serial queue (a launch
+        /// handler registered with `using: nil`, an expiring activity's block).
+        case callbackOnQueue(Callback)
+        /// SPEC §13: `performExpiringActivity` took its assertion; its block runs.
+        case activityBegin(id: Int, name: TextID)
+        /// The time runs out: the block is called again with `expired == true`.
+        case activityExpire(id: Int, name: TextID, reason: TextID)
+        /// The assertion is given back (the block returned, or its expired call did).
+        case activityEnd(id: Int, name: TextID, reason: TextID)
+        /// No assertion could be taken: the block runs once, with `expired == true`.
+        case activityRefuse(name: TextID, reason: TextID)
         case user(UserActionName)
         case bgtaskBegin(id: Int, name: TextID)
         case bgtaskEnd(id: Int)
@@ -133,7 +144,11 @@ public struct TraceEvent: Sendable, Equatable {
         switch kind {
         case .state: "state"
         case .launch: "launch"
-        case .callback: "callback"
+        case .callback, .callbackOnQueue: "callback"
+        case .activityBegin: "activity.begin"
+        case .activityExpire: "activity.expire"
+        case .activityEnd: "activity.end"
+        case .activityRefuse: "activity.refuse"
         case .user: "user"
         case .bgtaskBegin: "bgtask.begin"
         case .bgtaskEnd: "bgtask.end"
@@ -252,9 +267,20 @@ extension TraceEvent {
                 f.append(("result", .string(result.description)))
                 if let code = result.errorCode { f.append(("code", .number(Double(code)))) }
             case let .remoteNotification(_, type): f.append(("type", .string(type.description)))
+            case let .expiringActivity(id, expired):
+                f.append(("id", .number(Double(id))))
+                f.append(("expired", .bool(expired)))
             default: break
             }
             return f
+        case let .callbackOnQueue(cb):
+            return TraceEvent(time: time, app: app, kind: .callback(cb)).fields(names) + [("queue", .string("background"))]
+        case let .activityBegin(id, name):
+            return [("id", .number(Double(id))), ("name", .string(text(name)))]
+        case let .activityExpire(id, name, reason), let .activityEnd(id, name, reason):
+            return [("id", .number(Double(id))), ("name", .string(text(name))), ("reason", .string(text(reason)))]
+        case let .activityRefuse(name, reason):
+            return [("name", .string(text(name))), ("reason", .string(text(reason)))]
         case let .user(action):
             return [("action", .string(action.rawValue))]
         case let .bgtaskBegin(id, name):

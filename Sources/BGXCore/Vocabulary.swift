@@ -154,6 +154,9 @@ public enum Callback: Sendable, Equatable, CustomStringConvertible {
     case voipSocket
     /// The handler installed with `setKeepAliveTimeout(_:handler:)` (SPEC §4).
     case keepAlive
+    /// `performExpiringActivity`'s block: `expired == false` on the background
+    /// queue, then `true` when the time runs out (SPEC §13).
+    case expiringActivity(Int, expired: Bool)
 
     public var name: String {
         switch self {
@@ -185,6 +188,7 @@ public enum Callback: Sendable, Equatable, CustomStringConvertible {
         case .voipPush: "didReceiveIncomingPush"
         case .voipSocket: "voipSocket"
         case .keepAlive: "keepAliveHandler"
+        case .expiringActivity: "performExpiringActivity"
         }
     }
     public var description: String { name }

@@ -5,6 +5,15 @@ import Foundation
 /// app's handlers use, for `bgx check`.
 public enum InfoPlist {
     public static func read(_ path: String) throws -> AppManifest {
+        var notYetSupported: [ScenarioError] = []
+        let manifest = try read(path, notYetSupported: &notYetSupported)
+        if let first = notYetSupported.first { throw first }
+        return manifest
+    }
+
+    /// Reads the manifest; the background modes bgx recognises but does not
+    /// simulate yet are left out of it and said in `notYetSupported`.
+    public static func read(_ path: String, notYetSupported: inout [ScenarioError]) throws -> AppManifest {
         let at = SourceLocation(file: path, line: 1, column: 1)
         guard let data = FileManager.default.contents(atPath: path) else { throw ScenarioError(at, "cannot read the file") }
         let object: Any
@@ -28,6 +37,11 @@ public enum InfoPlist {
                                     "UIBackgroundModes must be an array of strings\(found(raw))")
             }
             for name in modes {
+                if let feature = ScenarioParser.futureModes[name] {
+                    notYetSupported.append(ScenarioError(location(ofKey: "UIBackgroundModes", string: name),
+                                                         "not yet supported: \(feature)"))
+                    continue
+                }
                 guard let mode = BackgroundMode(rawValue: name) else {
                     var message = "unknown background mode '\(name)' in UIBackgroundModes"
                     if let guess = nearest(name, in: BackgroundMode.allCases.map(\.rawValue)) {

@@ -15,10 +15,7 @@ struct ReportFacts {
     var tasksBegun = 0
     var tasksExpired = 0
     var tasksRefused = 0
-    /// BGTaskScheduler tasks and fetches (SPEC §5, §6).
-    var bgTasksRun = 0
-    var bgTasksExpired = 0
-    var bgTasksRefused = 0
+    /// Background fetches (SPEC §6); BGTaskScheduler requests are the ledger's.
     var fetches = 0
     /// Local notifications (SPEC §9): delivered to the user, to the app in
     /// front, dropped, and opened by the person.
@@ -99,9 +96,6 @@ struct ReportFacts {
             case .bgtaskBegin: facts[i].tasksBegun += 1
             case .bgtaskExpire: facts[i].tasksExpired += 1
             case .bgtaskInvalid: facts[i].tasksRefused += 1
-            case .taskStart: facts[i].bgTasksRun += 1
-            case .taskExpire: facts[i].bgTasksExpired += 1
-            case .taskReject: facts[i].bgTasksRefused += 1
             case .fetchStart: facts[i].fetches += 1
             case let .notificationDeliver(_, toApp, _, _, _, _):
                 if toApp { facts[i].notificationsToApp += 1 } else { facts[i].notificationsToUser += 1 }
@@ -112,7 +106,7 @@ struct ReportFacts {
             }
             guard state[i] == .background else { continue }
             switch event.kind {
-            case let .callback(callback): note(i, "ran \(callback.name)")
+            case let .callback(callback), let .callbackOnQueue(callback): note(i, "ran \(callback.name)")
             case let .bgtaskBegin(_, name): note(i, "background task '\(names.text(name))'")
             case let .taskStart(id, _): note(i, "BGTask '\(names.text(id))'")
             case .fetchStart: note(i, "background fetch")

@@ -11,9 +11,11 @@ struct ReportSVG {
 
     static let labelWidth = 230.0, plotWidth = 1200.0, rightPad = 16.0
     static let axisHeight = 20.0
-    static let appPitch = 22.0, appHeight = 18.0
+    static let appPitch = 28.0, appHeight = 24.0
+    /// The thin lane of each BGTaskScheduler identifier under its app's row.
+    static let requestPitch = 12.0, requestHeight = 8.0
     static let deviceGap = 8.0, devicePitch = 14.0, deviceHeight = 10.0
-    static let suspendedHeight = 6.0
+    static let suspendedHeight = 8.0
     static var width: Double { labelWidth + plotWidth + rightPad }
 
     struct Strip {
@@ -43,17 +45,24 @@ struct ReportSVG {
         strips.lastIndex { $0.start <= t } ?? 0
     }
 
-    /// The marker shapes, centred on (0, 0), referenced with `<use>`.
+    /// The marker shapes, centred on (0, 0), referenced with `<use>`: about
+    /// 12 px across, to be seen on a 1600 px screen.
     static let markerShapes: [(id: String, svg: String)] = [
-        ("launch", #"<path id="m-launch" d="M-3.5-5L5 0L-3.5 5Z"/>"#),
-        ("terminate", #"<path id="m-terminate" d="M-5-3.5L-3.5-5L0-1.5L3.5-5L5-3.5L1.5 0L5 3.5L3.5 5L0 1.5L-3.5 5L-5 3.5L-1.5 0Z"/>"#),
-        ("begin", #"<path id="m-begin" d="M0-3.5L4 3H-4Z"/>"#),
-        ("expire", #"<path id="m-expire" d="M0-4.5L4.5 0L0 4.5L-4.5 0Z"/>"#),
-        ("refused", #"<path id="m-refused" d="M-3.5-3.5H3.5V3.5H-3.5Z"/>"#),
-        ("notification", #"<circle id="m-notification" r="3.5"/>"#),
-        ("tap", #"<path id="m-tap" fill-rule="evenodd" d="M-5 0A5 5 0 1 0 5 0A5 5 0 1 0-5 0ZM-2.5 0A2.5 2.5 0 1 0 2.5 0A2.5 2.5 0 1 0-2.5 0Z"/>"#),
-        ("reboot", #"<path id="m-reboot" d="M-1.5-6H1.5V6H-1.5Z"/>"#),
-        ("push", #"<path id="m-push" d="M-4.5-4H4.5L0 4.5Z"/>"#),
+        ("launch", #"<path id="m-launch" d="M-5-7L7 0L-5 7Z"/>"#),
+        ("terminate", #"<path id="m-terminate" d="M-7-4.9L-4.9-7L0-2.1L4.9-7L7-4.9L2.1 0L7 4.9L4.9 7L0 2.1L-4.9 7L-7 4.9L-2.1 0Z"/>"#),
+        ("begin", #"<path id="m-begin" d="M0-5.5L6 4.5H-6Z"/>"#),
+        ("expire", #"<path id="m-expire" d="M0-6.5L6.5 0L0 6.5L-6.5 0Z"/>"#),
+        ("refused", #"<path id="m-refused" d="M-5-5H5V5H-5Z"/>"#),
+        ("star", #"<path id="m-star" d="M0-7L1.9-2.6L6.7-2.2L3 1L4.1 5.7L0 3.2L-4.1 5.7L-3 1L-6.7-2.2L-1.9-2.6Z"/>"#),
+        ("forbidden", #"<path id="m-forbidden" fill-rule="evenodd" d="M-6.5 0A6.5 6.5 0 1 0 6.5 0A6.5 6.5 0 1 0-6.5 0ZM-4.2 0A4.2 4.2 0 1 0 4.2 0A4.2 4.2 0 1 0-4.2 0ZM-4-1.3H4V1.3H-4Z"/>"#),
+        ("notification", #"<circle id="m-notification" r="5"/>"#),
+        ("service", #"<path id="m-service" d="M-1.8-6H1.8V-1.8H6V1.8H1.8V6H-1.8V1.8H-6V-1.8H-1.8Z"/>"#),
+        ("tap", #"<path id="m-tap" fill-rule="evenodd" d="M-6.5 0A6.5 6.5 0 1 0 6.5 0A6.5 6.5 0 1 0-6.5 0ZM-3.2 0A3.2 3.2 0 1 0 3.2 0A3.2 3.2 0 1 0-3.2 0Z"/>"#),
+        ("cancel", #"<path id="m-cancel" d="M-6.5-2H6.5V2H-6.5Z"/>"#),
+        ("reboot", #"<path id="m-reboot" d="M-2-8H2V8H-2Z"/>"#),
+        ("push", #"<path id="m-push" d="M-6.5-5.5H6.5L0 6.5Z"/>"#),
+        ("audio", #"<rect id="m-audio" x="-7" y="-3.5" width="14" height="7" rx="3.5"/>"#),
+        ("transfer", #"<path id="m-transfer" d="M6 0L3 5.2H-3L-6 0L-3-5.2H3Z"/>"#),
     ]
 
     static var defs: String {
@@ -85,10 +94,23 @@ struct ReportSVG {
         return out
     }
 
+    /// Each app's lane: where it starts below the axis and how tall it is
+    /// (its row, and a thin lane per BGTaskScheduler identifier).
+    var appLanes: [(top: Double, height: Double)] {
+        var top = Self.axisHeight
+        return timeline.apps.map { app in
+            let height = Self.appPitch + Double(app.requests.count) * Self.requestPitch
+                + (app.requests.isEmpty ? 0 : 2)
+            defer { top += height }
+            return (top, height)
+        }
+    }
+
     func drawStrip(_ strip: Strip, appMarkers: [[ReportTimeline.Marker]],
                    deviceMarkers: [[ReportTimeline.Marker]]) -> String {
         typealias F = ReportFormat
-        let appsHeight = Double(timeline.apps.count) * Self.appPitch
+        let lanes = appLanes
+        let appsHeight = lanes.last.map { $0.top + $0.height - Self.axisHeight } ?? 0
         let deviceTop = Self.axisHeight + appsHeight + Self.deviceGap
         let height = deviceTop + Double(timeline.device.count) * Self.devicePitch + 4
         let span = Double(strip.end - strip.start)
@@ -101,10 +123,9 @@ struct ReportSVG {
             + "role=\"img\" aria-label=\"\(F.escape(strip.heading))\">\n"
 
         // Lane backgrounds, then what lies outside the run, then charging.
-        for lane in timeline.apps.indices {
-            let y = Self.axisHeight + Double(lane) * Self.appPitch
-            out += "<rect class=\"lane\(lane % 2)\" x=\"\(F.coordinate(Self.labelWidth))\" y=\"\(F.coordinate(y))\" "
-                + "width=\"\(F.coordinate(Self.plotWidth))\" height=\"\(F.coordinate(Self.appPitch))\"/>"
+        for (lane, place) in lanes.enumerated() {
+            out += "<rect class=\"lane\(lane % 2)\" x=\"\(F.coordinate(Self.labelWidth))\" y=\"\(F.coordinate(place.top))\" "
+                + "width=\"\(F.coordinate(Self.plotWidth))\" height=\"\(F.coordinate(place.height))\"/>"
         }
         out += "\n"
         let runStart = max(strip.start, 0), runEnd = min(strip.end, duration)
@@ -140,7 +161,7 @@ struct ReportSVG {
 
         // Apps: a label, state bands, markers.
         for (lane, app) in timeline.apps.enumerated() {
-            let top = Self.axisHeight + Double(lane) * Self.appPitch + (Self.appPitch - Self.appHeight) / 2
+            let top = lanes[lane].top + (Self.appPitch - Self.appHeight) / 2
             out += "<g class=\"app\" data-app=\"\(F.escape(app.label))\">"
             out += label(app.label, y: top + Self.appHeight / 2)
             for band in app.bands where band.end > strip.start && band.start < strip.end {
@@ -150,8 +171,17 @@ struct ReportSVG {
                 out += rect(band.style, x(band.start), x(band.end), y, bandHeight,
                             bandTitle(band), minimumWidth: suspended ? 0.5 : 1.5)
             }
+            for (k, requests) in app.requests.enumerated() {
+                let y = lanes[lane].top + Self.appPitch + Double(k) * Self.requestPitch
+                    + (Self.requestPitch - Self.requestHeight) / 2
+                out += label(requests.label, y: y + Self.requestHeight / 2, small: true)
+                for band in requests.bands where band.end > strip.start && band.start < strip.end {
+                    out += rect("req " + band.style, x(band.start), x(band.end), y, Self.requestHeight, bandTitle(band),
+                                minimumWidth: 2)
+                }
+            }
             for marker in appMarkers[lane] {
-                let y = top + [3.5, Self.appHeight / 2, Self.appHeight - 3.5][marker.style.row]
+                let y = top + [5, Self.appHeight / 2, Self.appHeight - 5][marker.style.row]
                 out += use(marker, x: x(marker.time), y: y)
             }
             out += "</g>\n"
@@ -205,10 +235,10 @@ struct ReportSVG {
 
     /// A lane's name at the left; long bundle identifiers keep their tail,
     /// where they differ, and the whole name is in the hover title.
-    func label(_ text: String, y: Double, device: Bool = false) -> String {
-        let limit = 36
+    func label(_ text: String, y: Double, device: Bool = false, small: Bool = false) -> String {
+        let limit = small ? 40 : 36
         let shown = text.count > limit ? "…" + String(text.suffix(limit - 1)) : text
-        return "<text class=\"\(device ? "dlabel" : "label")\" x=\"\(F.coordinate(Self.labelWidth - 8))\" "
+        return "<text class=\"\(device ? "dlabel" : small ? "rlabel" : "label")\" x=\"\(F.coordinate(Self.labelWidth - 8))\" "
             + "y=\"\(F.coordinate(y + 4))\" text-anchor=\"end\"><title>\(F.escape(text))</title>"
             + "\(F.escape(shown))</text>"
     }

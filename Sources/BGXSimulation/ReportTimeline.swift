@@ -42,19 +42,92 @@ struct ReportTimeline {
         var label: String
         var bands: [Band]
         var markers: [Marker]
+        /// Under an app's row: a thin lane per BGTaskScheduler identifier, its
+        /// requests' lives as bands.
+        var requests: [Lane] = []
     }
 
     var apps: [Lane]
+    /// Only the device rows with something to show.
     var device: [Lane]
     /// When the device charged: drawn as a green zone behind every app.
     var charging: [Band]
+    /// The policies that held a request back, in order of first appearance:
+    /// each has its colour (`req-p0` …), so a band's colour names its policy.
+    var policies: [String]
+    static let policyColours = 8
 
     init(events: [TraceEvent], names: TraceNames, duration: Nanoseconds, initialDevice: DeviceState,
-         clock: ReportClock) {
+         clock: ReportClock, ledger: RequestLedger) {
         apps = Self.appLanes(events: events, names: names, duration: duration, clock: clock)
-        device = Self.deviceLanes(events: events, names: names, duration: duration, initial: initialDevice,
-                                  clock: clock)
-        charging = device.first { $0.label == DeviceRow.charging.label }?.bands ?? []
+        let allDevice = Self.deviceLanes(events: events, names: names, duration: duration, initial: initialDevice,
+                                         clock: clock)
+        charging = allDevice.first { $0.label == DeviceRow.charging.label }?.bands ?? []
+        device = allDevice.filter { !$0.bands.isEmpty || !$0.markers.isEmpty }
+        var policies: [String] = []
+        for life in ledger.lives {
+            for hold in life.holds {
+                let policy = RequestLedger.policy(of: names.text(hold.reason))
+                if !policies.contains(policy) { policies.append(policy) }
+            }
+        }
+        self.policies = policies
+        for (app, lanes) in Self.requestLanes(ledger, names: names, duration: duration, policies: policies) {
+            apps[app].requests = lanes
+        }
+    }
+
+    /// The CSS class of the band of a request held back by `policy`.
+    static func policyStyle(_ index: Int) -> String { "req-p\(index % policyColours)" }
+
+    // MARK: Requests
+
+    /// Each request's life as bands: waiting for the scheduler's first look,
+    /// held back (coloured by the policy, a new band whenever the reason
+    /// changes), running once started.
+    static func requestLanes(_ ledger: RequestLedger, names: TraceNames, duration: Nanoseconds,
+                             policies: [String]) -> [Int: [Lane]] {
+        var lanes: [Int: [Lane]] = [:]
+        var laneOf: [Int: [TextID: Int]] = [:]
+        for life in ledger.lives {
+            let app = Int(life.app.index)
+            let lane: Int
+            if let k = laneOf[app]?[life.identifier] {
+                lane = k
+            } else {
+                lane = lanes[app]?.count ?? 0
+                laneOf[app, default: [:]][life.identifier] = lane
+                lanes[app, default: []].append(Lane(label: names.text(life.identifier), bands: [], markers: []))
+            }
+            var bands: [Band] = []
+            let waitEnd: Nanoseconds
+            switch life.end {
+            case let .started(at, _), let .cancelled(at), let .replaced(at): waitEnd = at
+            case nil: waitEnd = duration
+            }
+            let firstHold = life.holds.first?.since ?? waitEnd
+            if firstHold > life.submitted {
+                bands.append(Band(start: life.submitted, end: firstHold, style: "req-wait",
+                                  label: "\(names.text(life.identifier)) submitted, waiting for the scheduler to look"))
+            }
+            for hold in life.holds {
+                let reason = names.text(hold.reason)
+                let index = policies.firstIndex(of: RequestLedger.policy(of: reason)) ?? 0
+                bands.append(Band(start: hold.since, end: hold.until ?? waitEnd, style: policyStyle(index),
+                                  label: "\(names.text(life.identifier)) held back: \(reason)"))
+            }
+            if case let .started(at, reason) = life.end {
+                let end: Nanoseconds
+                switch life.run {
+                case let .completed(t, _), let .lost(t): end = t
+                case nil: end = duration
+                }
+                bands.append(Band(start: at, end: max(end, at), style: "req-run",
+                                  label: "\(names.text(life.identifier)) running (\(names.text(reason)))"))
+            }
+            lanes[app]![lane].bands += bands
+        }
+        return lanes
     }
 
     // MARK: Apps
@@ -175,9 +248,10 @@ enum MarkerStyle: String, CaseIterable {
     case taskBegin = "task-begin", taskExpire = "task-expire", taskRefused = "task-refused"
     case notificationDeliver = "notif", notificationToApp = "notif-app", notificationDrop = "notif-drop"
     case notificationTap = "notif-tap"
-    case bgTaskStart = "bgt-start", bgTaskExpire = "bgt-expire", bgTaskReject = "bgt-reject", fetchStart = "fetch"
+    case bgTaskStart = "bgt-start", bgTaskExpire = "bgt-expire", bgTaskReject = "bgt-reject", bgTaskCancel = "bgt-cancel"
+    case fetchStart = "fetch"
     case memoryWarning = "mem-warn"
-    case pushDeliver = "push", pushDrop = "push-drop"
+    case pushDeliver = "push", pushHeld = "push-held", pushDrop = "push-drop"
     case reboot
     case audioStart = "audio", audioStop = "audio-stop"
     case serviceDeliver = "service", serviceDrop = "service-drop"
@@ -203,6 +277,7 @@ enum MarkerStyle: String, CaseIterable {
         case .taskStart: self = .bgTaskStart
         case .taskExpire: self = .bgTaskExpire
         case .taskReject: self = .bgTaskReject
+        case .taskCancel: self = .bgTaskCancel
         case .fetchStart: self = .fetchStart
         case .audioStart: self = .audioStart
         case .audioStop: self = .audioStop
@@ -211,27 +286,31 @@ enum MarkerStyle: String, CaseIterable {
         case .transferComplete: self = .transferComplete
         case .transferFail, .transferCancel: self = .transferFailed
         case .pushDeliver: self = .pushDeliver
-        case .pushDrop: self = .pushDrop
+        case let .pushDrop(_, _, _, held): self = held ? .pushHeld : .pushDrop
         default: return nil
         }
     }
 
-    /// Which shape it is drawn with (an id in the report's `<defs>`).
+    /// Which shape it is drawn with (an id in the report's `<defs>`): each
+    /// family of events has its own shape, and within a family each meaning
+    /// its own colour.
     var shape: String {
         switch self {
         case .launchUser, .launchNotification, .launchBackground: "launch"
         case .terminateKill, .terminateOther: "terminate"
-        case .taskBegin, .bgTaskStart, .fetchStart: "begin"
+        case .taskBegin: "begin"
         case .taskExpire, .bgTaskExpire, .memoryWarning: "expire"
-        case .taskRefused, .bgTaskReject: "refused"
-        case .notificationDeliver, .notificationToApp, .notificationDrop, .serviceDeliver, .serviceDrop: "notification"
+        case .taskRefused: "refused"
+        case .bgTaskStart, .fetchStart: "star"
+        case .bgTaskReject: "forbidden"
+        case .bgTaskCancel: "cancel"
+        case .notificationDeliver, .notificationToApp, .notificationDrop: "notification"
+        case .serviceDeliver, .serviceDrop: "service"
         case .notificationTap: "tap"
-        case .pushDeliver, .pushDrop: "push"
+        case .pushDeliver, .pushHeld, .pushDrop: "push"
         case .reboot: "reboot"
-        case .audioStart: "begin"
-        case .audioStop: "expire"
-        case .transferComplete: "begin"
-        case .transferFailed: "refused"
+        case .audioStart, .audioStop: "audio"
+        case .transferComplete, .transferFailed: "transfer"
         }
     }
 
@@ -240,9 +319,9 @@ enum MarkerStyle: String, CaseIterable {
     var row: Int {
         switch self {
         case .notificationDeliver, .notificationToApp, .notificationDrop, .notificationTap, .memoryWarning,
-             .serviceDeliver, .serviceDrop, .pushDeliver, .pushDrop: 0
+             .serviceDeliver, .serviceDrop, .pushDeliver, .pushHeld, .pushDrop: 0
         case .launchUser, .launchNotification, .launchBackground, .terminateKill, .terminateOther, .reboot: 1
-        case .taskBegin, .taskExpire, .taskRefused, .bgTaskStart, .bgTaskExpire, .bgTaskReject, .fetchStart,
+        case .taskBegin, .taskExpire, .taskRefused, .bgTaskStart, .bgTaskExpire, .bgTaskReject, .bgTaskCancel, .fetchStart,
              .audioStart, .audioStop: 2
         case .transferComplete, .transferFailed: 0
         }
@@ -264,11 +343,13 @@ enum MarkerStyle: String, CaseIterable {
         case .notificationTap: "notification opened by the user"
         case .bgTaskStart: "BGTask started (scheduler)"
         case .bgTaskExpire: "BGTask expired"
-        case .bgTaskReject: "BGTask submit refused"
+        case .bgTaskReject: "BGTask submit refused (by error)"
+        case .bgTaskCancel: "BGTask request cancelled by the app"
         case .fetchStart: "background fetch"
         case .memoryWarning: "memory warning (jetsam kills follow if memory stays low)"
         case .pushDeliver: "push delivered (to the app or the user)"
-        case .pushDrop: "push held or dropped"
+        case .pushHeld: "push held for later (by reason)"
+        case .pushDrop: "push dropped (by reason)"
         case .reboot: "device restarted"
         case .audioStart: "audio started"
         case .audioStop: "audio stopped (by reason)"

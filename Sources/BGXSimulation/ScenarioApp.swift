@@ -59,9 +59,12 @@ public final class ScenarioApp: HostedApp {
         }
     }
 
-    /// `notify: {id, after | at, repeat, body, sound, badge, timeZone}` (SPEC §9).
+    /// `notify: {id, after | at, repeat, body, sound, badge, timeZone}` (SPEC §9); without
+    /// `after` or `at`, a request with no trigger (delivered at once).
     public struct Notify: Sendable, Equatable {
         public enum When: Sendable, Equatable {
+            /// Neither `after` nor `at`: a request with no trigger, delivered at once.
+            case now
             /// A time-interval trigger.
             case after(Nanoseconds)
             /// A moment of the run (`at: 90s`), fixed whatever the clocks say.
@@ -144,6 +147,9 @@ public final class ScenarioApp: HostedApp {
         case requestSceneSessionRefresh
         /// The person's work: `makeUnsavedChanges` (true) / `saveChanges` (false).
         case unsavedChanges(Bool)
+        /// SPEC §13: `performExpiringActivity: {reason, work}` — the block,
+        /// on the background queue, is busy for `work` and returns.
+        case performExpiringActivity(reason: String, work: Nanoseconds)
         /// Parsed for `bgx check` but not simulated yet: what it is, the
         /// background mode it needs and the task identifier it names, if any.
         case unsupported(name: String, mode: BackgroundMode?, taskIdentifier: String?)
@@ -164,6 +170,8 @@ public final class ScenarioApp: HostedApp {
     var taskNames: [Int: String] = [:]
     /// Background sessions this process has created.
     var sessions: Set<String> = []
+    /// What each expiring activity's block does (`expired == false`).
+    var activityWork: [Int: Nanoseconds] = [:]
 
     public init(spec: Spec) { self.spec = spec }
 
@@ -225,6 +233,10 @@ public final class ScenarioApp: HostedApp {
         case .voipPush: handler = .voipPush
         case .voipSocket: handler = .voipSocket
         case .keepAlive: handler = .keepAlive
+        case let .expiringActivity(id, expired):
+            // The expired call stops the work at once (it returns); the first call works, then returns.
+            guard !expired, let work = activityWork.removeValue(forKey: id) else { return true }
+            return run([LocatedAction(action: .work(work), location: spec.location)], from: 0, context: .none, process: process)
         }
         if handler == .didFinishLaunching { openSessions(process) }
         guard let actions = spec.handlers[handler] else {
@@ -323,6 +335,11 @@ public final class ScenarioApp: HostedApp {
                 process.requestSnapshotRefresh()
             case let .unsavedChanges(unsaved):
                 process.hasUnsavedChanges = unsaved
+            case let .performExpiringActivity(reason, work):
+                // No assertion to be had: the block's one call (expired) does nothing; traced activity.refuse.
+                if let id = process.device.withEngine({ $0.performExpiringActivity(for: process.app, reason: reason) }) {
+                    activityWork[id] = work
+                }
             case let .unsupported(name, _, _):
                 preconditionFailure("scenario validation lets no unsupported action (\(name)) reach the interpreter")
             }
@@ -366,6 +383,8 @@ public final class ScenarioApp: HostedApp {
     func schedule(_ n: Notify, process: AppRuntime) {
         let trigger: NotificationTrigger = process.device.withEngine { engine in
             switch n.when {
+            case .now:
+                return .immediate
             case let .after(d):
                 return .timeInterval(d, repeats: n.repeats)
             case let .at(t):

@@ -46,7 +46,8 @@ public struct ScenarioParser {
                               "setMinimumBackgroundFetchInterval", "allocate", "useGPU", "holdLock", "releaseLock",
                               "showSensitiveContent", "hideSensitiveContent", "requestSceneSessionRefresh",
                               "makeUnsavedChanges", "saveChanges", "playAudio", "stopAudio", "startLocation",
-                              "stopLocation", "download", "createSession", "reportCall", "setKeepAliveTimeout"]
+                              "stopLocation", "download", "createSession", "reportCall", "setKeepAliveTimeout",
+                              "performExpiringActivity"]
     static let futureActions: [String: String] = [:]
     static let timelineKeys = ["at", "user", "device", "push", "voipSocket", "location", "accessory", "bluetooth",
                                "network", "debug"]
@@ -56,8 +57,10 @@ public struct ScenarioParser {
     static let traceKinds: [String: [String]] = [
         "state": ["from", "to", "reason"], "launch": ["cause"], "callback": ["name", "launchOptions", "id",
                                                                     "identifier", "service", "region", "session", "task", "result", "code",
-                                                                    "type"],
-        "user": ["action"], "bgtask.begin": ["id", "name"], "bgtask.end": ["id"], "bgtask.expire": ["id"],
+                                                                    "type", "expired", "queue"],
+        "user": ["action"], "bgtask.begin": ["id", "name"],
+        "activity.begin": ["id", "name"], "activity.expire": ["id", "name", "reason"],
+        "activity.end": ["id", "name", "reason"], "activity.refuse": ["name", "reason"], "bgtask.end": ["id"], "bgtask.expire": ["id"],
         "bgtask.invalid": ["name", "reason"], "log": ["message"],
         "terminate": ["reason", "code", "detail", "band", "bandName", "footprintMB", "cause"],
         "device": ["property", "value"], "notification.schedule": ["id", "fireIn", "replaced"],
@@ -84,6 +87,24 @@ public struct ScenarioParser {
         "push.complete": ["result"], "call.report": [], "voip.wake": ["trigger"], "voip.drop": ["trigger", "reason"],
     ]
     static let futureTraceKinds: [String: String] = [:]
+    /// Background modes of newer iOS, recognised and not yet simulated: what
+    /// each is and what bgx would need to build it. Apple's list:
+    /// https://developer.apple.com/documentation/bundleresources/information-property-list/uibackgroundmodes
+    public static let futureModes: [String: String] = [
+        "push-to-talk": "the 'push-to-talk' background mode (iOS 16 PushToTalk: the system keeps a "
+            + "PTChannelManager's channel, a push of type pushtotalk launches or wakes the app to play audio, and the "
+            + "system activates its audio session) — bgx would need that push type, the channel manager and its audio session",
+        "nearby-interaction": "the 'nearby-interaction' background mode (iOS 16 Nearby Interaction: an NISession "
+            + "ranging with a paired Bluetooth LE accessory keeps running in the background and wakes the app with "
+            + "updates) — bgx would need NISession, accessory ranging and its wakes",
+    ]
+    /// Task request types of newer iOS, recognised and not yet simulated.
+    static let futureTaskTypes: [String: String] = [
+        "healthResearch": "BGHealthResearchTaskRequest (iOS 17: a processing request for a health research study "
+            + "that runs only while the data it needs is readable — protectionTypeOfRequiredData: with complete "
+            + "protection only while the device is unlocked, otherwise after the first unlock since boot) — bgx "
+            + "would need the device's protected-data state as a scheduling condition",
+    ]
     /// The keys of the smaller mappings: a device change only the timeline
     /// makes, an expectation, `usage:`, `submit`, `notify`, `sounds`, `push`, `debug`.
     static let timelineOnlyDeviceKeys = ["reboot"]
@@ -94,6 +115,7 @@ public struct ScenarioParser {
     static let soundKeys = ["file", "format", "length"]
     static let pushKeys = ["app", "type", "priority"]
     static let debugKeys = ["simulateLaunch", "simulateExpiration", "app"]
+    static let expiringActivityKeys = ["reason", "work"]
 
     // MARK: Entry
 
@@ -259,6 +281,7 @@ public struct ScenarioParser {
         if let n = m["backgroundModes"] {
             for modeNode in try sequence(n, "backgroundModes") {
                 let name = try scalar(modeNode, "a background mode")
+                if let feature = Self.futureModes[name] { throw err(modeNode, "not yet supported: \(feature)") }
                 guard let mode = BackgroundMode(rawValue: name) else {
                     throw unknown(modeNode, "background mode", name, BackgroundMode.allCases.map(\.rawValue))
                 }
@@ -379,7 +402,7 @@ public struct ScenarioParser {
         case "beginBackgroundTask": action = .beginBackgroundTask(try scalar(try arg("a task name"), name))
         case "endBackgroundTask": action = .endBackgroundTask(try scalar(try arg("a task name"), name))
         case "cancelNotification": action = .cancelNotification(try scalar(try arg("a notification id"), name))
-        case "notify": action = .notify(try notify(try arg("{id, after | at, repeat, body}"), context))
+        case "notify": action = .notify(try notify(try arg("{id, body, after | at, repeat}"), context))
         case "exit": try noArgument(); action = .exit
         case "allocate": action = .allocate(try allocation(try arg("a size like 50MB (or -50MB to free)"), device))
         case "useGPU": try noArgument(); action = .useGPU
@@ -395,6 +418,7 @@ public struct ScenarioParser {
         case "requestSceneSessionRefresh": try noArgument(); action = .requestSceneSessionRefresh
         case "makeUnsavedChanges": try noArgument(); action = .unsavedChanges(true)
         case "saveChanges": try noArgument(); action = .unsavedChanges(false)
+        case "performExpiringActivity": action = try expiringActivity(try arg("{reason, work}"))
         case "reportCall": try noArgument(); action = .reportCall
         case "setKeepAliveTimeout": action = .setKeepAliveTimeout(try duration(try arg("a duration (at least 600s)"), name))
         case "register": action = .register(try scalar(try arg("a task identifier"), name))
@@ -453,6 +477,7 @@ public struct ScenarioParser {
         let m = try mapping(node, "submit", known: Self.submitKeys)
         guard let idNode = m["identifier"] else { throw err(node, "'submit' needs an identifier") }
         let type = try m["type"].map { try scalar($0, "type") } ?? "appRefresh"
+        if let feature = Self.futureTaskTypes[type] { throw err(m["type"]!, "not yet supported: \(feature)") }
         guard let kind = BGTaskKind.allCases.first(where: { $0.description == type }) else {
             throw unknown(m["type"]!, "task type", type, BGTaskKind.allCases.map(\.description))
         }
@@ -467,6 +492,17 @@ public struct ScenarioParser {
             s.requiresExternalPower = try bool(n, "requiresExternalPower")
         }
         return s
+    }
+
+    /// `performExpiringActivity: {reason: save, work: 10s}` (SPEC §13): the
+    /// reason is the activity's name (iOS: not empty); `work` what the block
+    /// does on the background queue before it returns (default: nothing).
+    func expiringActivity(_ node: Node) throws -> ScenarioApp.Action {
+        let m = try mapping(node, "performExpiringActivity", known: Self.expiringActivityKeys)
+        guard let r = m["reason"] else { throw err(node, "'performExpiringActivity' needs a reason (its name, not empty)") }
+        let reason = try scalar(r, "reason")
+        guard !reason.isEmpty else { throw err(r, "reason: performExpiringActivity's reason must not be empty") }
+        return .performExpiringActivity(reason: reason, work: try m["work"].map { try duration($0, "work") } ?? 0)
     }
 
     /// `allocate: 50MB` grows the footprint, `allocate: -50MB` frees.
@@ -533,8 +569,12 @@ public struct ScenarioParser {
         switch (m["after"], m["at"]) {
         case let (a?, nil):
             let d = try duration(a, "after")
-            // What UNTimeIntervalNotificationTrigger raises NSInternalInconsistencyException for.
-            guard d > 0 else { throw err(a, "after: time interval must be greater than 0") }
+            // What UNTimeIntervalNotificationTrigger raises NSInternalInconsistencyException for;
+            // a request with no trigger is how iOS posts at once.
+            guard d > 0 else {
+                throw err(a, "after: time interval must be greater than 0 (UNTimeIntervalNotificationTrigger); "
+                          + "to post at once, leave out 'after' and 'at' (a request with no trigger)")
+            }
             if repeats, d < context.profile.minimumRepeatInterval {
                 throw err(a, "after: a repeating notification's interval must be at least "
                           + "\(Time.describe(context.profile.minimumRepeatInterval)) (iOS raises "
@@ -544,7 +584,11 @@ public struct ScenarioParser {
             when = .after(d)
         case let (nil, t?): when = try notifyMoment(t, repeats: repeats, hasZone: zone != nil, context)
         case (.some, .some): throw err(node, "'notify' takes either 'after' or 'at', not both")
-        case (nil, nil): throw err(node, "'notify' needs 'after: DURATION' or 'at: TIME'")
+        case (nil, nil):
+            // `UNNotificationRequest(identifier:content:trigger: nil)`: delivered at once [D].
+            if let r = m["repeat"], repeats { throw err(r, "repeat: a notification with no trigger is delivered once, at once") }
+            if let z = m.keyNodes["timeZone"] { throw err(z, "timeZone belongs to 'at:' clock times; a notification with no trigger is delivered at once") }
+            when = .now
         }
         var content = NotificationContent(body: try m["body"].map { try scalar($0, "body") } ?? "")
         if let n = m["sound"] {

@@ -29,6 +29,9 @@ public final class SimulatedDevice {
     public var traceSink: (([TraceEvent]) -> Void)?
     /// Keep every event in `trace` (turn off for long runs that stream).
     public var keepsTrace = true
+    /// Every request's and push's fate so far, kept even when the trace is not:
+    /// the summary's "why not yet" comes from it.
+    public private(set) var ledger = RequestLedger()
 
     public init(profile: PolicyProfile = .modern, device: DeviceState = DeviceState(), seed: UInt64 = 0,
                 startDate: Date = Date(timeIntervalSince1970: 1_767_571_200)) {  // 2026-01-05 00:00 UTC
@@ -144,6 +147,7 @@ public final class SimulatedDevice {
     func flushTrace() {
         guard !engine.trace.isEmpty else { return }
         traceSink?(engine.trace)
+        ledger.record(engine.trace)
         if keepsTrace { trace.append(contentsOf: engine.trace) }
         engine.trace.removeAll(keepingCapacity: true)
     }
@@ -156,7 +160,8 @@ public final class SimulatedDevice {
             processes[i] = AppRuntime(device: self, app: app, cause: cause, program: runningAppCode(app) { factories[i]() })
         case let .deliver(app, callback):
             guard let process = processes[Int(app.index)] else { return }
-            process.runJob { process.program.handle(callback, process: process) }
+            let queue = withEngine { $0.queue(of: callback, for: app) }
+            process.runJob(on: queue) { process.program.handle(callback, process: process) }
         case let .fire(app, token, _):
             guard let process = processes[Int(app.index)] else { return }
             process.fireTimer(token)
@@ -179,7 +184,22 @@ public final class SimulatedDevice {
         let r = renderer
         return trace.map(r.jsonLine)
     }
-    public func summary(of app: AppID) -> AppSummary { engine.summary(of: app) }
+    public func summary(of app: AppID) -> AppSummary {
+        flushTrace()
+        return summary(of: app, names: engine.traceNames)
+    }
+
+    /// Every app's summary, in install order (the names are resolved once for all).
+    public func summaries() -> [AppSummary] {
+        flushTrace()
+        let names = engine.traceNames
+        return engine.appIDs.map { summary(of: $0, names: names) }
+    }
+
+    private func summary(of app: AppID, names: TraceNames) -> AppSummary {
+        AppSummary(bundleIdentifier: engine.bundleIdentifier(app), stats: engine.stats(of: app), ledger: ledger,
+                   app: app, names: names, now: engine.now)
+    }
 
     /// The trace events of one app (or device-wide ones for nil).
     public func events(of app: AppID?) -> [TraceEvent] {
@@ -198,8 +218,13 @@ public final class AppRuntime: SystemConnection {
     public private(set) lazy var application: Application = Application(
         bundleIdentifier: device.withEngine { $0.bundleIdentifier(app) }, connection: self,
         delegate: (program as? DelegateApp)?.delegate)
-    var timers: [Int32: () -> Bool] = [:]
+    /// Pending work by timer token, with the queue it runs on.
+    var timers: [Int32: (queue: ExecutionQueue, body: () -> Bool)] = [:]
+    /// The queue of the job running now: its busy work and waits continue there.
+    var currentQueue = ExecutionQueue.main
     var taskHandlers: [String: (BGTask) -> Void] = [:]
+    /// `performExpiringActivity` blocks, by activity (SPEC §13).
+    var activityBlocks: [Int: (Bool) -> Void] = [:]
     var runningTasks: [String: BGTask] = [:]
     var expirationHandlers: [Int: () -> Void] = [:]
     /// Background session objects this process created, by identifier.
@@ -228,10 +253,12 @@ public final class AppRuntime: SystemConnection {
         self.epoch = device.withEngine { $0.processEpoch(of: app) }
     }
 
-    /// Runs one main-thread job in this process's context. Busy work
-    /// recorded during it delays the job's return by that much.
-    func runJob(_ body: () -> Bool) {
+    /// Runs one job — on the main thread, or on the background queue — in
+    /// this process's context. Busy work recorded during it delays the job's
+    /// return by that much.
+    func runJob(on queue: ExecutionQueue = .main, _ body: () -> Bool) {
         pendingBusy = 0
+        currentQueue = queue
         // Scenario apps never ask for `Application.shared`; any other code may.
         let done = program is ScenarioApp ? body()
             : device.runningAppCode(app) { ProcessContext.$current.withValue(application) { body() } }
@@ -242,21 +269,22 @@ public final class AppRuntime: SystemConnection {
                 pendingBusy = 0
                 continueJob(after: busy) { true }
             } else {
-                device.withEngine { $0.returned(app) }
+                device.withEngine { $0.returned(app, on: queue) }
             }
         }
     }
 
-    /// Schedules the rest of the current job `delay` later (busy work).
+    /// Schedules the rest of the current job `delay` later (busy work), on its queue.
     public func continueJob(after delay: Nanoseconds, _ rest: @escaping () -> Bool) {
         let token = device.withEngine { $0.scheduleTimer(for: app, after: delay, continuation: true) }
-        timers[token] = rest
+        timers[token] = (currentQueue, rest)
     }
 
-    /// Queues new main-thread work `delay` later.
-    public func enqueue(after delay: Nanoseconds, _ job: @escaping () -> Bool) {
-        let token = device.withEngine { $0.scheduleTimer(for: app, after: delay, continuation: false) }
-        timers[token] = job
+    /// Queues new work `delay` later, on `queue` (by default the queue of the job running now).
+    public func enqueue(after delay: Nanoseconds, on queue: ExecutionQueue? = nil, _ job: @escaping () -> Bool) {
+        let queue = queue ?? currentQueue
+        let token = device.withEngine { $0.scheduleTimer(for: app, after: delay, continuation: false, on: queue) }
+        timers[token] = (queue, job)
     }
 
     /// The job running now is done (for programs that returned false).
@@ -266,8 +294,8 @@ public final class AppRuntime: SystemConnection {
     }
 
     func fireTimer(_ token: Int32) {
-        guard let body = timers.removeValue(forKey: token) else { return }
-        runJob(body)
+        guard let timer = timers.removeValue(forKey: token) else { return }
+        runJob(on: timer.queue, timer.body)
     }
 
     func runExpirationHandler(_ id: Int) -> Bool {
@@ -291,7 +319,7 @@ public final class AppRuntime: SystemConnection {
         device.withEngine { $0.endBackgroundTask(for: app, id) }
     }
     public func asyncAfter(seconds delay: Double, _ body: @escaping () -> Void) {
-        enqueue(after: Time.seconds(delay)) { body(); return true }
+        enqueue(after: Time.seconds(delay), on: .main) { body(); return true }
     }
     public func work(seconds: Double) {
         let busy = Time.seconds(max(0, seconds))
@@ -358,8 +386,8 @@ public final class AppRuntime: SystemConnection {
 
     // MARK: BGTaskScheduler and fetch
 
-    public func registerTask(identifier: String, launchHandler: @escaping (BGTask) -> Void) -> Bool {
-        let ok = device.withEngine { $0.registerTask(for: app, identifier: identifier) }
+    public func registerTask(identifier: String, queue: ExecutionQueue, launchHandler: @escaping (BGTask) -> Void) -> Bool {
+        let ok = device.withEngine { $0.registerTask(for: app, identifier: identifier, queue: queue) }
         if ok { taskHandlers[identifier] = launchHandler }
         return ok
     }
@@ -385,6 +413,19 @@ public final class AppRuntime: SystemConnection {
     public func completeTask(identifier: String, success: Bool) {
         runningTasks[identifier] = nil
         device.withEngine { $0.completeTask(for: app, identifier: identifier, success: success) }
+    }
+    /// SPEC §13: the block runs on the background queue (`false`), and again
+    /// with `true` as the time runs out; with no assertion to be had, once,
+    /// with `true`, on the background queue.
+    public func performExpiringActivity(reason: String, block: @escaping (Bool) -> Void) {
+        guard let id = device.withEngine({ $0.performExpiringActivity(for: app, reason: reason) }) else {
+            enqueue(after: 0, on: .background) { block(true); return true }
+            return
+        }
+        // Blocks of activities already over are forgotten (the ids still open are few).
+        let open = Set(device.withEngine { $0.openExpiringActivities(of: app) }.map(\.id))
+        activityBlocks = activityBlocks.filter { open.contains($0.key) }
+        activityBlocks[id] = block
     }
     public func setMinimumBackgroundFetchInterval(seconds: Double?) {
         device.withEngine { $0.setMinimumBackgroundFetchInterval(for: app, seconds.map { Time.seconds($0) }) }
@@ -575,6 +616,9 @@ final class DelegateApp: HostedApp {
             process.voipSocketHandler?()
         case .keepAlive:
             process.keepAliveHandler?()
+        case let .expiringActivity(id, expired):
+            let block = expired ? process.activityBlocks.removeValue(forKey: id) : process.activityBlocks[id]
+            block?(expired)
         }
         return true
     }

@@ -8,7 +8,16 @@ struct BGX: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bgx",
         abstract: "The iOS background-execution system, simulated in virtual time.",
+        discussion: exitCodes + "\n\nShell completion: bgx --generate-completion-script bash|zsh|fish",
+        version: "bgx \(version)",
         subcommands: [Run.self, Demo.self, Explain.self, Check.self, Bench.self])
+
+    static let version = "0.1.0"
+    /// What every command's exit status means, for `--help`.
+    static let exitCodes = """
+        Exit codes: 0 the command ran (and every expectation held); 1 an expectation failed \
+        (run, demo) or the manifests have errors (check); 2 bad input (a file or a command line bgx cannot use).
+        """
 
     /// ArgumentParser's own `main`, except that a command line it cannot
     /// use is bad input like any other (DESIGN.md): `error: message` on
@@ -40,16 +49,36 @@ func fail(_ message: String) -> ExitCode {
     return ExitCode(2)
 }
 
+/// Reads a scenario file, or standard input for `-` (its errors then say `<stdin>:LINE:COL`).
 func loadScenario(_ path: String) throws -> Scenario {
     do {
-        return try ScenarioParser.parse(contentsOf: path)
+        guard path == "-" else { return try ScenarioParser.parse(contentsOf: path) }
+        let data = FileHandle.standardInput.readDataToEndOfFile()
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw fail("error: <stdin>:1:1: the input is not UTF-8 text")
+        }
+        return try ScenarioParser(file: "<stdin>").parse(text)
     } catch let error as ScenarioError {
         throw fail(error.description)
     }
 }
 
+/// Where words for people go: standard output — or standard error when
+/// standard output carries the trace, which then holds JSON Lines only.
+struct Console {
+    var toStandardError = false
+    func say(_ text: String = "", terminator: String = "\n") {
+        if toStandardError {
+            FileHandle.standardError.write(Data((text + terminator).utf8))
+        } else {
+            print(text, terminator: terminator)
+        }
+    }
+}
+
 /// Runs a scenario and prints what `bgx run` prints. Returns false when an
-/// expectation failed.
+/// expectation failed. With the trace on standard output, everything else
+/// goes to standard error.
 func runScenario(_ scenario: Scenario, seed: UInt64?, tracePath: String?, json: Bool, report: String?,
                  narrate: Bool = false) throws -> Bool {
     let run: ScenarioRun
@@ -91,36 +120,40 @@ func runScenario(_ scenario: Scenario, seed: UInt64?, tracePath: String?, json: 
         }
     }
     let device = run.device
-    let apps = device.engine.appIDs
+    let summaries = device.summaries()
+    let console = Console(toStandardError: traceToStdout)
     if json {
-        let summaries = apps.map { device.summary(of: $0).json }.joined(separator: ", ")
+        let summaries = summaries.map(\.json).joined(separator: ", ")
         let expectations = run.results.map { r -> String in
             var m = ""
             TraceRenderer.appendJSONString(r.message, to: &m)
             return "{\"passed\": \(r.passed), \"line\": \(r.expectation.location.line), \"message\": \(m)}"
         }.joined(separator: ", ")
-        print("{\"apps\": [\(summaries)], \"expectations\": [\(expectations)], \"passed\": \(run.passed)}")
-    } else if !traceToStdout {
-        if narrate {
-            print("What the system decided, and why (every decision, with its reason, is in --trace):")
-            for line in DecisionStory(device: device).lines { print("  " + line) }
-            print("")
-        }
-        print("Summary (\(scenario.profile.name) profile, \(Time.describe(scenario.duration)), seed \(seed ?? scenario.seed)):")
-        for app in apps { print(device.summary(of: app).text, terminator: "") }
-        if !run.results.isEmpty {
-            print("\nExpectations:")
-            for r in run.results {
-                print("  \(r.passed ? "ok  " : "FAIL") \(scenario.file):\(r.expectation.location.line): \(r.message)")
-            }
+        console.say("{\"apps\": [\(summaries)], \"expectations\": [\(expectations)], \"passed\": \(run.passed)}")
+        return run.passed
+    }
+    if narrate {
+        console.say("What the system decided, and why (every decision, with its reason, is in --trace):")
+        for line in DecisionStory(device: device).lines { console.say("  " + line) }
+        console.say()
+    }
+    console.say("Summary (\(scenario.profile.name) profile, \(Time.describe(scenario.duration)), seed \(seed ?? scenario.seed)):")
+    for summary in summaries { console.say(summary.text, terminator: "") }
+    if !run.results.isEmpty {
+        console.say("\nExpectations:")
+        for r in run.results {
+            console.say("  \(r.passed ? "ok  " : "FAIL") \(scenario.file):\(r.expectation.location.line): \(r.message)")
         }
     }
     return run.passed
 }
 
 struct Run: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Run a scenario file and print a per-app summary.")
-    @Argument(help: "The scenario file (YAML).") var scenario: String
+    static let configuration = CommandConfiguration(
+        abstract: "Run a scenario file and print a per-app summary and its expectations.",
+        discussion: "With --trace -, standard output carries the trace alone (JSON Lines); the summary and "
+            + "the expectations go to standard error.\n\n" + BGX.exitCodes)
+    @Argument(help: "The scenario file (YAML), or '-' for standard input.") var scenario: String
     @Option(help: "Write the trace as JSON Lines to FILE, or '-' for standard output.") var trace: String?
     @Option(help: "Write the timeline report (HTML) to FILE.") var report: String?
     @Option(help: "Override the scenario's seed.") var seed: UInt64?
@@ -134,8 +167,11 @@ struct Run: ParsableCommand {
 
 struct Demo: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Run the built-in scenario: ColorFeed and two messaging apps through a week (BGTasks, background tasks, silent pushes).")
+        abstract: "Run the built-in scenario: ColorFeed and two messaging apps through a week (BGTasks, background tasks, silent pushes).",
+        discussion: "With --trace -, standard output carries the trace alone (JSON Lines); the story, the "
+            + "summary and the expectations go to standard error.\n\n" + BGX.exitCodes)
     @Option(help: "Write the trace as JSON Lines to FILE, or '-' for standard output.") var trace: String?
+    @Option(help: "Write the timeline report (HTML) to FILE.") var report = Self.reportFile
     @Flag(help: "Print the built-in scenario file and exit.") var printScenario = false
     static let reportFile = "bgx-demo.html"
 
@@ -147,10 +183,11 @@ struct Demo: ParsableCommand {
         } catch let error as ScenarioError {
             throw fail(error.description)
         }
-        print("bgx demo: the built-in scenario (bgx demo --print-scenario shows it)\n")
-        let passed = try runScenario(scenario, seed: nil, tracePath: trace, json: false, report: Self.reportFile,
+        let console = Console(toStandardError: trace == "-")
+        console.say("bgx demo: the built-in scenario (bgx demo --print-scenario shows it)\n")
+        let passed = try runScenario(scenario, seed: nil, tracePath: trace, json: false, report: report,
                                      narrate: true)
-        print("\nThe timeline report: \(Self.reportFile) (open it in a browser).")
+        console.say("\nThe timeline report: \(report) (open it in a browser).")
         if !passed { throw ExitCode(1) }
     }
 }
@@ -218,8 +255,12 @@ struct Check: ParsableCommand {
         var notes: [String] = []
         if file.hasSuffix(".plist") {
             let manifest: AppManifest
-            do { manifest = try InfoPlist.read(file) } catch let error as ScenarioError { throw fail(error.description) }
+            var notYetSupported: [ScenarioError] = []
+            do { manifest = try InfoPlist.read(file, notYetSupported: &notYetSupported) } catch let error as ScenarioError {
+                throw fail(error.description)
+            }
             findings = ManifestCheck.check(manifest, usage: ManifestUsage(known: false))
+            notes = notYetSupported.map { "note: \($0.location): \($0.message)" }
         } else {
             let scenario = try loadScenario(file)
             // An extension's BGTaskScheduler use is its containing app's (SPEC §5).

@@ -18,17 +18,32 @@ struct CommandLineTests {
 
     struct Output { var status: Int32; var stdout: String; var stderr: String }
 
-    func bgx(_ arguments: [String]) throws -> Output {
+    func bgx(_ arguments: [String], input: String? = nil, in directory: URL? = nil) throws -> Output {
         let exe = try #require(Self.executable, "the bgx executable was not built beside the tests")
         let process = Process()
         process.executableURL = exe
         process.arguments = arguments
+        if let directory { process.currentDirectoryURL = directory }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
+        let stdin = Pipe()
+        process.standardInput = input == nil ? FileHandle.nullDevice : stdin
         try process.run()
+        if let input {
+            stdin.fileHandleForWriting.write(Data(input.utf8))
+            try stdin.fileHandleForWriting.close()
+        }
+        // Standard error is read on another thread: a full pipe must not stall bgx while stdout is read.
+        nonisolated(unsafe) var stderr = Data()
+        let group = DispatchGroup()
+        group.enter()
+        DispatchQueue.global().async {
+            stderr = err.fileHandleForReading.readDataToEndOfFile()
+            group.leave()
+        }
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
         process.waitUntilExit()
         return Output(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
                       stderr: String(decoding: stderr, as: UTF8.self))
@@ -149,10 +164,111 @@ struct CommandLineTests {
 
     @Test("bgx demo runs the built-in scenario and its expectations hold")
     func demo() throws {
-        let r = try bgx(["demo"])
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bgx-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let r = try bgx(["demo"], in: dir)
         #expect(r.status == 0)
         #expect(r.stdout.contains("backgroundTaskTimeout"))
         #expect(!r.stdout.contains("FAIL"))
+    }
+
+    /// Every line of standard output is a JSON object (what `| jq` needs).
+    func expectJSONLines(_ stdout: String, _ context: String) {
+        let lines = stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        #expect(!lines.isEmpty, "\(context): no trace on stdout")
+        #expect(stdout.hasSuffix("\n"), "\(context)")
+        for line in lines {
+            let object = try? JSONSerialization.jsonObject(with: Data(line.utf8))
+            #expect(object is [String: Any], "\(context): not a JSON object: \(line)")
+        }
+    }
+
+    @Test("bgx demo --trace -: standard output is JSON Lines only, every line a JSON object; the story and summary go to stderr")
+    func demoTraceIsJSONLinesOnly() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bgx-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let r = try bgx(["demo", "--trace", "-"], in: dir)
+        #expect(r.status == 0)
+        expectJSONLines(r.stdout, "demo")
+        #expect(r.stderr.contains("What the system decided"))
+        #expect(r.stderr.contains("Summary (modern profile, 7d, seed 7):"))
+        #expect(r.stderr.contains("Expectations:"))
+        #expect(r.stderr.contains("The timeline report: bgx-demo.html"))
+    }
+
+    @Test("a failed expectation is reported with --trace - too: stdout stays JSON Lines, stderr says which one failed, exit 1")
+    func failedExpectationWithTraceToStdout() throws {
+        let path = try temporaryFile("""
+        duration: 10m
+        apps: [{bundle: com.example.a}]
+        timeline: [{at: 1m, user: launch com.example.a}]
+        expect: [{kind: terminate, app: com.example.a}]
+        """)
+        let r = try bgx(["run", path, "--trace", "-"])
+        #expect(r.status == 1)
+        expectJSONLines(r.stdout, "run")
+        #expect(r.stderr.contains("FAIL \(path):4: {kind: terminate, app: com.example.a}: expected at least one, found none"))
+        let json = try bgx(["run", path, "--trace", "-", "--json"])
+        #expect(json.status == 1)
+        expectJSONLines(json.stdout, "run --json")
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(json.stderr.utf8)) as? [String: Any])
+        #expect(summary["passed"] as? Bool == false)
+    }
+
+    @Test("bgx run - reads the scenario from standard input; its errors say <stdin>:LINE:COLUMN")
+    func scenarioFromStandardInput() throws {
+        let text = try String(contentsOfFile: repositoryRoot.appendingPathComponent("Scenarios/spec2-expiry-handled.yaml").path,
+                              encoding: .utf8)
+        let r = try bgx(["run", "-"], input: text)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("bg tasks:     1 begun, 1 expired"))
+        #expect(r.stdout.contains("ok   <stdin>:"))
+        let bad = try bgx(["run", "-"], input: "apps:\n  - bundle: a\n    backgroundMode: [audio]\n")
+        #expect(bad.status == 2)
+        #expect(bad.stderr == "error: <stdin>:3:5: unknown key in an app 'backgroundMode'; did you mean 'backgroundModes'?\n")
+    }
+
+    @Test("bgx --version prints the version; --help states the exit codes and shell completion")
+    func versionAndHelp() throws {
+        let version = try bgx(["--version"])
+        #expect(version.status == 0)
+        #expect(version.stdout.range(of: #"^bgx [0-9]+\.[0-9]+\.[0-9]+\n$"#, options: .regularExpression) != nil,
+                "\(version.stdout)")
+        for arguments in [["--help"], ["run", "--help"], ["demo", "--help"]] {
+            let help = try bgx(arguments)
+            #expect(help.status == 0)
+            let text = help.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            #expect(text.contains("Exit codes: 0 the command ran (and every expectation held); 1 an expectation failed"),
+                    "\(arguments)")
+            #expect(text.contains("2 bad input"), "\(arguments)")
+        }
+        #expect(try bgx(["--help"]).stdout.contains("--generate-completion-script bash|zsh|fish"))
+        let completion = try bgx(["--generate-completion-script", "bash"])
+        #expect(completion.status == 0 && completion.stdout.contains("complete"))
+    }
+
+    @Test("bgx demo --report FILE writes the report there")
+    func demoReportFile() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bgx-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let report = dir.appendingPathComponent("week.html").path
+        let r = try bgx(["demo", "--report", report], in: dir)
+        #expect(r.status == 0)
+        #expect(r.stdout.contains("The timeline report: \(report)"))
+        #expect(try String(contentsOfFile: report, encoding: .utf8).contains("bgx timeline: bgx demo"))
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("bgx-demo.html").path))
+    }
+
+    @Test("SPEC §5: bgx run's summary says every submit was refused and why")
+    func refusedSubmitsInTheSummary() throws {
+        let path = try temporaryFile(SummaryTests.allRefused)
+        let r = try bgx(["run", path])
+        #expect(r.status == 0)
+        #expect(r.stdout.contains("BGTasks:      2 submitted: 0 started, 2 refused"))
+        #expect(r.stdout.contains("notPermitted: com.example.feed.refresh is not in BGTaskSchedulerPermittedIdentifiers"))
     }
 
     @Test("bgx bench --json reports engine and bare-heap throughput from one run")

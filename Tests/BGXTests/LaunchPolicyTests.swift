@@ -189,7 +189,9 @@ func workForAProcessKilledAsItLaunched() throws {
         Issue.record("the last process began with \(String(describing: callbacksAfter.first?.kind))")
         return
     }
-    #expect(!trace.contains { if case .callback(.bgTask) = $0.kind { return true } else { return false } })
+    #expect(!trace.contains {
+        switch $0.kind { case .callback(.bgTask), .callbackOnQueue(.bgTask): true; default: false }
+    })
     let taskEvents = trace.filter { ["task.start", "task.expire", "task.complete"].contains($0.kindName) }
     #expect(taskEvents.isEmpty, "\(taskEvents.map(\.kindName))")
 }

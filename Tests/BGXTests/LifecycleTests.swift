@@ -69,7 +69,7 @@ func storyLine(_ event: TraceEvent, renderer: TraceRenderer) -> String {
         body = "state \(from)→\(to) (\(reason))"
     case let .launch(cause):
         body = "launch \(cause)"
-    case let .callback(callback):
+    case let .callback(callback), let .callbackOnQueue(callback):
         switch callback {
         case let .backgroundTaskExpired(id): body = "callback backgroundTaskExpired \(id)"
         case let .localNotification(id), let .notificationResponse(id):

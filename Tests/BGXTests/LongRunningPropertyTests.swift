@@ -171,7 +171,7 @@ struct LongRunningPropertyTests {
                     current[app] = to
                     #expect(!(to == .suspended && playing.contains(app)), "event \(n): suspended while playing audio")
                     if to == .notRunning { playing.remove(app) }
-                case let .callback(callback):
+                case let .callback(callback), let .callbackOnQueue(callback):
                     #expect((current[app] ?? .notRunning).isRunning, "event \(n): \(callback.name) to a \(current[app] ?? .notRunning) app")
                 case .audioStart: playing.insert(app)
                 case .audioStop: playing.remove(app)

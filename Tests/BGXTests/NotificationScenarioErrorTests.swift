@@ -21,7 +21,8 @@ struct NotificationScenarioErrorTests {
         #expect(e?.message == "after: a repeating notification's interval must be at least 1m "
                 + "(iOS raises 'time interval must be at least 60 if repeating')")
         #expect(error(notify("after: 60s, repeat: true")) == nil)
-        #expect(error(notify("after: 0s"))?.message == "after: time interval must be greater than 0")
+        #expect(error(notify("after: 0s"))?.message == "after: time interval must be greater than 0 (UNTimeIntervalNotificationTrigger); "
+                + "to post at once, leave out 'after' and 'at' (a request with no trigger)")
         #expect(error(notify("after: 1m, repeat: 2h"))?.message == "repeat must be true or false, got '2h'")
     }
 

@@ -174,7 +174,7 @@ struct PropertyTests {
                     let was = current[app] ?? .notRunning
                     #expect(from == was, "event \(n): state change from \(from) but the app was \(was)")
                     current[app] = to
-                case let .callback(callback):
+                case let .callback(callback), let .callbackOnQueue(callback):
                     callbacks += 1
                     let state = current[app] ?? .notRunning
                     #expect(state.isRunning,

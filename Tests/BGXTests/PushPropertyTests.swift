@@ -90,7 +90,7 @@ struct PushPropertyTests {
                         }
                         #expect(priority == 5, "event \(n): a priority-\(priority) push launched the app")
                     }
-                case let .callback(callback):
+                case let .callback(callback), let .callbackOnQueue(callback):
                     #expect((state[app] ?? .notRunning).isRunning, "event \(n): \(callback.name) while \(state[app] ?? .notRunning)")
                 case let .pushDrop(_, _, reason, held):
                     let text = names.text(reason)

@@ -66,15 +66,25 @@ struct ReportBrowserTests {
                 line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
         rows.append(bytes(line)); prev = line
     colours, white = set(), 0
+    wanted = {bytes.fromhex(c): c for c in sys.argv[2:]}
+    count, longest = {c: 0 for c in wanted}, {c: 0 for c in wanted}
     for line in rows:
+        run, previous = 0, None
         for x in range(0, stride, bpp):
             rgb = line[x:x + 3]; colours.add(rgb)
             if rgb == b'\xff\xff\xff': white += 1
+            run = run + 1 if rgb == previous else 1
+            previous = rgb
+            if rgb in wanted:
+                count[rgb] += 1
+                longest[rgb] = max(longest[rgb], run)
     found = [c for c in sys.argv[2:] if bytes.fromhex(c) in colours]
     print(w, h, len(colours), round(1 - white / (w * h), 4), ' '.join(found))
+    # Per colour: how many pixels, and its longest horizontal run (a band, not a marker).
+    print(' '.join('%s:%d:%d' % (wanted[c], count[c], longest[c]) for c in wanted))
     """#
 
-    @Test("headless Chromium draws the demo's report: a picture with the report's colours, not a blank page",
+    @Test("headless Chromium draws the demo's report: a picture with the report's colours, not a blank page, with request bands",
           .enabled(if: browser != nil || required, "no chromium on PATH"))
     func rendersInChromium() throws {
         let browser = try #require(Self.browser, "BGX_REQUIRE_BROWSER is set but no chromium is on PATH")
@@ -96,9 +106,32 @@ struct ReportBrowserTests {
 
         // The colours of the foreground band, the Wi-Fi row and the locked row (Report.swift's CSS).
         let wanted = ["9fcdfd", "6fa8e8", "5b5b5b"]
-        let (surveyStatus, survey) = try Self.execute("/usr/bin/env", ["python3", "-c", Self.pngSurvey, png.path] + wanted)
+        // The request bands: the colours of the policies the legend names (the page's own CSS).
+        let html = try String(contentsOf: page, encoding: .utf8)
+        let legend = html.components(separatedBy: "<ul class=\"legend\">")[1].components(separatedBy: "</ul>")[0]
+        let requestColours = legend.components(separatedBy: "class=\"req req-p").dropFirst().compactMap { chunk -> String? in
+            let style = "req-p" + chunk.prefix { $0 != "\"" }
+            guard let r = html.range(of: ".\(style){fill:#") else { return nil }
+            return String(html[r.upperBound...].prefix(6))
+        }
+        #expect(requestColours.count >= 2, "the demo's legend names fewer than two policies")
+        let (surveyStatus, survey) = try Self.execute("/usr/bin/env", ["python3", "-c", Self.pngSurvey, png.path]
+                                                      + wanted + requestColours)
         #expect(surveyStatus == 0, "the PNG could not be read: \(survey)")
-        let fields = survey.split(separator: " ", omittingEmptySubsequences: false)
+        let surveyLines = survey.split(separator: "\n")
+        try #require(surveyLines.count == 2, "unexpected survey output: \(survey)")
+        // The requests are drawn as bands: thousands of pixels in the policies' colours, in long
+        // horizontal runs (a marker is ~12 px wide; a band a wait of hours).
+        var pixels = 0, longest = 0
+        for entry in surveyLines[1].split(separator: " ") {
+            let parts = entry.split(separator: ":")
+            guard parts.count == 3, requestColours.contains(String(parts[0])) else { continue }
+            pixels += Int(parts[1]) ?? 0
+            longest = max(longest, Int(parts[2]) ?? 0)
+        }
+        #expect(pixels >= 2000, "only \(pixels) pixels of request bands")
+        #expect(longest >= 100, "the longest run of a request colour is \(longest) px: no band")
+        let fields = surveyLines[0].split(separator: " ", omittingEmptySubsequences: false)
             .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
         try #require(fields.count >= 4, "unexpected survey output: \(survey)")
         #expect(fields[0] == "1600" && fields[1] == "1000")

@@ -1,5 +1,5 @@
 import BGXCore
-import BGXSimulation
+@testable import BGXSimulation
 import Foundation
 import Testing
 
@@ -21,7 +21,7 @@ struct ReportTests {
     /// The trace kinds the report marks on app rows.
     static let markedKinds = ["launch", "terminate", "bgtask.begin", "bgtask.expire", "bgtask.invalid",
                               "notification.deliver", "notification.drop", "notification.tap", "task.start", "task.expire",
-                              "task.reject", "fetch.start", "memory.warning", "audio.start", "audio.stop",
+                              "task.reject", "task.cancel", "fetch.start", "memory.warning", "audio.start", "audio.stop",
                               "location.deliver", "accessory.deliver", "location.drop", "accessory.drop",
                               "transfer.complete", "transfer.fail", "transfer.cancel", "push.deliver", "push.drop"]
 
@@ -72,7 +72,9 @@ struct ReportTests {
         let html = TimelineReport(run: try Self.demo()).html
         #expect(html.hasPrefix("<!DOCTYPE html>"))
         #expect(html.contains("terminate: reason=backgroundTaskTimeout code=0x2182bad2"))
-        #expect(html.contains("The three concerns (rules §12)"))
+        #expect(html.contains("The three concerns: power, performance, privacy (rules §12)"))
+        // Nothing points outside the repository.
+        #expect(!html.contains("SPEC §") && !html.contains("DESIGN.md"))
         #expect(html.contains("background task &#39;send&#39; ×14"))
         #expect(html.contains("BGTask &#39;com.example.colorfeed.db_cleaning&#39; ×2"))
         // Self-contained: no script, nothing fetched.
@@ -110,7 +112,8 @@ struct ReportTests {
         // Each marker, plus the legend's sample.
         #expect(Self.occurrences("class=\"m notif-tap\"", in: html) == 2 + 1)
         #expect(Self.occurrences("class=\"m notif\"", in: html) == 2 + 1)
-        #expect(Self.occurrences("class=\"m notif-app\"", in: html) == 0 + 1)
+        // None went to the app in front, so neither a marker nor a legend entry.
+        #expect(Self.occurrences("class=\"m notif-app\"", in: html) == 0)
         #expect(html.contains("notification.deliver: id=tea to=user alert=Tea is ready sound=default"))
         #expect(html.contains("notification opened by the user"))
     }
@@ -165,6 +168,193 @@ struct ReportTests {
         #expect(Self.occurrences("<rect class=\"lowpower\"", in: html) >= 1)
         // Coordinates are rounded to a tenth.
         #expect(html.range(of: #"x="[0-9]+\.[0-9]{2}"#, options: .regularExpression) == nil)
+    }
+
+    static func file(_ name: String) throws -> ScenarioRun {
+        try run(ScenarioParser.parse(contentsOf: repositoryRoot.appendingPathComponent("Scenarios/\(name)").path))
+    }
+
+    /// The `<ul class="legend">` part of a report, and the rest.
+    static func legendAndRest(_ html: String) -> (legend: String, rest: String) {
+        let start = html.range(of: "<ul class=\"legend\">")!, end = html.range(of: "</ul>", range: start.upperBound..<html.endIndex)!
+        return (String(html[start.lowerBound..<end.upperBound]), String(html[..<start.lowerBound] + html[end.upperBound...]))
+    }
+
+    /// The distinct words that follow `prefix` in the text, up to a quote.
+    static func values(after prefix: String, in text: String) -> Set<String> {
+        Set(text.components(separatedBy: prefix).dropFirst().map { String($0.prefix { $0 != "\"" }) })
+    }
+
+    @Test("SPEC §5: a request's life is a band under its app — held back by ChargerPluggedInPolicy 09:00–22:00, then running — and the table says why it waited")
+    func requestBands() throws {
+        let html = TimelineReport(run: try Self.file("spec5-processing-waits-for-power.yaml")).html
+        // A lane for the identifier, under the app's row.
+        #expect(html.contains("<title>com.example.photos.index</title>com.example.photos.index</text>"))
+        let held = #"<title>com.example.photos.index held back: ChargerPluggedInPolicy: [{requiresExternalPower == 1 AND pluggedIn == 0}]: 0d 09:00:00 – 0d 22:00:00 (13h)</title>"#
+        #expect(html.contains(held))
+        // The band's colour is the one the legend gives ChargerPluggedInPolicy.
+        let band = try #require(html.components(separatedBy: held).first?.components(separatedBy: "<rect class=\"").last)
+        let style = String(band.prefix { $0 != "\"" })
+        #expect(style.hasPrefix("req req-p"))
+        #expect(Self.legendAndRest(html).legend.contains("<rect class=\"\(style)\" x=\"1\" y=\"3\" width=\"20\" height=\"8\"/></svg>request held back by ChargerPluggedInPolicy</li>"))
+        // The reason changes: after the charger, the device's activity held the resubmitted request.
+        #expect(html.contains("com.example.photos.index held back: DeviceActivityPolicy: [{launchType == PROCESSING AND deviceActive == 1}]: 0d 22:02:00 – 0d 22:13:00 (11m)"))
+        #expect(html.contains("<title>com.example.photos.index running (score "))
+        // Readable without hovering: the table below the timeline.
+        #expect(html.contains("<h2>Why it waited: each BGTask request</h2>"))
+        #expect(html.contains("<td class=\"why\"><div>0d 09:00:00 – 0d 22:00:00 (13h): ChargerPluggedInPolicy: [{requiresExternalPower == 1 AND pluggedIn == 0}]</div></td><td>started 0d 22:00:00 after 13h: "))
+        #expect(html.contains("; expired 0d 22:02:00"))
+        #expect(html.range(of: "</svg>\n</section>\n", options: .backwards)!.lowerBound
+                < html.range(of: "Why it waited")!.lowerBound)
+        // The summary table: submitted / started / deferred / refused / expired, and the longest hold.
+        #expect(html.contains("<td>ChargerPluggedInPolicy (13h)</td>"))
+    }
+
+    @Test("SPEC §5: a request the app cancels ends its band there, with a marker, and the table says so")
+    func cancelledRequest() throws {
+        let scenario = try ScenarioParser(file: "cancel.yaml").parse("""
+        duration: 1h
+        apps:
+          - bundle: com.example.feed
+            backgroundModes: [fetch]
+            permittedTaskIdentifiers: [com.example.feed.refresh]
+            on:
+              didFinishLaunching:
+                - register: com.example.feed.refresh
+              didEnterBackground:
+                - submit: {identifier: com.example.feed.refresh, type: appRefresh, earliestBegin: 2h}
+              willEnterForeground:
+                - cancel: com.example.feed.refresh
+        timeline:
+          - {at: 1m, user: launch com.example.feed}
+          - {at: 2m, user: home}
+          - {at: 30m, user: launch com.example.feed}
+        """)
+        let html = TimelineReport(run: try Self.run(scenario)).html
+        #expect(Self.occurrences("class=\"m bgt-cancel\"", in: html) == 1 + 1)
+        #expect(html.contains("<td>cancelled by the app 0d 00:30:00</td>"))
+        // Held back from 2m until the cancel at 30m (the earliest begin date is two hours on).
+        #expect(html.contains("held back: EarliestBeginDatePolicy"))
+        #expect(html.contains(": 0d 00:02:00 – 0d 00:30:00 (28m)</title>"))
+    }
+
+    @Test("SPEC §5: refused submits are markers and a table with iOS's error and why")
+    func refusals() throws {
+        let html = TimelineReport(run: try Self.run(ScenarioParser(file: "refused.yaml").parse(SummaryTests.allRefused))).html
+        // Two markers, and the legend's sample.
+        #expect(Self.occurrences("class=\"m bgt-reject\"", in: html) == 2 + 1)
+        #expect(html.contains("<h2>BGTask submits refused</h2>"))
+        #expect(Self.occurrences("<td>notPermitted</td><td>com.example.feed.refresh is not in BGTaskSchedulerPermittedIdentifiers</td>", in: html) == 2)
+        #expect(html.contains("<td class=\"n\">2 / 0 / 0 / 2 / 0</td>"))
+        // No request ever waited: no lane, no table.
+        #expect(!html.contains("Why it waited"))
+    }
+
+    @Test("SPEC §7: pushes held and dropped are told apart (marker and table)")
+    func pushesHeldAndDropped() throws {
+        let html = TimelineReport(run: try Self.demo()).html
+        #expect(html.contains("<h2>Pushes held or dropped</h2>"))
+        #expect(html.contains("<td>held for later</td><td>held: throttled: 3 background pushes in the past hour (at most 3)</td>"))
+        #expect(html.contains("<td>dropped</td><td>replaced by a newer push while held: only the newest is kept</td>"))
+        #expect(Self.occurrences("class=\"m push-held\"", in: html) == 3 + 1)
+        #expect(Self.occurrences("class=\"m push-drop\"", in: html) == 1 + 1)
+    }
+
+    @Test("the report lists the scenario's expectations, each ok or failed")
+    func expectations() throws {
+        let scenario = try ScenarioParser(file: "expect.yaml").parse("""
+        duration: 10m
+        apps: [{bundle: com.example.a}]
+        timeline: [{at: 1m, user: launch com.example.a}]
+        expect:
+          - {kind: launch, app: com.example.a}
+          - {kind: terminate, app: com.example.a}
+        """)
+        let html = TimelineReport(run: try Self.run(scenario)).html
+        #expect(html.contains("<li class=\"ok\"><b>ok</b> expect.yaml:5: {kind: launch, app: com.example.a}: found 1"))
+        #expect(html.contains("<li class=\"failed\"><b>FAILED</b> expect.yaml:6: {kind: terminate, app: com.example.a}: expected at least one, found none</li>"))
+        #expect(html.contains("expectations: 1 of 2 FAILED"))
+    }
+
+    @Test("a 1-hour run is drawn over its own span: an event at 59m sits at the right end, not in the first pixels of a day")
+    func shortRunSpan() throws {
+        let scenario = try ScenarioParser(file: "short.yaml").parse("""
+        duration: 1h
+        apps: [{bundle: com.example.a}]
+        timeline: [{at: 59m, user: launch com.example.a}]
+        """)
+        let html = TimelineReport(run: try Self.run(scenario)).html
+        #expect(Self.occurrences("<svg class=\"timeline\"", in: html) == 1)
+        let launch = try #require(html.components(separatedBy: "class=\"m launch-user\" x=\"").dropFirst(2).first)
+        let x = try #require(Double(launch.prefix { $0 != "\"" }))
+        let right = ReportSVG.labelWidth + ReportSVG.plotWidth
+        #expect(x > right - ReportSVG.plotWidth / 60 * 1.5 && x <= right, "x = \(x)")
+    }
+
+    @Test("device rows with nothing to show are left out, and the legend lists only what is drawn",
+          arguments: [Demo.file] + scenarioFiles)
+    func legendListsOnlyWhatAppears(_ path: String) throws {
+        let run = path == Demo.file ? try Self.demo() : try Self.run(ScenarioParser.parse(contentsOf: path))
+        let html = TimelineReport(run: run).html
+        let (legend, rest) = Self.legendAndRest(html)
+        let markers = Self.values(after: "class=\"m ", in: rest), legendMarkers = Self.values(after: "class=\"m ", in: legend)
+        #expect(markers == legendMarkers, "\(path)")
+        let rects = Self.values(after: "<rect class=\"", in: rest), legendRects = Self.values(after: "<rect class=\"", in: legend)
+        for style in legendRects where style != "lane0" {
+            #expect(rects.contains(style) || (style == "chargezone" && rects.contains("charging")), "\(path): \(style)")
+        }
+        for style in rects where !["lane0", "lane1", "outside", "grid"].contains(style) {
+            // The charging row's band is the legend's "charging" (the zone behind the apps).
+            #expect(legendRects.contains(style == "charging" ? "chargezone" : style),
+                    "\(path): \(style) is drawn but not in the legend")
+        }
+        // A device row is drawn only when it has a band or a marker.
+        for row in ["charging", "locked", "network", "Low Power Mode"] {
+            let drawn = html.contains("<title>\(row)</title>\(row)</text>")
+            let shown = html.contains("<title>\(row): ") || (row == "locked" && html.contains("class=\"m reboot\" x"))
+            #expect(drawn == shown, "\(path): \(row)")
+        }
+    }
+
+    @Test("a run that never charges, locks or enters Low Power Mode has no rows for them")
+    func emptyDeviceRowsLeftOut() throws {
+        let html = TimelineReport(run: try Self.file("spec2-expiry-handled.yaml")).html
+        for row in ["charging", "locked", "Low Power Mode"] { #expect(!html.contains("<title>\(row)</title>")) }
+        #expect(html.contains("<title>network</title>network</text>"))
+        #expect(!Self.legendAndRest(html).legend.contains("Low Power Mode"))
+    }
+
+    @Test("markers that differ in meaning differ visibly — in shape or colour — and are about 12 px across")
+    func markersAreDistinct() throws {
+        func fill(_ style: MarkerStyle) -> String? {
+            let css = TimelineReport.css
+            guard let r = css.range(of: ".\(style.rawValue){fill:") else { return nil }
+            return String(css[r.upperBound...].prefix(7))
+        }
+        /// How far apart two colours are (RGB distance; 0–441).
+        func distance(_ x: String, _ y: String) -> Double {
+            func rgb(_ hex: String) -> [Double] {
+                let v = Int(hex.dropFirst(), radix: 16) ?? 0
+                return [Double(v >> 16 & 255), Double(v >> 8 & 255), Double(v & 255)]
+            }
+            return zip(rgb(x), rgb(y)).map { ($0 - $1) * ($0 - $1) }.reduce(0, +).squareRoot()
+        }
+        for a in MarkerStyle.allCases {
+            #expect(fill(a) != nil, "\(a) has no colour")
+            // Markers of one shape are told apart by colour: clearly different colours, not two teals.
+            for b in MarkerStyle.allCases where a != b && a.shape == b.shape {
+                #expect(distance(fill(a) ?? "", fill(b) ?? "") >= 100, "\(a) and \(b) look alike: \(fill(a) ?? "") \(fill(b) ?? "")")
+            }
+        }
+        // The two the issue named: a BGTask's start and audio's.
+        #expect(MarkerStyle.bgTaskStart.shape != MarkerStyle.audioStart.shape)
+        // Every shape spans at least 10 units (a viewBox unit is about a pixel at 1600 px).
+        for (id, svg) in ReportSVG.markerShapes {
+            let numbers = svg.components(separatedBy: CharacterSet(charactersIn: "0123456789.-").inverted)
+                .flatMap { $0.split(separator: "-", omittingEmptySubsequences: true).map { Double($0) ?? 0 } }
+            let extent = numbers.max() ?? 0
+            #expect(extent >= 5, "\(id): \(extent)")
+        }
     }
 
     /// 20 apps used a few times a day for a week, with background tasks that

@@ -73,6 +73,10 @@ final class RandomSchedulerApp: ApplicationDelegate {
     let workSeconds: Double
     let resubmits: Bool
     let completesOnExpiry: Bool
+    /// `using: .main` rather than nil (SPEC §5: the handler runs on the queue passed).
+    let onMainQueue: Bool
+    /// CPU work the launch handler does on its queue before returning.
+    let handlerWork: Double
 
     init(plan: [RandomSubmission], log: SubmissionLog, behaviour: UInt64) {
         self.plan = plan
@@ -80,12 +84,14 @@ final class RandomSchedulerApp: ApplicationDelegate {
         var g = behaviour
         workSeconds = [1, 5, 20, 40, 400][Int(g % 5)]; g /= 5
         resubmits = g % 3 != 0; g /= 3
-        completesOnExpiry = g % 4 != 0
+        completesOnExpiry = g % 4 != 0; g /= 4
+        onMainQueue = g % 3 == 0; g /= 3
+        handlerWork = [0, 0, 3, 40][Int(g % 4)]
     }
 
     func application(_ application: Application, didFinishLaunchingWithOptions options: LaunchOptions?) -> Bool {
         for id in RandomSubmission.identifiers {
-            BGTaskScheduler.shared.register(forTaskWithIdentifier: id, using: nil) { self.handle($0) }
+            BGTaskScheduler.shared.register(forTaskWithIdentifier: id, using: onMainQueue ? .main : nil) { self.handle($0) }
         }
         return true
     }
@@ -115,6 +121,7 @@ final class RandomSchedulerApp: ApplicationDelegate {
         Runtime.asyncAfter(seconds: workSeconds) {
             if !done { done = true; task.setTaskCompleted(success: true) }
         }
+        if handlerWork > 0 { Runtime.work(seconds: handlerWork) }
     }
 }
 
@@ -310,6 +317,30 @@ struct SchedulerPropertyTests {
                     if r.requiresPower { #expect(c.charging, "\(at): requiresExternalPower while unplugged") }
                     if r.requiresNetwork { #expect(c.network != "none", "\(at): requiresNetworkConnectivity without a network") }
                     if r.isProcessing { #expect(c.locked, "\(at): processing while the device is unlocked") }
+                }
+            }
+        }
+    }
+
+    @Test("SPEC §5 [D]: a launch handler runs on the queue it was registered with, only while the app runs, and its expiration handler on the main thread")
+    func launchHandlersRunOnTheirQueue() async {
+        await propertyCheck(count: 200, input: schedulerRunGenerators.device, schedulerRunGenerators.app,
+                            schedulerRunGenerators.plan, schedulerRunGenerators.actions) { device, app, plan, actions in
+            let run = SchedulerRun(deviceGene: device, appGene: app, plan: plan, actions: actions)
+            let onMain = RandomSchedulerApp(plan: [], log: SubmissionLog(), behaviour: app).onMainQueue
+            let (d, _, _) = run.run()
+            var state = ProcessState.notRunning
+            for (n, event) in d.trace.enumerated() where event.app != nil {
+                switch event.kind {
+                case let .state(_, to, _): state = to
+                case let .callback(cb):
+                    #expect(state.isRunning, "event \(n): \(cb.name) while \(state)")
+                    if case .bgTask = cb { #expect(onMain, "event \(n): a handler registered with nil ran on the main thread") }
+                case let .callbackOnQueue(cb):
+                    #expect(state.isRunning, "event \(n): \(cb.name) on the background queue while \(state)")
+                    #expect(!onMain, "event \(n): a handler registered with .main ran on the background queue")
+                    if case .bgTask = cb {} else { Issue.record("event \(n): \(cb.name) on the background queue") }
+                default: break
                 }
             }
         }

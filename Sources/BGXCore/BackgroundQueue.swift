@@ -1,0 +1,96 @@
+/// The app's code runs on one of two queues: the main thread, or the
+/// background serial queue the system creates for launch handlers
+/// registered with `using: nil` — BGTaskScheduler.h: "queue: A queue for
+/// executing the task. Pass nil to use a default background queue." [D]
+/// https://developer.apple.com/documentation/backgroundtasks/bgtaskscheduler/register(fortaskwithidentifier:using:launchhandler:)
+/// Work there does not hold the main thread: its watchdogs and callbacks
+/// carry on, and a task's expiration handler (on the main thread) can run
+/// while the launch handler still works. It is also where
+/// `performExpiringActivity`'s block runs (SPEC §13).
+public enum ExecutionQueue: UInt8, Sendable, CustomStringConvertible {
+    case main, background
+    public var description: String { self == .main ? "main" : "background" }
+}
+
+/// Jobs of an app's background serial queue, created the first time the app
+/// puts work there (apps that never do pay nothing).
+struct BackgroundQueueState: Sendable {
+    /// The job running there now.
+    var inFlight: InFlightJob?
+    var jobs = JobQueue()
+    /// Timers (an asynchronous wait's continuation) whose work runs on this queue.
+    var timerTokens: Set<Int32> = []
+}
+
+extension Engine {
+    /// The queue an app's launch handler for `identifier` runs on.
+    public func launchHandlerQueue(for app: AppID, identifier: TextID) -> ExecutionQueue {
+        apps[Int(app.index)].launchHandlersOnMain.contains(identifier) ? .main : .background
+    }
+
+    /// Puts a job on the app's background serial queue; it runs when the
+    /// queue is free and the app runs.
+    mutating func enqueueInBackground(_ job: MainThreadJob, for app: AppID) {
+        let i = Int(app.index)
+        if apps[i].backgroundQueue == nil { apps[i].backgroundQueue = BackgroundQueueState() }
+        apps[i].backgroundQueue!.jobs.append(job)
+        pumpBackgroundQueue(app)
+    }
+
+    /// Runs queued jobs while the background queue is free and the app runs
+    /// (a suspended app's threads are frozen, whichever queue they serve).
+    mutating func pumpBackgroundQueue(_ app: AppID) {
+        let i = Int(app.index)
+        while apps[i].state.isRunning, apps[i].backgroundQueue?.inFlight == nil,
+              let job = apps[i].backgroundQueue?.jobs.popFirst() {
+            runInBackground(job, for: app)
+        }
+    }
+
+    mutating func runInBackground(_ job: MainThreadJob, for app: AppID) {
+        let i = Int(app.index)
+        apps[i].jobCounter &+= 1
+        let number = apps[i].jobCounter
+        switch job {
+        case let .bgTask(id):
+            guard apps[i].runningTasks.contains(where: { $0.identifier == id }) else { return }
+            deliverInBackground(.bgTask(id), to: app, number: number)
+        case let .expiringActivity(id):
+            guard apps[i].tasks.contains(where: { $0.id == id }) else { return }
+            deliverInBackground(.expiringActivity(id, expired: false), to: app, number: number)
+        case let .timer(token):
+            apps[i].backgroundQueue!.inFlight = InFlightJob(number: number, isCallback: false, callback: nil,
+                                                            terminateAfterwards: nil)
+            outbox.append(.fire(app, token: token, continuation: false))
+        default:
+            preconditionFailure("\(job) runs on the main thread")
+        }
+    }
+
+    /// No watchdog: only the main thread has them.
+    mutating func deliverInBackground(_ callback: Callback, to app: AppID, number: UInt32) {
+        let i = Int(app.index)
+        apps[i].backgroundQueue!.inFlight = InFlightJob(number: number, isCallback: true, callback: callback,
+                                                        terminateAfterwards: nil)
+        record(app, .callbackOnQueue(callback))
+        outbox.append(.deliver(app, callback))
+    }
+
+    /// A job on the background queue has returned: the queue is free.
+    mutating func returnedInBackground(_ app: AppID) {
+        let i = Int(app.index)
+        guard let job = apps[i].backgroundQueue?.inFlight else { return }
+        apps[i].backgroundQueue!.inFlight = nil
+        if case let .expiringActivity(id, false) = job.callback { expiringActivityBlockReturned(app, id) }
+        pumpBackgroundQueue(app)
+        suspendIfThreadFree(app)
+    }
+
+    /// The queue a timer's work runs on (see `scheduleTimer`); forgets the
+    /// timer's queue as its work starts.
+    mutating func takeTimerQueue(_ app: AppID, _ token: Int32) -> ExecutionQueue {
+        let i = Int(app.index)
+        guard apps[i].backgroundQueue?.timerTokens.remove(token) != nil else { return .main }
+        return .background
+    }
+}
