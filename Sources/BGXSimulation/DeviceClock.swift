@@ -91,6 +91,7 @@ extension AppRuntime {
     func enqueueMainQueueBlock(deadline: Int64, _ block: DispatchedBlock) {
         guard !isTerminated, deadline != .max else { return }
         let now = DeviceClock.uptimeAtStart &+ device.now
-        enqueue(after: max(0, deadline &- now)) { block.run(); return true }
+        // The main queue, even when submitted from a launch handler on a background queue.
+        enqueue(after: max(0, deadline &- now), on: .main) { block.run(); return true }
     }
 }
