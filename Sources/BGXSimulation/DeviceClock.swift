@@ -95,3 +95,21 @@ extension AppRuntime {
         enqueue(after: max(0, deadline &- now), on: .main) { block.run(); return true }
     }
 }
+
+extension AppRuntime {
+    /// An `earliestBeginDate` months past the device's now was most likely
+    /// computed from the real clock (`Date()` off the app's threads, or a date
+    /// saved by another run), not the device's: said so in the trace.
+    func noteWallClockEscape(_ identifier: String, _ delay: Nanoseconds) {
+        guard delay > DeviceClock.implausibleDelay else { return }
+        device.withEngine {
+            $0.log(app, "earliestBeginDate of '\(identifier)' is \(Time.describe(delay)) after the device's now: "
+                   + "this date was computed from the wall clock, not the device's")
+        }
+    }
+}
+
+extension DeviceClock {
+    /// Longer than any delay apps ask for (BGTaskScheduler's own are minutes to days).
+    static let implausibleDelay: Nanoseconds = 30 * 86_400 * 1_000_000_000
+}

@@ -395,6 +395,7 @@ public final class AppRuntime: SystemConnection {
     public func submitTask(_ request: TaskRequestSpec) throws {
         var absolute = request
         absolute.earliestBegin = request.earliestBegin.map { device.now + $0 }
+        if let delay = request.earliestBegin { noteWallClockEscape(request.identifier, delay) }
         try device.withEngine { try $0.submitTask(for: app, absolute) }
     }
     public func cancelTask(identifier: String) { device.withEngine { $0.cancelTask(for: app, identifier: identifier) } }

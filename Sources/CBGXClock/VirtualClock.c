@@ -17,6 +17,16 @@
 
 static __thread bgx_virtual_clock current;
 
+/// A C library function looked up once; every thread stores the same pointer.
+static void *resolve(void **slot, void *handle, const char *name) {
+    void *function = __atomic_load_n(slot, __ATOMIC_RELAXED);
+    if (function == NULL) {
+        function = dlsym(handle, name);
+        __atomic_store_n(slot, function, __ATOMIC_RELAXED);
+    }
+    return function;
+}
+
 bgx_virtual_clock bgx_virtual_clock_swap(bgx_virtual_clock clock) {
     bgx_virtual_clock previous = current;
     current = clock;
@@ -26,9 +36,8 @@ bgx_virtual_clock bgx_virtual_clock_swap(bgx_virtual_clock clock) {
 typedef int (*clock_gettime_fn)(clockid_t, struct timespec *);
 
 static int real_clock_gettime(clockid_t id, struct timespec *ts) {
-    // A benign race: every thread stores the same pointer.
-    static clock_gettime_fn real;
-    if (real == NULL) real = (clock_gettime_fn)dlsym(RTLD_NEXT, "clock_gettime");
+    static void *real_slot;
+    clock_gettime_fn real = (clock_gettime_fn)resolve(&real_slot, RTLD_NEXT, "clock_gettime");
     if (real == NULL) return (int)syscall(SYS_clock_gettime, id, ts);
     return real(id, ts);
 }
@@ -73,8 +82,8 @@ typedef time_t (*time_fn)(time_t *);
 int gettimeofday(struct timeval *restrict tv, void *restrict tz) {
     int64_t ns = virtual_ns(CLOCK_REALTIME);
     if (ns < 0) {
-        static gettimeofday_fn real;
-        if (real == NULL) real = (gettimeofday_fn)dlsym(RTLD_NEXT, "gettimeofday");
+        static void *real_slot;
+        gettimeofday_fn real = (gettimeofday_fn)resolve(&real_slot, RTLD_NEXT, "gettimeofday");
         if (real != NULL) return real(tv, tz);
         ns = read_ns(CLOCK_REALTIME);
     }
@@ -88,8 +97,8 @@ int gettimeofday(struct timeval *restrict tv, void *restrict tz) {
 time_t time(time_t *out) {
     int64_t ns = virtual_ns(CLOCK_REALTIME);
     if (ns < 0) {
-        static time_fn real;
-        if (real == NULL) real = (time_fn)dlsym(RTLD_NEXT, "time");
+        static void *real_slot;
+        time_fn real = (time_fn)resolve(&real_slot, RTLD_NEXT, "time");
         if (real != NULL) return real(out);
         ns = read_ns(CLOCK_REALTIME);
     }
@@ -113,8 +122,8 @@ typedef int (*clock_nanosleep_fn)(clockid_t, int, const struct timespec *, struc
 
 int nanosleep(const struct timespec *request, struct timespec *remaining) {
     if (!current.enabled) {
-        static nanosleep_fn real;
-        if (real == NULL) real = (nanosleep_fn)dlsym(RTLD_NEXT, "nanosleep");
+        static void *real_slot;
+        nanosleep_fn real = (nanosleep_fn)resolve(&real_slot, RTLD_NEXT, "nanosleep");
         if (real != NULL) return real(request, remaining);
         return (int)syscall(SYS_nanosleep, request, remaining);
     }
@@ -126,8 +135,8 @@ int nanosleep(const struct timespec *request, struct timespec *remaining) {
 int clock_nanosleep(clockid_t id, int flags, const struct timespec *request, struct timespec *remaining) {
     int64_t now = virtual_ns(id);
     if (now < 0) {
-        static clock_nanosleep_fn real;
-        if (real == NULL) real = (clock_nanosleep_fn)dlsym(RTLD_NEXT, "clock_nanosleep");
+        static void *real_slot;
+        clock_nanosleep_fn real = (clock_nanosleep_fn)resolve(&real_slot, RTLD_NEXT, "clock_nanosleep");
         if (real != NULL) return real(id, flags, request, remaining);
         return (int)syscall(SYS_clock_nanosleep, id, flags, request, remaining);
     }
@@ -144,8 +153,8 @@ typedef unsigned int (*sleep_fn)(unsigned int);
 
 int usleep(useconds_t microseconds) {
     if (!current.enabled) {
-        static usleep_fn real;
-        if (real == NULL) real = (usleep_fn)dlsym(RTLD_NEXT, "usleep");
+        static void *real_slot;
+        usleep_fn real = (usleep_fn)resolve(&real_slot, RTLD_NEXT, "usleep");
         if (real != NULL) return real(microseconds);
     }
     struct timespec request = {(time_t)(microseconds / 1000000), (long)(microseconds % 1000000) * 1000};
@@ -154,8 +163,8 @@ int usleep(useconds_t microseconds) {
 
 unsigned int sleep(unsigned int seconds) {
     if (!current.enabled) {
-        static sleep_fn real;
-        if (real == NULL) real = (sleep_fn)dlsym(RTLD_NEXT, "sleep");
+        static void *real_slot;
+        sleep_fn real = (sleep_fn)resolve(&real_slot, RTLD_NEXT, "sleep");
         if (real != NULL) return real(seconds);
     }
     struct timespec request = {(time_t)seconds, 0};
@@ -182,21 +191,20 @@ struct bgx_block_layout {
 
 static void *main_queue(void) {
     static void *queue;
-    if (queue == NULL) queue = dlsym(RTLD_DEFAULT, "_dispatch_main_q");
-    return queue;
+    return resolve(&queue, RTLD_DEFAULT, "_dispatch_main_q");
 }
 
 static void *copy_block(void *block) {
-    static block_copy_fn copy;
-    if (copy == NULL) copy = (block_copy_fn)dlsym(RTLD_DEFAULT, "_Block_copy");
+    static void *copy_slot;
+    block_copy_fn copy = (block_copy_fn)resolve(&copy_slot, RTLD_DEFAULT, "_Block_copy");
     return copy != NULL ? copy(block) : NULL;
 }
 
 void bgx_block_run(void *block) { ((struct bgx_block_layout *)block)->invoke(block); }
 
 void bgx_block_release(void *block) {
-    static block_release_fn release;
-    if (release == NULL) release = (block_release_fn)dlsym(RTLD_DEFAULT, "_Block_release");
+    static void *release_slot;
+    block_release_fn release = (block_release_fn)resolve(&release_slot, RTLD_DEFAULT, "_Block_release");
     if (release != NULL) release(block);
 }
 
@@ -217,14 +225,14 @@ static int schedule_on_device(uint64_t deadline, void *queue, void *block) {
 
 void dispatch_async(void *queue, void *block) {
     if (schedule_on_device(0, queue, block)) return;
-    static dispatch_async_fn real;
-    if (real == NULL) real = (dispatch_async_fn)dlsym(RTLD_NEXT, "dispatch_async");
+    static void *real_slot;
+    dispatch_async_fn real = (dispatch_async_fn)resolve(&real_slot, RTLD_NEXT, "dispatch_async");
     real(queue, block);
 }
 
 void dispatch_after(uint64_t deadline, void *queue, void *block) {
     if (schedule_on_device(deadline, queue, block)) return;
-    static dispatch_after_fn real;
-    if (real == NULL) real = (dispatch_after_fn)dlsym(RTLD_NEXT, "dispatch_after");
+    static void *real_slot;
+    dispatch_after_fn real = (dispatch_after_fn)resolve(&real_slot, RTLD_NEXT, "dispatch_after");
     real(deadline, queue, block);
 }

@@ -99,3 +99,27 @@ struct VirtualClockTests {
         #expect(DispatchTime.now().uptimeNanoseconds != UInt64(DeviceClock.uptimeAtStart))
     }
 }
+
+@Suite("BGXKit — escapes from virtual time are reported")
+struct WallClockEscapeTests {
+    @Test("An earliestBeginDate computed from the real clock (here 2026-11 against a device in 2026-01) is logged as a wall-clock date; one from Date() is not")
+    func wallClockDateIsReported() {
+        final class EscapingApp: UIApplicationDelegate {
+            func applicationDidEnterBackground(_ application: UIApplication) {
+                for (identifier, begin) in [("real", DeviceClock.realNow), ("device", Date())] {
+                    let request = BGAppRefreshTaskRequest(identifier: identifier)
+                    request.earliestBeginDate = begin.addingTimeInterval(15 * 60)
+                    try? BGTaskScheduler.shared.submit(request)
+                }
+            }
+        }
+        let device = SimulatedDevice(startDate: Date(timeIntervalSince1970: 1_767_571_200))
+        let app = device.install(AppManifest(bundleIdentifier: "com.example.escape", backgroundModes: [.fetch],
+                                             permittedTaskIdentifiers: ["real", "device"])) { EscapingApp() }
+        device.perform(.launch(app))
+        device.perform(.home)
+        let logs = device.events(of: app).filter { $0.kindName == "log" }.map { device.renderer.jsonLine($0) }
+        #expect(logs.filter { $0.contains("computed from the wall clock") }.count == 1, "\(logs)")
+        #expect(logs.contains { $0.contains("earliestBeginDate of 'real'") })
+    }
+}
