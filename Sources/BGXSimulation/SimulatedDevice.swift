@@ -156,8 +156,12 @@ public final class SimulatedDevice {
         switch directive {
         case let .launch(app, cause):
             let i = Int(app.index)
-            // The app's own code (its delegate's `init`) reads the device's clocks too.
-            processes[i] = AppRuntime(device: self, app: app, cause: cause, program: runningAppCode(app) { factories[i]() })
+            let process = AppRuntime(device: self, app: app, cause: cause, program: LaunchingApp())
+            processes[i] = process
+            // The delegate's `init` is app code of the new process: it may register task
+            // handlers (SwiftUI's `App.init()` pattern), and it reads the device's clocks.
+            process.program = runningAppCode(app) { ProcessContext.$current.withValue(process.application) { factories[i]() } }
+            if let delegate = (process.program as? DelegateApp)?.delegate { process.application.attachDelegate(delegate) }
         case let .deliver(app, callback):
             guard let process = processes[Int(app.index)] else { return }
             let queue = withEngine { $0.queue(of: callback, for: app) }
@@ -214,7 +218,7 @@ public final class AppRuntime: SystemConnection {
     unowned let device: SimulatedDevice
     public let app: AppID
     public let launchCause: LaunchCause?
-    public let program: HostedApp
+    public internal(set) var program: HostedApp
     public private(set) lazy var application: Application = Application(
         bundleIdentifier: device.withEngine { $0.bundleIdentifier(app) }, connection: self,
         delegate: (program as? DelegateApp)?.delegate)
@@ -552,6 +556,11 @@ public final class AppRuntime: SystemConnection {
         runningTasks[name] = task
         return task
     }
+}
+
+/// The program of a process whose code is still being created.
+final class LaunchingApp: HostedApp {
+    func handle(_ callback: Callback, process: AppRuntime) -> Bool { true }
 }
 
 /// Runs an `ApplicationDelegate` as iOS would.
