@@ -46,7 +46,8 @@ extension Engine {
             let reason = inFront
                 ? "interrupted: \(bundleIdentifier(app)) in front started playing audio (the foreground app has audio priority)"
                 : "interrupted: \(bundleIdentifier(app)) started playing audio that does not mix with others"
-            for other in appIDs where other != app {
+            // Only a process plays: the resident apps, in index order.
+            for other in residentApps.sorted().map({ AppID(index: $0) }) where other != app {
                 guard let theirs = apps[Int(other.index)].services.audio, !theirs.mixesWithOthers else { continue }
                 stopAudio(other, reason: reason)
                 apps[Int(other.index)].jobs.append(.service(.audioInterruptionBegan))

@@ -11,9 +11,16 @@ extension Engine {
                 + "your supported UIBackgroundModes in your Info.plist; no fetch will happen.")
         }
         apps[i].fetchInterval = interval.map { max($0, schedulerPolicy.minimumFetchInterval) }
-        if interval != nil && !fetchApps.contains(app) { fetchApps.append(app) }
-        if interval == nil { fetchApps.removeAll { $0 == app } }
-        schedulerDirty = true
+        if interval != nil && fetchRank[app.index] == nil {
+            fetchApps.append(app)
+            fetchRank[app.index] = nextFetchRank
+            nextFetchRank += 1
+        }
+        if interval == nil && fetchRank[app.index] != nil {
+            fetchApps.removeAll { $0 == app }
+            fetchRank[app.index] = nil
+        }
+        schedulerDirtyApps.insert(app.index)
     }
 
     /// Judges the app's next fetch opportunity; starts it, or returns when to look again.
@@ -73,7 +80,7 @@ extension Engine {
         }
         apps[i].fetchReputation = reputation
         stopEnergyClock(app)
-        schedulerDirty = true
+        markSchedulerDirty(for: app)
         suspendIfThreadFree(app)
     }
 

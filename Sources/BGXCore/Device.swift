@@ -3,6 +3,9 @@
 public struct DeviceState: Sendable, Equatable {
     public enum Network: String, Sendable, CaseIterable { case wifi, cellular, none }
     public enum Thermal: String, Sendable, CaseIterable { case nominal, fair, serious, critical }
+    /// The system's memory pressure as dasd's MemoryPressurePolicy reads it
+    /// (a scenario input; jetsam's own accounting is separate, SPEC §10).
+    public enum MemoryPressure: String, Sendable, CaseIterable { case normal, warning, critical }
 
     /// Battery level in percent, 0…100.
     public var battery: Int = 100
@@ -19,6 +22,14 @@ public struct DeviceState: Sendable, Equatable {
     /// SPEC §1: a device property; without it no app enters the background.
     public var multitasking: Bool = true
     public var thermal: Thermal = .nominal
+    /// System-wide CPU use in percent, 0…100: dasd's CPUUsagePolicy holds
+    /// processing back above 50 % (logged `Required:50.00, Observed:90.00`).
+    public var cpuLoad: Int = 0
+    /// Memory pressure as dasd sees it (MemoryPressurePolicy).
+    public var memoryPressure: MemoryPressure = .normal
+    /// The camera is in use: dasd's MemoryPressurePolicy says Must Not
+    /// Proceed to background launches (logged `[{cameraIsActive == 1}]`).
+    public var cameraActive: Bool = false
     public var locked: Bool = false
     /// No background launch before the first unlock after boot (SPEC §11).
     public var unlockedSinceBoot: Bool = true
@@ -40,6 +51,9 @@ public enum DeviceChange: Sendable, Equatable {
     case memory(Int64)
     case multitasking(Bool)
     case thermal(DeviceState.Thermal)
+    case cpuLoad(Int)
+    case memoryPressure(DeviceState.MemoryPressure)
+    case cameraActive(Bool)
     case timeZone(TimeZoneRules)
     case reboot
 }

@@ -1,4 +1,5 @@
 import DequeModule
+import HeapModule
 
 // Small read-only helpers that mutating code calls on its hot paths are
 // `@inline(__always)`: called out of line from a mutating method, Swift
@@ -15,6 +16,8 @@ public struct Engine: Sendable {
     public var random: SeededRandom
 
     var apps: [AppProcess] = []
+    /// Apps by bundle identifier: scenarios name apps, and with thousands a pass to find one is too slow.
+    var appIndex: [String: Int32] = [:]
     var queue = EventQueue()
     /// The app in front of the user, if any.
     public internal(set) var frontApp: AppID?
@@ -22,12 +25,17 @@ public struct Engine: Sendable {
     var frontAppWhenLocked: AppID?
     var nextTimerToken: Int32 = 1
     var unarmedWatchdogs: [PendingWatchdog] = []
+    /// Apps with a process (any state but not running): few, as memory bounds
+    /// them, so jetsam and memory warnings look at these, not at every app.
+    var residentApps: Set<Int32> = []
+    /// Apps with a push held for them (SPEC §7): a device change retries these, not every app.
+    var heldPushApps: Set<Int32> = []
     /// Footprints of every running process, in bytes (see `freeMemory`).
     var residentBytes: Int64 = 0
     /// Apps jetsam has chosen that have not yet ended.
     var jettisonsUnderway = 0
     /// Suspended apps in the order they were suspended (jetsam's idle band).
-    var idleOrder = Deque<IdleEntry>()
+    var idleOrder = Heap<IdleEntry>()
     var notifications = NotificationCenterState()
     /// The transfer daemon (SPEC §8).
     var transfers = TransferDaemon()
@@ -42,7 +50,15 @@ public struct Engine: Sendable {
     public let wallClockOffset: Nanoseconds
     /// Unix seconds at t = 0: calendar dates (SPEC §9) are read from it.
     public let startEpochSeconds: Int64
-    var pendingTasks: [PendingTask] = []
+    var pendingTasks = PendingRequests()
+    /// Apps to judge again at the next evaluation (`schedulerDirty` judges all).
+    var schedulerDirtyApps: Set<Int32> = []
+    /// Each app's earliest time-based change, earliest first; stale entries are skipped.
+    var schedulerWakes = Heap<SchedulerWakeEntry>()
+    var schedulerWakeAt: [Int32: Nanoseconds] = [:]
+    /// Fetch apps in the order they set an interval (the order `fetchApps` keeps).
+    var fetchRank: [Int32: Int] = [:]
+    var nextFetchRank = 0
     /// `profile.scheduler`'s weights as tables indexed by policy.
     let refreshWeights: [Double]
     let processingWeights: [Double]
@@ -54,12 +70,23 @@ public struct Engine: Sendable {
     public internal(set) var schedulerWake: Nanoseconds?
     /// How often the scheduler has judged its candidates (a diagnostic).
     public internal(set) var schedulerEvaluations = 0
+    /// How many requests and fetch opportunities it has judged (a diagnostic: it grows with what happens, not with apps × events).
+    public internal(set) var schedulerJudgements = 0
     var taskHistory: [TaskHistoryEntry] = []
+    /// When set, each BGTask start keeps its decision in dasd's terms
+    /// (`dasdStarts`), so a logged decision that let a task run can be laid
+    /// beside bgx's at that moment. Off by default: it costs a judgement per start.
+    public var recordsDasdDecisions = false
+    public internal(set) var dasdStarts: [(app: AppID, identifier: String, time: Nanoseconds, decision: DasdDecision)] = []
     /// A processing task has started at some point (see `expireProcessingTasksForDeviceUse`).
     var processingTaskHasRun = false
     /// When the device was last locked (nil while unlocked), and unlocked.
     var lockedSince: Nanoseconds?
     var lastUnlock: Nanoseconds?
+    /// When the device last restarted, and its last thundering-herd trigger
+    /// (the restart, then the first unlock after it): dasd's ThunderingHerdPolicy.
+    var lastBoot: Nanoseconds?
+    var herdTrigger: Nanoseconds?
 
     // MARK: Memory (SPEC §10)
     /// Running apps have been warned in this episode of low memory.
@@ -90,13 +117,16 @@ public struct Engine: Sendable {
 
     public mutating func install(_ manifest: AppManifest) -> AppID {
         apps.append(AppProcess(manifest: manifest, usageDays: profile.scheduler.usageHistoryDays))
-        return AppID(index: Int32(apps.count - 1))
+        let index = Int32(apps.count - 1)
+        // The first app of a name is the one a name finds.
+        if appIndex[manifest.bundleIdentifier] == nil { appIndex[manifest.bundleIdentifier] = index }
+        return AppID(index: index)
     }
     public var appIDs: [AppID] { apps.indices.map { AppID(index: Int32($0)) } }
     public func manifest(_ app: AppID) -> AppManifest { apps[Int(app.index)].manifest }
     public func bundleIdentifier(_ app: AppID) -> String { apps[Int(app.index)].manifest.bundleIdentifier }
     public func app(named bundle: String) -> AppID? {
-        apps.firstIndex { $0.manifest.bundleIdentifier == bundle }.map { AppID(index: Int32($0)) }
+        appIndex[bundle].map { AppID(index: $0) }
     }
     public func state(of app: AppID) -> ProcessState { apps[Int(app.index)].state }
     public func isForceQuit(_ app: AppID) -> Bool { apps[Int(app.index)].forceQuit }
@@ -126,7 +156,7 @@ public struct Engine: Sendable {
         queue.push(event, at: max(time, now))
     }
     public var nextEventTime: Nanoseconds? {
-        if schedulerDirty { return now }
+        if schedulerDirty || !schedulerDirtyApps.isEmpty { return now }
         var next = queue.nextTime
         for w in unarmedWatchdogs where isRunning(w) && (next.map { w.at < $0 } ?? true) {
             next = w.at
@@ -139,7 +169,7 @@ public struct Engine: Sendable {
     @discardableResult
     public mutating func step() -> Bool {
         if !unarmedWatchdogs.isEmpty { armWatchdogs() }
-        if schedulerDirty {
+        if schedulerDirty || !schedulerDirtyApps.isEmpty {
             evaluateScheduler()
             return true
         }
@@ -241,8 +271,10 @@ public struct Engine: Sendable {
         // so free memory is known without a pass over every app.
         if from == .notRunning {
             residentBytes += apps[i].manifest.memory + apps[i].memory.allocated
+            residentApps.insert(app.index)
         } else if to == .notRunning {
             residentBytes -= apps[i].manifest.memory + apps[i].memory.allocated
+            residentApps.remove(app.index)
         }
         apps[i].state = to
         apps[i].stateSince = now
@@ -268,10 +300,13 @@ public struct Engine: Sendable {
         case let .memory(v):
             device.memory = v; recordDevice("memory", "\(v)")
             // A smaller device lowers the per-process limit: check every process against it (rare).
-            for i in apps.indices where apps[i].state != .notRunning { _ = enforceLimit(AppID(index: Int32(i))) }
+            for i in residentApps.sorted() where apps[Int(i)].state != .notRunning { _ = enforceLimit(AppID(index: i)) }
             checkMemoryPressure()
         case let .multitasking(v): device.multitasking = v; recordDevice("multitasking", "\(v)")
         case let .thermal(v): device.thermal = v; recordDevice("thermal", v.rawValue)
+        case let .cpuLoad(v): device.cpuLoad = v; recordDevice("cpuLoad", "\(v)%")
+        case let .memoryPressure(v): device.memoryPressure = v; recordDevice("memoryPressure", v.rawValue)
+        case let .cameraActive(v): device.cameraActive = v; recordDevice("cameraActive", "\(v)")
         case let .timeZone(v):
             device.timeZone = v; recordDevice("timeZone", v.identifier)
             deviceTimeZoneChanged()
@@ -291,6 +326,7 @@ public struct Engine: Sendable {
         recordDevice("locked", "\(locked)")
         let firstUnlock = !locked && !device.unlockedSinceBoot
         if firstUnlock {
+            if lastBoot != nil { herdTrigger = now }
             device.unlockedSinceBoot = true
             recordDevice("firstUnlockSinceBoot", "true")
             reviewHeldTransferSessions()
@@ -312,6 +348,8 @@ public struct Engine: Sendable {
     /// device stays locked until the first unlock (SPEC §1, §11).
     mutating func reboot() {
         recordDevice("reboot", "true")
+        lastBoot = now
+        herdTrigger = now
         for i in apps.indices {
             let app = AppID(index: Int32(i))
             if apps[i].state != .notRunning { terminate(app, .reboot, detail: "the device restarted") }

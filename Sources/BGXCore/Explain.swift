@@ -1,6 +1,9 @@
 /// `bgx explain`: at a moment of the run, why a task has or hasn't run, and
-/// when it will — each policy's view, the way `dumpsys jobscheduler` prints
-/// each controller's (SPEC §6: "why hasn't my task run?" has an answer).
+/// when it will. First a verdict in plain words — what the task waits for,
+/// since when, what would change it, when it is predicted to start — then
+/// each policy's view and how their weighted scores add up to the decision,
+/// the way `dumpsys jobscheduler` prints each controller's (SPEC §6: "why
+/// hasn't my task run?" has an answer).
 public struct TaskExplanation: Sendable {
     public enum Status: Sendable, Equatable {
         case pending(since: Nanoseconds)
@@ -13,9 +16,22 @@ public struct TaskExplanation: Sendable {
         public var verdict: String        // "must not proceed" | "can proceed" | "absolutely must proceed"
         public var score: Double?
         public var weight: Double
+        /// weight × score: what this policy adds to the weighted sum (nil when it vetoes or insists).
+        public var contribution: Double?
         public var rationale: String
         /// Since when this policy has blocked the task (Must Not Proceed only).
         public var blockedSince: Nanoseconds?
+        public var changesAt: Nanoseconds?
+    }
+
+    /// One thing the task waits for: a policy that vetoes it, or one whose
+    /// low score keeps the sum under the threshold — in plain words, with
+    /// what would change it.
+    public struct Hold: Sendable {
+        public var policy: String
+        public var waitsFor: String
+        public var change: String
+        public var since: Nanoseconds?
         public var changesAt: Nanoseconds?
     }
 
@@ -28,54 +44,160 @@ public struct TaskExplanation: Sendable {
     public var earliestBegin: Nanoseconds?
     public var policies: [PolicyLine] = []
     public var decision: String?
+    public var wouldStartNow = false
     public var score: Double?
+    /// The threshold the score was compared with (the judgement's own).
     public var threshold: Double?
+    /// Σ weight × score over the policies that can proceed, and Σ weight: score = sum / weights.
+    public var weightedSum: Double?
+    public var totalWeight: Double?
+    /// What the task waits for, most decisive first.
+    public var holds: [Hold] = []
+    /// Since when the task has waited (the deciding veto's start, or since it could first run).
+    public var waitingSince: Nanoseconds?
     /// When the scheduler will next look at it if nothing else changes, and why.
     public var nextLook: Nanoseconds?
     public var nextLookReason: String?
+    /// When the scheduler would start it if nothing but time changed (nil: time alone never will).
+    public var predictedStart: Nanoseconds?
+    public var predictedStartReason: String?
     public var predictedUse: Nanoseconds?
     public var history: [(time: Nanoseconds, what: String)] = []
-    public var clock: [Nanoseconds: String] = [:]
+    /// What the run did after `at`, when whoever explains ran on to the end:
+    /// when the task started (nil: it did not), and where the run ended.
+    public var startedInRun: (time: Nanoseconds, reason: String)?
+    public var runEnd: Nanoseconds?
+    /// Where the scenario submits this identifier (empty: nothing does; nil: not known).
+    public var submittedBy: [String]?
+    /// Wall-clock time at t = 0, for the moments' words.
+    public var wallClockOffset: Nanoseconds = 0
 
-    func when(_ t: Nanoseconds) -> String { clock[t] ?? "t=\(Time.format(t))s" }
+    public func when(_ t: Nanoseconds) -> String {
+        let wall = t + wallClockOffset
+        return Time.wallClock(wall, seconds: wall % Time.minutes(1) != 0)
+    }
+
+    // MARK: The verdict in plain words
+
+    /// A few lines a person can act on: what the task waits for, since
+    /// when, what would change it, when it is predicted to start, and when
+    /// it did start in this run.
+    public var verdictLines: [String] {
+        var lines: [String] = []
+        switch status {
+        case let .pending(since):
+            if wouldStartNow {
+                lines.append("starts now: \(decision.map { Self.dropPrefix($0) } ?? "")")
+            } else {
+                let from = waitingSince ?? since
+                if holds.isEmpty {
+                    lines.append("waiting since \(when(from))")
+                } else {
+                    lines.append("waiting since \(when(from)) for " + holds.map(\.waitsFor).joined(separator: "; and for "))
+                    lines.append("to change it: " + changes.joined(separator: "; and "))
+                }
+                if let predictedStart {
+                    lines.append("predicted start: \(when(predictedStart))"
+                                 + (predictedStartReason.map { " — \($0)" } ?? "") + " (if nothing else changes)")
+                } else {
+                    lines.append("predicted start: none by time alone — it waits until one of the above changes")
+                }
+            }
+        case let .running(since, _):
+            let why = history.last { $0.what.hasPrefix("started") }.map { " — \($0.what)" } ?? ""
+            lines.append("running since \(when(since))\(why)")
+        case .notPending:
+            if history.isEmpty {
+                lines.append("never submitted up to \(atText)")
+            } else if let last = history.last {
+                lines.append("not pending: last \(last.what) at \(when(last.time))")
+            }
+            if let submittedBy {
+                lines.append(submittedBy.isEmpty ? "nothing in this scenario submits it"
+                             : "submitted by " + submittedBy.joined(separator: "; "))
+            }
+        }
+        if let runEnd, runEnd > at {
+            if let s = startedInRun {
+                lines.append("in this run: started at \(when(s.time)) — \(s.reason)")
+            } else {
+                lines.append("in this run: not started before the run ends at \(when(runEnd))")
+            }
+        }
+        return lines
+    }
+
+    /// What would change the answer, each once: of several waits only the
+    /// latest matters, as every hold must clear.
+    var changes: [String] {
+        let latestWait = holds.filter { h in h.changesAt.map { h.change == "wait until \(when($0))" } ?? false }
+            .compactMap(\.changesAt).max()
+        var out: [String] = []
+        for h in holds {
+            if let t = h.changesAt, let latest = latestWait, t < latest, h.change == "wait until \(when(t))" { continue }
+            if !out.contains(h.change) { out.append(h.change) }
+        }
+        return out
+    }
+
+    static func dropPrefix(_ s: String) -> String {
+        s.hasPrefix("would start now (") && s.hasSuffix(")") ? String(s.dropFirst(17).dropLast()) : s
+    }
+
+    // MARK: Text and JSON
 
     public var text: String {
         var out = "\(identifier) (\(app)) at \(atText)\n"
+        for line in verdictLines { out += "  \(line)\n" }
+        out += "  details:\n"
         switch status {
         case let .pending(since):
-            out += "  status: pending since \(when(since))"
+            out += "    status: pending since \(when(since))"
             if let kind { out += ", \(kind)" }
             if let e = earliestBegin { out += ", earliest begin \(when(e))" }
             out += "\n"
         case let .running(since, left):
-            out += "  status: running since \(when(since))"
+            out += "    status: running since \(when(since))"
             if let left { out += ", \(Time.describe(left)) left" }
             out += "\n"
         case .notPending:
-            out += "  status: not pending (not submitted, already run, cancelled or refused — see history)\n"
+            out += "    status: not pending\n"
         }
-        if let decision {
-            out += "  decision: \(decision)\n"
-        }
+        if let decision { out += "    decision: \(decision)\n" }
         if !policies.isEmpty {
-            out += "  policies (weight, verdict, score — rationale):\n"
+            out += "    policies (weight × score = contribution; a policy that must not proceed vetoes):\n"
             for p in policies {
-                var line = "    \(p.policy.padding(28)) w=\(Self.number(p.weight).padding(4)) \(p.verdict.padding(17))"
-                line += p.score.map { " \(Self.number($0).padding(5))" } ?? "      "
-                line += " — \(p.rationale)"
+                var line = "      \(p.policy.padding(28)) \(Self.number(p.weight).padding(4, left: true))"
+                if let s = p.score, let c = p.contribution {
+                    line += " × \(Self.number(s).padding(4)) = \(Self.number(c).padding(5))"
+                } else {
+                    line += "               "
+                }
+                line += " \(p.verdict.padding(16)) — \(p.rationale)"
                 if let since = p.blockedSince { line += " (since \(when(since)))" }
                 out += line + "\n"
             }
+            if let sum = weightedSum, let total = totalWeight, let score, let threshold {
+                let passes = score >= threshold
+                out += "      sum \(Self.number(sum)) / weights \(Self.number(total)) = score \(Self.number(score)) "
+                    + (passes ? "≥" : "<") + " threshold \(Self.number(threshold))"
+                let vetoes = policies.filter { $0.verdict == "must not proceed" }.map(\.policy)
+                if !vetoes.isEmpty {
+                    out += passes ? " — but vetoed by \(vetoes.joined(separator: ", "))" : "; vetoed too by \(vetoes.joined(separator: ", "))"
+                }
+                out += "\n"
+            }
         }
         if let next = nextLook {
-            out += "  next look: \(when(next))" + (nextLookReason.map { " — \($0)" } ?? "") + "\n"
+            out += "    next look: \(when(next))" + (nextLookReason.map { " — \($0)" } ?? "")
+                + " (the scheduler judges again then; a change of device or app state makes it look sooner)\n"
         } else if case .pending = status {
-            out += "  next look: when a condition changes (no time-based change is due)\n"
+            out += "    next look: when a condition changes (no time-based change is due)\n"
         }
-        if let p = predictedUse { out += "  predicted next use of the app: \(when(p))\n" }
+        if let p = predictedUse { out += "    predicted next use of the app: \(when(p))\n" }
         if !history.isEmpty {
-            out += "  history:\n"
-            for h in history { out += "    \(when(h.time))  \(h.what)\n" }
+            out += "    history:\n"
+            for h in history { out += "      \(when(h.time))  \(h.what)\n" }
         }
         return out
     }
@@ -83,24 +205,46 @@ public struct TaskExplanation: Sendable {
     public var json: String {
         func s(_ v: String) -> String { var o = ""; TraceRenderer.appendJSONString(v, to: &o); return o }
         func t(_ v: Nanoseconds?) -> String { v.map { Time.format($0) } ?? "null" }
+        func n(_ v: Double?) -> String { v.map { Self.number($0) } ?? "null" }
         var status: String
         switch self.status {
         case let .pending(since): status = "{\"state\": \"pending\", \"since\": \(t(since))}"
         case let .running(since, left): status = "{\"state\": \"running\", \"since\": \(t(since)), \"timeLeft\": \(t(left))}"
-        case .notPending: status = "{\"state\": \"notPending\"}"
+        case .notPending: status = "{\"state\": \"notPending\", \"submitted\": \(!history.isEmpty)}"
         }
         let policies = self.policies.map { p in
-            "{\"policy\": \(s(p.policy)), \"verdict\": \(s(p.verdict)), \"score\": \(p.score.map { Self.number($0) } ?? "null"), "
-                + "\"weight\": \(Self.number(p.weight)), \"rationale\": \(s(p.rationale)), "
+            "{\"policy\": \(s(p.policy)), \"verdict\": \(s(p.verdict)), \"score\": \(n(p.score)), "
+                + "\"weight\": \(Self.number(p.weight)), \"contribution\": \(n(p.contribution)), \"rationale\": \(s(p.rationale)), "
                 + "\"blockedSince\": \(t(p.blockedSince)), \"changesAt\": \(t(p.changesAt))}"
         }.joined(separator: ", ")
+        let holds = self.holds.map { h in
+            "{\"policy\": \(s(h.policy)), \"waitsFor\": \(s(h.waitsFor)), \"change\": \(s(h.change)), "
+                + "\"since\": \(t(h.since)), \"changesAt\": \(t(h.changesAt))}"
+        }.joined(separator: ", ")
         let history = self.history.map { "{\"t\": \(t($0.time)), \"what\": \(s($0.what))}" }.joined(separator: ", ")
-        return "{\"app\": \(s(app)), \"identifier\": \(s(identifier)), \"t\": \(t(at)), \"status\": \(status), "
+        let started = startedInRun.map { "{\"t\": \(t($0.time)), \"reason\": \(s($0.reason))}" } ?? "null"
+        let submitters = submittedBy.map { "[" + $0.map(s).joined(separator: ", ") + "]" } ?? "null"
+        return "{\"app\": \(s(app)), \"identifier\": \(s(identifier)), \"t\": \(t(at)), "
+            + "\"verdict\": [\(verdictLines.map(s).joined(separator: ", "))], \"status\": \(status), "
             + "\"kind\": \(kind.map(s) ?? "null"), \"earliestBegin\": \(t(earliestBegin)), "
-            + "\"decision\": \(decision.map(s) ?? "null"), \"score\": \(score.map { Self.number($0) } ?? "null"), "
-            + "\"threshold\": \(threshold.map { Self.number($0) } ?? "null"), \"policies\": [\(policies)], "
+            + "\"decision\": \(decision.map(s) ?? "null"), \"wouldStartNow\": \(wouldStartNow), "
+            + "\"score\": \(n(score)), \"threshold\": \(n(threshold)), "
+            + "\"weightedSum\": \(n(weightedSum)), \"totalWeight\": \(n(totalWeight)), " + dasdScores + "\"policies\": [\(policies)], "
+            + "\"waitingSince\": \(t(waitingSince)), \"holds\": [\(holds)], "
             + "\"nextLook\": \(t(nextLook)), \"nextLookReason\": \(nextLookReason.map(s) ?? "null"), "
-            + "\"predictedUse\": \(t(predictedUse)), \"history\": [\(history)]}"
+            + "\"predictedStart\": \(t(predictedStart)), \"predictedStartReason\": \(predictedStartReason.map(s) ?? "null"), "
+            + "\"predictedUse\": \(t(predictedUse)), \"startedInRun\": \(started), \"runEnd\": \(t(runEnd)), "
+            + "\"submittedBy\": \(submitters), \"history\": [\(history)]}"
+    }
+
+    /// dasd's own names for the score against the moving threshold
+    /// (`CurrentScore`, `ThresholdScore`, `DecisionToRun`), for JSON readers
+    /// who compare with a device log.
+    var dasdScores: String {
+        guard let score, let threshold else { return "" }
+        func six(_ v: Double) -> String { String(Double(Int((v * 1_000_000).rounded())) / 1_000_000) }
+        return "\"currentScore\": \(six(score)), \"thresholdScore\": \(six(threshold)), "
+            + "\"decisionToRun\": \(decision?.hasPrefix("would start") == true ? 1 : 0), "
     }
 
     static func number(_ d: Double) -> String {
@@ -109,7 +253,80 @@ public struct TaskExplanation: Sendable {
 }
 
 private extension String {
-    func padding(_ n: Int) -> String { count >= n ? self : self + String(repeating: " ", count: n - count) }
+    func padding(_ n: Int, left: Bool = false) -> String {
+        guard count < n else { return self }
+        let pad = String(repeating: " ", count: n - count)
+        return left ? pad + self : self + pad
+    }
+}
+
+extension Rationale {
+    /// What a policy's answer waits for and what would change it, in plain
+    /// words; `until` is when time alone changes it. nil for an answer that
+    /// holds nothing back (and for words this table does not know: the
+    /// caller falls back to the rationale itself).
+    func hold(until changesAt: String?) -> (waitsFor: String, change: String)? {
+        let wait = changesAt.map { "wait until \($0)" }
+        switch self {
+        case .earliestTooFar:
+            return ("an earliestBeginDate the scheduler will honour", "submit it again with an earlier earliestBeginDate")
+        case .earliestNotReached:
+            return ("its earliestBeginDate", wait ?? "wait for its earliestBeginDate")
+        case .backgroundAppRefreshOff:
+            return ("Background App Refresh (off in Settings)", "turn Background App Refresh on in Settings")
+        case .backgroundAppRefreshOffForApp:
+            return ("Background App Refresh for this app (off in Settings)", "turn Background App Refresh on for the app in Settings")
+        case let .launchRefused(refusal):
+            switch refusal {
+            case .beforeFirstUnlock: return ("the first unlock since boot", "unlock the device")
+            case .forceQuit: return ("the person to open the app (they force-quit it)", "open the app")
+            case let .modeMissing(mode): return ("the '\(mode.rawValue)' background mode", "add '\(mode.rawValue)' to UIBackgroundModes")
+            case .taskIdentifierNotPermitted:
+                return ("a permitted identifier", "add it to BGTaskSchedulerPermittedIdentifiers")
+            case .multitaskingUnsupported: return ("a device that multitasks", "nothing: this device never runs it")
+            }
+        case .lowPowerModeOn: return ("Low Power Mode to be off", "turn Low Power Mode off")
+        case .batteryCritical: return ("more battery (critically low)", "plug the device in")
+        case let .battery(level) where level < 100: return ("more battery (\(level)%)", "plug the device in")
+        case let .thermal(state) where state != .nominal:
+            return ("the device to cool down (thermal state \(state.rawValue))", wait ?? "let the device cool down")
+        case .requiresPowerUnplugged:
+            return ("power (the request requires external power; the device is unplugged)", "plug the device in")
+        case .unplugged: return ("the charger (unplugged scores 0)", wait.map { "plug the device in, or \($0)" } ?? "plug the device in")
+        case .requiresNetworkNone:
+            return ("a network (the request requires connectivity)", "connect the device to a network")
+        case let .network(network) where network != .wifi:
+            return ("a better network (\(network.rawValue))", "connect the device to Wi-Fi")
+        case .processingWhileActive:
+            return ("the device to be idle (a processing task runs only while the device is locked and idle)",
+                    "lock the device and leave it")
+        case let .processingBeforeIdle(idle):
+            return ("the device to be idle for \(Time.describe(idle))", wait ?? "leave the device locked")
+        case .deviceActive(true): return ("the device to be idle (in use scores lower)", "lock the device")
+        case .crowdAfterUnlock: return ("the rush after unlock to pass", wait ?? "wait a few minutes")
+        case .appInForeground: return ("the app to leave the foreground", "send the app to the background")
+        case .neverUsed:
+            return ("the person to use the app (the scheduler does not launch an app never used)", "open the app")
+        case .unusedSince: return ("the person to use the app again", "open the app")
+        case let .nextPredictedUse(t):
+            if t == nil {
+                return ("a predicted use (none in the next two days)", wait.map { "open the app, or \($0)" } ?? "open the app")
+            }
+            return ("the person's predicted use to near", wait.map { "\($0), when the person's predicted use nears" }
+                    ?? "wait for the person's predicted use")
+        case .processingSpacing: return ("the spacing between processing tasks", wait ?? "wait")
+        case .launchSpacing: return ("the spacing between background launches", wait ?? "wait")
+        case .energySpent: return ("tomorrow's energy budget", wait ?? "wait until tomorrow")
+        case let .energyUsed(used, budget) where used > 0:
+            return ("energy budget (\(Time.describe(used)) of \(Time.describe(budget)) used today)", wait ?? "wait until tomorrow")
+        case .cellularSpent:
+            return ("tomorrow's cellular budget", wait.map { "connect to Wi-Fi, or \($0)" } ?? "connect to Wi-Fi")
+        case let .cellularUsed(used, limit) where used > 0:
+            return ("cellular budget (\(used) of \(limit) used today)", "connect to Wi-Fi")
+        default:
+            return nil
+        }
+    }
 }
 
 extension Engine {
@@ -118,71 +335,140 @@ extension Engine {
         let a = apps[Int(app.index)]
         var e = TaskExplanation(app: a.manifest.bundleIdentifier, identifier: identifier, at: now,
                                 atText: clockText(now), status: .notPending)
-        var times: Set<Nanoseconds> = [now]
+        e.wallClockOffset = wallClockOffset
         let id = texts.index[identifier]
         if let pending = pendingTask(for: app, identifier: identifier) {
             e.status = .pending(since: pending.submittedAt)
             e.kind = pending.request.kind.description
             e.earliestBegin = pending.request.earliestBegin
             let candidate = pending.candidate
-            let judgement = judge(candidate, detailed: true)
-            e.decision = judgement.run ? "would start now (\(judgement.reason))" : "deferred: \(judgement.reason)"
-            e.score = judgement.score
-            e.threshold = candidate.kind == .processing ? schedulerPolicy.processingThreshold : schedulerPolicy.appRefreshThreshold
-            e.policies = judgement.outcomes.map { o in
+            let processing = candidate.kind == .processing
+            var j = decide(candidate, detailed: true)
+            if j.run { refuseIfLaunchPolicySaysNo(&j, app, cause: .bgTask, taskIdentifier: pending.identifier) }
+            let reason = decision(j).text(wallClockOffset: wallClockOffset)
+            e.wouldStartNow = j.run
+            e.decision = j.run ? "would start now (\(reason))" : "deferred: \(reason)"
+            e.score = j.score
+            e.threshold = j.threshold
+            var sum = 0.0, total = 0.0
+            let outcomes = SchedulingPolicy.ordered.map { evaluate($0, candidate, detailed: true) }
+            e.policies = outcomes.map { o in
+                let weight = schedulerPolicy.weight(o.policy, processing: processing)
                 let (verdict, score): (String, Double?)
                 switch o.verdict {
+                case .absolutelyMustNotProceed: (verdict, score) = ("absolutely must not", nil)
                 case .mustNotProceed: (verdict, score) = ("must not proceed", nil)
                 case let .canProceed(s): (verdict, score) = ("can proceed", s)
                 case .absolutelyMustProceed: (verdict, score) = ("absolutely must", nil)
                 }
-                let since = o.verdict == .mustNotProceed ? (pending.blockedSince[o.policy.index] ?? now) : nil
-                return TaskExplanation.PolicyLine(policy: o.policy.rawValue, verdict: verdict, score: score,
-                                                  weight: schedulerPolicy.weight(o.policy, processing: candidate.kind == .processing),
-                                                  rationale: o.rationale,
+                if let score { sum += weight * score; total += weight }
+                let since = o.verdict.blocks ? (pending.blockedSince[o.policy.index] ?? now) : nil
+                return TaskExplanation.PolicyLine(policy: o.policy.rawValue, verdict: verdict, score: score, weight: weight,
+                                                  contribution: score.map { weight * $0 }, rationale: o.rationale,
                                                   blockedSince: since, changesAt: o.nextChange)
             }
-            if let next = judgement.nextChange {
+            e.weightedSum = sum
+            e.totalWeight = total
+            if !j.run {
+                e.holds = holds(outcomes, pending: pending, judgement: j, processing: processing)
+                let couldRunFrom = max(pending.submittedAt, candidate.earliest)
+                e.waitingSince = e.holds.compactMap(\.since).min() ?? (couldRunFrom <= now ? couldRunFrom : pending.submittedAt)
+                if let start = predictedStart(of: candidate, app: app, identifier: pending.identifier) {
+                    e.predictedStart = start.time
+                    e.predictedStartReason = start.reason
+                }
+            }
+            if let next = j.nextChange {
                 e.nextLook = next
-                e.nextLookReason = judgement.outcomes.filter { $0.nextChange == next }
+                e.nextLookReason = outcomes.filter { $0.nextChange == next }
                     .map { "\($0.policy.rawValue) changes" }.joined(separator: ", ")
+                if e.nextLookReason?.isEmpty == true { e.nextLookReason = "the threshold falls to the score" }
             }
-            for p in e.policies {
-                if let t = p.blockedSince { times.insert(t) }
-                if let t = p.changesAt { times.insert(t) }
-            }
-            times.insert(pending.submittedAt)
-            if let t = pending.request.earliestBegin { times.insert(t) }
         } else if let id, let running = a.runningTasks.first(where: { $0.identifier.index == id }) {
             e.status = .running(since: running.started, timeLeft: a.taskDeadline.map { max(0, $0 - now) })
             e.kind = running.kind.description
-            times.insert(running.started)
         }
         if let firstUse = a.usage.firstUse,
            let predicted = a.usage.predictedUse(afterWall: wall(now), firstUseWall: wall(firstUse),
                                                 threshold: schedulerPolicy.usageProbabilityThreshold) {
             e.predictedUse = predicted - wallClockOffset
-            times.insert(predicted - wallClockOffset)
         }
         if let id {
             e.history = taskHistory.filter { $0.app == app && $0.identifier.index == id }.suffix(12).map { ($0.time, words(of: $0)) }
         }
-        for h in e.history { times.insert(h.time) }
-        for t in times { e.clock[t] = Time.wallClock(wall(t), seconds: wall(t) % Time.minutes(1) != 0) }
         return e
     }
 
-    /// Identifiers an app has pending, running, or has a history for.
+    /// What a deferred request waits for: every veto; or, when the score
+    /// fell short, the policies that pulled it down most (largest
+    /// weight × (1 − score) first) until the rest would pass.
+    private func holds(_ outcomes: [PolicyOutcome], pending: PendingTask, judgement j: Judgement,
+                       processing: Bool) -> [TaskExplanation.Hold] {
+        func hold(_ o: PolicyOutcome, since: Nanoseconds?) -> TaskExplanation.Hold {
+            // Moments as `when` writes them (seconds only when there are some).
+            func clock(_ t: Nanoseconds) -> String {
+                Time.wallClock(wall(t), seconds: wall(t) % Time.minutes(1) != 0)
+            }
+            let words = o.words?.hold(until: o.nextChange.map(clock))
+            return TaskExplanation.Hold(policy: o.policy.rawValue,
+                                        waitsFor: words?.waitsFor ?? "\(o.policy.rawValue): \(o.rationale)",
+                                        change: words?.change ?? o.nextChange.map { "wait until \(clock($0))" }
+                                            ?? "a change in what \(o.policy.rawValue) looks at",
+                                        since: since, changesAt: o.nextChange)
+        }
+        if case let .launchRefused(refusal) = j.key {
+            let words = Rationale.launchRefused(refusal).hold(until: nil)!
+            return [TaskExplanation.Hold(policy: "launch policy", waitsFor: words.waitsFor, change: words.change,
+                                         since: nil, changesAt: nil)]
+        }
+        let vetoes = outcomes.filter { $0.verdict == .mustNotProceed }
+        if !vetoes.isEmpty {
+            return vetoes.map { hold($0, since: pending.blockedSince[$0.policy.index] ?? now) }
+        }
+        // Score below the threshold: the biggest shortfalls, until making them whole would pass.
+        var shortfalls: [(o: PolicyOutcome, gap: Double)] = []
+        var total = 0.0, sum = 0.0
+        for o in outcomes {
+            guard case let .canProceed(score) = o.verdict else { continue }
+            let w = schedulerPolicy.weight(o.policy, processing: processing)
+            total += w
+            sum += w * score
+            if score < 1, w > 0 { shortfalls.append((o, w * (1 - score))) }
+        }
+        shortfalls.sort { $0.gap > $1.gap }
+        var result: [TaskExplanation.Hold] = []
+        for (o, gap) in shortfalls {
+            result.append(hold(o, since: nil))
+            sum += gap
+            if total > 0, sum / total >= j.threshold { break }
+        }
+        return result
+    }
+
+    /// When the scheduler would start the request if only time passed: the
+    /// judgement repeated at each moment time alone changes an answer, on a
+    /// copy of the engine (nothing is recorded). nil when time alone never will.
+    func predictedStart(of c: Candidate, app: AppID, identifier: TextID) -> (time: Nanoseconds, reason: String)? {
+        var copy = self
+        for _ in 0..<64 {
+            var j = copy.decide(c)
+            if j.run { copy.refuseIfLaunchPolicySaysNo(&j, app, cause: .bgTask, taskIdentifier: identifier) }
+            if j.run { return (copy.now, copy.decision(j).text(wallClockOffset: wallClockOffset)) }
+            guard let next = j.nextChange, next > copy.now else { return nil }
+            copy.now = next
+            copy.refreshPredictionCache(app)
+        }
+        return nil
+    }
+
+    /// Identifiers an app permits, has pending, running, or has a history for.
     public func taskIdentifiers(of app: AppID) -> [String] {
         var ids: [String] = []
-        for h in taskHistory where h.app == app {
-            let name = text(h.identifier)
-            if !ids.contains(name) { ids.append(name) }
-        }
-        for p in pendingTasks where p.app == app {
-            let name = text(p.identifier)
-            if !ids.contains(name) { ids.append(name) }
-        }
+        var seen: Set<String> = []
+        func add(_ name: String) { if seen.insert(name).inserted { ids.append(name) } }
+        for h in taskHistory where h.app == app { add(text(h.identifier)) }
+        for p in pendingTasks.serials(of: app) { add(text(pendingTasks[p].identifier)) }
+        for name in apps[Int(app.index)].manifest.permittedTaskIdentifiers { add(name) }
         return ids
     }
 }

@@ -1,4 +1,5 @@
 import DequeModule
+import HeapModule
 
 /// SPEC §10: memory. Each running or suspended app holds its footprint (its
 /// manifest's `memory` plus what it allocated); the system keeps a share;
@@ -38,10 +39,12 @@ struct ProcessMemory: Sendable {
     }
 }
 
-/// An app suspended at `since` (see `leastRecentlyUsedIdleApp`).
-struct IdleEntry: Sendable {
+/// An app suspended at `since` (see `leastRecentlyUsedIdleApp`), ordered
+/// by when, then by index.
+struct IdleEntry: Sendable, Comparable {
     var app: AppID
     var since: Nanoseconds
+    static func < (a: Self, b: Self) -> Bool { (a.since, a.app.index) < (b.since, b.app.index) }
 }
 
 /// A kill jetsam has decided: the numbers it was decided on. Its words are
@@ -170,8 +173,9 @@ extension Engine {
         guard free < memoryWarningLevel else { memoryWarned = false; return }
         if !memoryWarned {
             memoryWarned = true
-            for i in apps.indices where apps[i].state.isRunning && apps[i].memory.jettison == nil {
-                let app = AppID(index: Int32(i))
+            for index in residentApps.sorted() where apps[Int(index)].state.isRunning && apps[Int(index)].memory.jettison == nil {
+                let i = Int(index)
+                let app = AppID(index: index)
                 record(app, .memoryWarning(footprint: footprint(of: app), free: free))
                 apps[i].jobs.append(.memoryWarning)
                 pump(app)
@@ -189,8 +193,8 @@ extension Engine {
         jetsamCheckQueued = false
         var reclaiming: Int64 = 0
         if jettisonsUnderway > 0 {
-            for i in apps.indices where apps[i].memory.jettison != nil {
-                reclaiming += footprint(of: AppID(index: Int32(i)))
+            for i in residentApps where apps[Int(i)].memory.jettison != nil {
+                reclaiming += footprint(of: AppID(index: i))
             }
         }
         while freeMemory + reclaiming < memoryCriticalLevel, let victim = nextJetsamVictim() {
@@ -206,18 +210,19 @@ extension Engine {
         return jetsamVictimByFullPass()
     }
 
-    /// The same choice, by a pass over every app.
+    /// The same choice, by a pass over every resident app (ties to the lowest index).
     func jetsamVictimByFullPass() -> AppID? {
         var best: (app: AppID, band: JetsamBand, key: Int64)?
-        for i in apps.indices where apps[i].memory.jettison == nil {
-            let app = AppID(index: Int32(i))
+        for index in residentApps where apps[Int(index)].memory.jettison == nil {
+            let i = Int(index)
+            let app = AppID(index: index)
             guard let band = jetsamBand(of: app) else { continue }
             let key: Int64
             switch profile.memory.orderWithinBand {
             case .leastRecentlyUsed: key = apps[i].stateSince
             case .largestFirst: key = -footprint(of: app)
             }
-            if let b = best, (b.band, b.key) <= (band, key) { continue }
+            if let b = best, (b.band, b.key, b.app.index) <= (band, key, index) { continue }
             best = (app, band, key)
         }
         return best?.app
@@ -226,31 +231,30 @@ extension Engine {
     // MARK: The idle band in LRU order
 
     /// The idle band (the lowest) in least-recently-used order, as XNU keeps
-    /// it: apps are appended as they are suspended, so the first that is
-    /// still suspended since then is the one suspended longest. Found
-    /// without a pass over every app — under pressure nearly every launch
-    /// asks. Ties (suspended at the same instant) go to the lowest index,
-    /// as in the full pass.
+    /// it: the app suspended longest first; ties (suspended at the same
+    /// instant) go to the lowest index, as in the full pass. A heap by
+    /// (since, index), so neither a pass over every app nor over the apps
+    /// suspended at one instant: under pressure nearly every launch asks,
+    /// and a person's habit can suspend thousands of apps at once.
     mutating func leastRecentlyUsedIdleApp() -> AppID? {
-        while let first = idleOrder.first, !isStillSuspended(first) { idleOrder.removeFirst() }
-        var best: IdleEntry?
-        for entry in idleOrder {
-            if let b = best, entry.since != b.since { break }
-            let i = Int(entry.app.index)
-            guard isStillSuspended(entry), apps[i].memory.jettison == nil,
-                  jetsamBand(of: entry.app) == .idle else { continue }
-            if best == nil || entry.app.index < best!.app.index { best = entry }
+        var skipped: [IdleEntry] = []
+        defer { for entry in skipped { idleOrder.insert(entry) } }
+        while let first = idleOrder.min {
+            guard isStillSuspended(first) else { idleOrder.removeMin(); continue }
+            let i = Int(first.app.index)
+            if apps[i].memory.jettison == nil, jetsamBand(of: first.app) == .idle { return first.app }
+            skipped.append(idleOrder.removeMin())  // suspended, yet not a candidate now: kept for later
         }
-        return best?.app
+        return nil
     }
 
     /// An app entered the idle band's order (it was suspended).
     mutating func noteSuspended(_ app: AppID) {
-        idleOrder.append(IdleEntry(app: app, since: now))
+        idleOrder.insert(IdleEntry(app: app, since: now))
         // Entries of apps no longer suspended go when they reach the front;
         // without memory pressure nothing asks, so sweep them now and then.
         if idleOrder.count > 2 * apps.count + 64 {
-            idleOrder = Deque(idleOrder.filter(isStillSuspended))
+            idleOrder = Heap(idleOrder.unordered.filter(isStillSuspended))
         }
     }
 

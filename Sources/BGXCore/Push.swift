@@ -83,6 +83,7 @@ extension Engine {
                 return .drop("the app has not been opened since \(clockText(lastUse)) (over \(Time.describe(cutoff)))")
             }
         }
+        if let refused = dasdPushGate(app) { return refused }
         if let minimum = p.silentPushMinimumBattery, !device.charging, device.battery <= minimum {
             return .hold("battery at \(device.battery)% (≤ \(minimum)%): background pushes wait", retryAt: nil)
         }
@@ -119,6 +120,7 @@ extension Engine {
             dropPush(app, older, "replaced by a newer push while held: only the newest is kept")
         }
         apps[i].push.held = push
+        heldPushApps.insert(app.index)
         apps[i].push.heldSince = now
         record(app, .pushDrop(type: push.type, priority: push.priority, reason: text("held: " + reason), held: true))
         scheduleRetry(app, at: retryAt)
@@ -190,7 +192,7 @@ extension Engine {
 
     /// Conditions changed (the device, an unlock, a reboot): held pushes may go now.
     mutating func retryHeldPushes() {
-        for i in apps.indices where apps[i].push.held != nil { retryHeldPush(AppID(index: Int32(i))) }
+        for i in heldPushApps.sorted() where apps[Int(i)].push.held != nil { retryHeldPush(AppID(index: i)) }
     }
 
     mutating func retryHeldPush(_ app: AppID) {
@@ -200,9 +202,11 @@ extension Engine {
         switch backgroundPushGate(app, push) {
         case nil:
             apps[i].push.held = nil
+            heldPushApps.remove(app.index)
             deliverInBackground(app, push)
         case let .drop(reason):
             apps[i].push.held = nil
+            heldPushApps.remove(app.index)
             dropPush(app, push, reason)
         case let .hold(_, retryAt):
             scheduleRetry(app, at: retryAt)
@@ -214,6 +218,7 @@ extension Engine {
         let i = Int(app.index)
         guard let push = apps[i].push.held else { return }
         apps[i].push.held = nil
+        heldPushApps.remove(app.index)
         record(app, .pushDeliver(type: push.type, priority: push.priority, toApp: true))
         handPushToApp(app, push, watched: false)
     }

@@ -23,6 +23,31 @@ public struct PushPolicy: Sendable, Equatable {
     /// for an app never opened). nil: usage does not matter.
     public var silentPushUnusedAppCutoff: Nanoseconds? = Time.days(7)
 
+    /// dasd (iOS 11 and later [O]) judges each background push as an
+    /// activity `com.apple.pushLaunch.<bundle>` with its own policies
+    /// (ApplicationPolicy, ThunderingHerdPolicy, MemoryPressurePolicy,
+    /// DeviceActivityPolicy), weights as logged (`PushJudgement.swift`).
+    public var judgedByDasd = true
+    public var dasdWeights: [SchedulingPolicy: Double] = [
+        .application: 50,      // ApplicationPolicy 50 (e-mission/e-mission-phone#290; ably/ably-flutter README)
+        .deviceActivity: 5,    // DeviceActivityPolicy 5 (ably/ably-flutter README)
+        .thunderingHerd: 1,    // ThunderingHerdPolicy 1 (ably/ably-flutter README; lionheart/openradar-mirror#20555)
+        .memoryPressure: 5,    // MemoryPressurePolicy 5 (ably/ably-flutter README)
+    ]
+    /// A push Can Proceed on every policy still needs this final score (bgx's
+    /// choice: the one logged push that ran scored 0.96).
+    public var dasdThreshold = 0.5
+    /// DeviceActivityPolicy's score for a push while the device is in use
+    /// (0.25 logged, ably/ably-flutter README) and while it is locked (the
+    /// policy's floor, 0.05 — bgx's reading: dasd favours launches when use is likely).
+    public var deviceActivityScoreInUse = 0.25
+    public var deviceActivityScoreLocked = 0.05
+    /// After a restart, background pushes are refused until the person opens
+    /// the app: `Absolutely Must Not Proceed … [pushDisallowed]` [O] (Apple
+    /// Developer Forums thread 835645, iOS 18; reported on iOS 14–17). Apple's
+    /// older documentation says a restart re-enables launches [D]: older profiles follow it.
+    public var pushDisallowedAfterReboot = true
+
     // MARK: VoIP, SPEC §4
     /// PushKit VoIP pushes: iOS 8 and later [D].
     public var pushKitAvailable = true
@@ -49,6 +74,7 @@ public struct PushPolicy: Sendable, Equatable {
         p.silentPushMinimumBattery = nil
         p.silentPushPausedInLowPowerMode = false
         p.silentPushUnusedAppCutoff = nil
+        p.pushDisallowedAfterReboot = false
         return p
     }()
 
@@ -58,6 +84,7 @@ public struct PushPolicy: Sendable, Equatable {
         var p = PushPolicy.ios12
         p.silentPushSupported = false
         p.pushKitAvailable = false
+        p.judgedByDasd = false  // dasd judges pushes from iOS 11 [O]
         return p
     }()
 }

@@ -31,6 +31,8 @@ enum Rationale: Sendable, Equatable {
     case idleSince(Nanoseconds)
     case deviceActive(Bool)
     // ThunderingHerdPolicy
+    case herdAfterBoot(window: Nanoseconds)
+    case herdWhileInUse(window: Nanoseconds)
     case crowdAfterUnlock(window: Nanoseconds)
     case noCrowd
     // ApplicationPolicy
@@ -51,6 +53,24 @@ enum Rationale: Sendable, Equatable {
     case processingOwnBudget
     case energySpent(budget: Nanoseconds)
     case energyUsed(Nanoseconds, budget: Nanoseconds)
+    // CPUUsagePolicy
+    case cpuNotConsidered
+    case cpuBusy(required: Int, observed: Int)
+    case cpuLevel(Int)
+    // MemoryPressurePolicy
+    case cameraActive
+    case memoryCritical
+    case memoryPressure(DeviceState.MemoryPressure)
+    // ActivityGroupPolicy
+    case groupNotLimited
+    case groupFull(String)
+    case groupAvailable(Int)
+    // FileProtectionPolicy
+    case protectedDataLocked, protectedDataAvailable
+    // ApplicationPolicy for pushes (dasd's `com.apple.pushLaunch.<bundle>`)
+    case appIsForeground
+    case pushDisallowed
+    case pushAllowed
     // DataBudgetPolicy
     case notCellular
     case cellularSpent(Int)
@@ -88,6 +108,25 @@ enum Rationale: Sendable, Equatable {
         case let .processingBeforeIdle(idle): return "[{launchType == PROCESSING AND idle < \(describe(idle))}]"
         case let .idleSince(t): return "device idle since \(clock(t))"
         case let .deviceActive(active): return active ? "[{deviceActive == 1}]" : "[{deviceActive == 0}]"
+        case let .herdAfterBoot(window): return "[{timeSinceThunderingHerdTriggerEvent < \(window / Time.nanosecondsPerSecond)}]"
+        case let .herdWhileInUse(window):
+            return "[{deviceInUse == 1 AND timeSinceThunderingHerdTriggerEvent < \(window / Time.nanosecondsPerSecond)}]"
+        case .cpuNotConsidered: return "CPU use holds back processing only"
+        case let .cpuBusy(required, observed):
+            return "[{[Max allowed CPU Usage level]: Required:\(required).00, Observed:\(observed).00},]"
+        case let .cpuLevel(level): return "[{cpuUsageLevel == \(level)}]"
+        case .cameraActive: return "[{cameraIsActive == 1}]"
+        case .memoryCritical: return "[{memoryPressure == critical}]"
+        case let .memoryPressure(level): return "[{memoryPressure == \(level.rawValue)}]"
+        case .groupNotLimited: return "no concurrency limit for this activity"
+        case let .groupFull(group): return "[{\"\(group)\".currentAvailableLimit == 0}]"
+        case let .groupAvailable(n): return "[{currentAvailableLimit == \(n)}]"
+        case .protectedDataLocked:
+            return "[{fileProtection == completeUntilFirstUserAuthentication AND unlockedSinceBoot == 0}]"
+        case .protectedDataAvailable: return "[{unlockedSinceBoot == 1}]"
+        case .appIsForeground: return "[{[appIsForeground]: Required:1.00, Observed:1.00},]"
+        case .pushDisallowed: return "[{[pushDisallowed]: Required:0.00, Observed:1.00},]"
+        case .pushAllowed: return "[{[pushDisallowed]: Required:0.00, Observed:0.00},]"
         case let .crowdAfterUnlock(window): return "[{deviceInUse == 1 AND timeSinceUnlock < \(describe(window))}]"
         case .noCrowd: return "no crowd after unlock"
         case .appInForeground: return "the app is in the foreground"
@@ -95,7 +134,7 @@ enum Rationale: Sendable, Equatable {
         case let .unusedSince(t, cutoff): return "the app has not been used since \(clock(t)) (over \(describe(cutoff)))"
         case let .usedThisWeek(t): return "the app was used this week (\(clock(t)))"
         case let .predictedUse(t): return "predicted use at \(clock(t))"
-        case let .noBackgroundLaunchFor(d): return "no background launch for \(describe(d))"
+        case let .noBackgroundLaunchFor(d): return "a refresh is due: no background launch for \(describe(d))"
         case let .nextPredictedUse(t): return t.map { "next predicted use \(clock($0))" } ?? "no predicted use in the next two days"
         case .noProcessingYet: return "no processing task completed yet"
         case let .processingSpacing(ended, success, nextAt):
@@ -134,8 +173,8 @@ struct DecisionWords: Sendable, Equatable {
         case .absolutelyMust: return "absolutely must proceed"
         case let .launchRefused(refusal): return refusal.reason
         case .mustNot: return words ?? ""
-        case .ran: return "score \(Engine.twoDecimals(score)) ≥ \(threshold)" + (words.map { " — " + $0 } ?? "")
-        case .waits: return "score \(Engine.twoDecimals(score)) < \(threshold)" + (words.map { " — " + $0 } ?? "")
+        case .ran: return "score \(Engine.twoDecimals(score)) ≥ \(Engine.rounded(threshold))" + (words.map { " — " + $0 } ?? "")
+        case .waits: return "score \(Engine.twoDecimals(score)) < \(Engine.rounded(threshold))" + (words.map { " — " + $0 } ?? "")
         }
     }
 }

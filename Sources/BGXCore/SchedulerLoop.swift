@@ -1,3 +1,5 @@
+import HeapModule
+
 /// SPEC §6: when the scheduler decides. Event-driven: any change that can
 /// matter (a submission, a device change, a user action, a task ending)
 /// marks the scheduler dirty and it judges every candidate at that moment;
@@ -5,58 +7,90 @@
 /// idle time, a rate limit) it wakes at exactly that moment. No polling.
 extension Engine {
 
+    /// Judges what has changed: every request and fetch app after a change
+    /// of the device (`schedulerDirty`), else only the apps something
+    /// happened to or whose wake is due (`schedulerDirtyApps`) — with
+    /// thousands of apps, a user action re-judges one app, not all.
     mutating func evaluateScheduler() {
+        let everything = schedulerDirty
         schedulerDirty = false
         schedulerEvaluations &+= 1
+        let dirty = schedulerDirtyApps
+        schedulerDirtyApps.removeAll(keepingCapacity: true)
         if pendingTasks.isEmpty && fetchApps.isEmpty {
+            schedulerWakes = Heap()
+            schedulerWakeAt.removeAll()
             schedulerWake = nil
             return
         }
-        var next: Nanoseconds?
-        var starting: [Int] = []
-        var reasons: [DecisionWords] = []
-        for k in pendingTasks.indices where pendingTasks[k].request.kind == .appRefresh {
-            refreshPredictionCache(pendingTasks[k].app)
+        // In the order a pass over every request would take them: submission order, fetch apps as they asked.
+        var serials: [UInt64]
+        var fetchers: [AppID]
+        if everything {
+            serials = pendingTasks.serials
+            fetchers = fetchApps
+        } else {
+            serials = []
+            var ranked: [(rank: Int, app: AppID)] = []
+            for index in dirty {
+                let app = AppID(index: index)
+                serials += pendingTasks.serials(of: app)
+                if let rank = fetchRank[index] { ranked.append((rank, app)) }
+            }
+            serials.sort()
+            fetchers = ranked.sorted { $0.rank < $1.rank }.map(\.app)
         }
-        for app in fetchApps { refreshPredictionCache(app) }
-        for k in pendingTasks.indices {
-            // Fields read in place: `let p = pendingTasks[k]` copied (and retained) the whole request.
-            let app = pendingTasks[k].app, identifier = pendingTasks[k].identifier
+        var starting: [UInt64] = []
+        var reasons: [DecisionWords] = []
+        for s in serials where pendingTasks[s].request.kind == .appRefresh {
+            refreshPredictionCache(pendingTasks[s].app)
+        }
+        for app in fetchers { refreshPredictionCache(app) }
+        for s in serials {
+            // Fields read in place: `let p = pendingTasks[s]` copied (and retained) the whole request.
+            let app = pendingTasks[s].app, identifier = pendingTasks[s].identifier
             // One run at a time per identifier: a request resubmitted from its
             // own launch handler waits for that run to end — else it would
             // start again at the same instant, forever (SPEC §5: to repeat,
             // resubmit in the handler).
             if apps[Int(app.index)].runningTasks.contains(where: { $0.identifier == identifier }) { continue }
-            let candidate = candidate(ofPending: k)
+            let candidate = candidate(ofPending: s)
+            schedulerJudgements &+= 1
             var judgement = decide(candidate)
             if judgement.run { refuseIfLaunchPolicySaysNo(&judgement, app, cause: .bgTask, taskIdentifier: identifier) }
-            for index in 0..<pendingTasks[k].blockedSince.count {
+            for index in 0..<pendingTasks[s].blockedSince.count {
                 if judgement.mustNotMask & (1 << UInt32(index)) != 0 {
-                    if pendingTasks[k].blockedSince[index] == nil { pendingTasks[k].blockedSince[index] = now }
-                } else if pendingTasks[k].blockedSince[index] != nil {
-                    pendingTasks[k].blockedSince[index] = nil
+                    if pendingTasks[s].blockedSince[index] == nil { pendingTasks[s].blockedSince[index] = now }
+                } else if pendingTasks[s].blockedSince[index] != nil {
+                    pendingTasks[s].blockedSince[index] = nil
                 }
             }
             if judgement.run {
-                starting.append(k)
+                starting.append(s)
                 reasons.append(decision(judgement))
             } else {
                 // A deferral is recorded when what holds the task back changes.
-                if pendingTasks[k].lastDeferKey != judgement.key {
-                    pendingTasks[k].lastDeferKey = judgement.key
+                if pendingTasks[s].lastDeferKey != judgement.key {
+                    pendingTasks[s].lastDeferKey = judgement.key
                     let why = appendDecision(decision(judgement))
                     record(app, .taskDefer(identifier: identifier, reason: why))
                     noteTaskHistory(app, identifier, event: "deferred", detail: why)
                 }
-                if let n = judgement.nextChange { next = min(next ?? n, n) }
+                if let n = judgement.nextChange { wakeScheduler(for: app, at: n) }
             }
         }
-        for app in fetchApps {
-            if let n = evaluateFetch(app) { next = min(next ?? n, n) }
+        schedulerJudgements &+= fetchers.count
+        for app in fetchers {
+            if let n = evaluateFetch(app) { wakeScheduler(for: app, at: n) }
         }
         if !starting.isEmpty {
-            let chosen = starting.map { pendingTasks[$0] }
-            for k in starting.reversed() { pendingTasks.remove(at: k) }
+            if recordsDasdDecisions {
+                for s in starting {
+                    let (app, id) = (pendingTasks[s].app, text(pendingTasks[s].identifier))
+                    if let d = dasdDecision(app: app, identifier: id) { dasdStarts.append((app, id, now, d)) }
+                }
+            }
+            let chosen = starting.map { pendingTasks.remove($0) }
             var byApp: [Int32: [PendingTask]] = [:]
             var reasonByApp: [Int32: DecisionWords] = [:]
             for (task, reason) in zip(chosen, reasons) {
@@ -67,9 +101,24 @@ extension Engine {
                 start(byApp[index]!, for: AppID(index: index), reason: appendDecision(reasonByApp[index]!))
             }
         }
+        scheduleNextSchedulerWake()
+    }
+
+    /// Time alone changes an answer about `app` at `time`: judge its
+    /// requests again then. Only the earliest wake of an app is kept.
+    mutating func wakeScheduler(for app: AppID, at time: Nanoseconds) {
+        if let earlier = schedulerWakeAt[app.index], earlier <= time { return }
+        schedulerWakeAt[app.index] = time
+        schedulerWakes.insert(SchedulerWakeEntry(time: time, app: app.index))
+    }
+
+    /// One event in the queue, at the earliest wake of any app.
+    mutating func scheduleNextSchedulerWake() {
+        guard let first = schedulerWakes.min else { schedulerWake = nil; return }
+        guard schedulerWake != first.time else { return }
         schedulerGeneration &+= 1
-        schedulerWake = next
-        if let next { queue.push(.schedulerWake(generation: schedulerGeneration), at: next) }
+        schedulerWake = first.time
+        queue.push(.schedulerWake(generation: schedulerGeneration), at: first.time)
     }
 
     /// The policies said run; the launch policy (SPEC §11) has the last word
@@ -83,33 +132,39 @@ extension Engine {
         j.decisiveWords = nil
     }
 
-    /// Something changed for `app`: judge again if the scheduler has anything
-    /// of it in hand.
+    /// Something changed for `app`: judge it again if the scheduler has
+    /// anything of it in hand.
     mutating func markSchedulerDirty(for app: AppID) {
         if schedulerDirty { return }
-        if pendingTaskIndex(of: app) != nil || fetchApps.contains(app)
-            || !apps[Int(app.index)].runningTasks.isEmpty {
-            schedulerDirty = true
+        if pendingTasks.has(app) || fetchRank[app.index] != nil || !apps[Int(app.index)].runningTasks.isEmpty {
+            schedulerDirtyApps.insert(app.index)
         }
     }
 
-    /// The first pending request of `app` (and `identifier`), by index: the
-    /// closure forms (`contains(where:)`, `firstIndex(where:)`) copy every
-    /// request they look at, and this is asked on every user action.
-    @inline(__always) func pendingTaskIndex(of app: AppID, _ identifier: TextID? = nil) -> Int? {
-        for k in pendingTasks.indices where pendingTasks[k].app == app {
-            if identifier == nil || pendingTasks[k].identifier == identifier { return k }
-        }
-        return nil
-    }
-
+    /// The wake fired: the apps whose wake is due are judged again.
     mutating func schedulerWakeFired(generation: UInt32) {
-        if generation == schedulerGeneration { schedulerDirty = true }
+        guard generation == schedulerGeneration else { return }
+        schedulerWake = nil
+        while let first = schedulerWakes.min, first.time <= now {
+            schedulerWakes.removeMin()
+            // Superseded by an earlier wake of the same app, which has already judged it.
+            guard schedulerWakeAt[first.app] == first.time else { continue }
+            schedulerWakeAt[first.app] = nil
+            markSchedulerDirty(for: AppID(index: first.app))
+        }
+        if schedulerDirtyApps.isEmpty && !schedulerDirty { scheduleNextSchedulerWake() }
     }
 
     /// What the scheduler last decided about a pending request, for `explain`.
     func pendingTask(for app: AppID, identifier: String) -> PendingTask? {
         guard let id = texts.index[identifier] else { return nil }
-        return pendingTasks.first { $0.app == app && $0.identifier.index == id }
+        return pendingTasks.serial(of: app, TextID(index: Int32(id))).map { pendingTasks[$0] }
     }
+}
+
+/// An app's requests to judge again at `time` (the scheduler's wakes, earliest first).
+struct SchedulerWakeEntry: Sendable, Comparable {
+    var time: Nanoseconds
+    var app: Int32
+    static func < (a: Self, b: Self) -> Bool { (a.time, a.app) < (b.time, b.app) }
 }

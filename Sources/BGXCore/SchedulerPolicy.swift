@@ -22,20 +22,45 @@ public struct SchedulerPolicy: Sendable, Equatable {
         .chargerPluggedIn: 20,   // ChargerPluggedInPolicy 20
         .rateLimit: 1,           // ActivityRateLimitPolicy 1
         .energyBudget: 2,        // EnergyBudgetPolicy (weight not in the logs; bgx's choice)
+        .cpuUsage: 5,            // CPUUsagePolicy 5 (cocoa-mhlw/cocoa#644, bgProcessing)
+        .memoryPressure: 5,      // MemoryPressurePolicy 5 (ably/ably-flutter README, pushLaunch)
+        .activityGroup: 0.5,     // ActivityGroupPolicy 0.5 (Apple TN3163)
     ]
     /// App refresh and fetch weigh power less: they are short and run by day [O].
     public var refreshWeightOverrides: [SchedulingPolicy: Double] = [.chargerPluggedIn: 5]
+    /// ApplicationPolicy gates processing (an unused app's request: Must Not
+    /// Proceed) but adds no score: with its 50 in the sum a task would run
+    /// right after lock, where the logs show it held below the threshold
+    /// (CurrentScore 0.84 < ThresholdScore 0.91, issue 19's log) — bgx's choice.
+    public var processingWeightOverrides: [SchedulingPolicy: Double] = [.application: 0]
     // DataBudgetPolicy has no weight: it only gates (Must Not Proceed when spent).
     /// A candidate runs when Σ weight·score / Σ weight reaches this [O].
     public var appRefreshThreshold = 0.5
+    /// Processing's threshold moves [O]: from `processingThresholdStart`
+    /// (logged ThresholdScore 0.9098) down to `processingThreshold` once the
+    /// request has waited the best-effort window (see `thresholdScore`).
     public var processingThreshold = 0.8
+    public var processingThresholdStart = 0.91
 
     /// Below this battery level, unplugged, only essential work runs [S][D].
     public var criticalBatteryLevel = 20
     /// Processing waits until the device has been locked this long ("idle") [O].
     public var idleBeforeProcessing: Nanoseconds = Time.minutes(10)
-    /// After boot or unlock, while the device is in use, background work waits this long [O].
+    /// After boot or unlock, while the device is in use, background work waits this long [O]
+    /// (`deviceInUse == 1 AND timeSinceThunderingHerdTriggerEvent < 900`, ably/ably-flutter README).
     public var thunderingHerdWindow: Nanoseconds = Time.seconds(900)
+    /// After a boot every background launch waits this long [O]
+    /// (`timeSinceThunderingHerdTriggerEvent < 300`, lionheart/openradar-mirror#20555).
+    public var thunderingHerdBootWindow: Nanoseconds = Time.seconds(300)
+    /// DeviceActivityPolicy's score for processing while locked but not yet
+    /// idle: Can Proceed, 0.05 [O] (the floor dasd gives; issue 19's log).
+    public var deviceActivityScoreSoonAfterLock = 0.05
+    /// CPUUsagePolicy: processing waits while CPU use is above this percentage [O]
+    /// (`[Max allowed CPU Usage level]: Required:50.00, Observed:90.00`, cocoa-mhlw/cocoa#644).
+    public var maxCPUUsageForProcessing = 50
+    /// ActivityGroupPolicy: processing activities of one app that may run at once [O]
+    /// (`currentAvailableLimit == 0` holds the next, Apple TN3163). 1 is bgx's reading.
+    public var processingGroupLimit = 1
 
     /// Refresh lands this long before the predicted use [S] ("launch shortly before").
     public var refreshLeadTime: Nanoseconds = Time.minutes(15)
@@ -85,7 +110,7 @@ public struct SchedulerPolicy: Sendable, Equatable {
     public init() {}
 
     public func weight(_ policy: SchedulingPolicy, processing: Bool) -> Double {
-        (processing ? nil : refreshWeightOverrides[policy]) ?? weights[policy] ?? 0
+        (processing ? processingWeightOverrides[policy] : refreshWeightOverrides[policy]) ?? weights[policy] ?? 0
     }
 
     /// The weights as tables indexed by `SchedulingPolicy.index`, for the hot path.

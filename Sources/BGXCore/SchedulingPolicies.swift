@@ -18,6 +18,10 @@ public enum SchedulingPolicy: String, Sendable, CaseIterable, Hashable, Comparab
     case rateLimit = "ActivityRateLimitPolicy"
     case energyBudget = "EnergyBudgetPolicy"
     case dataBudget = "DataBudgetPolicy"
+    case cpuUsage = "CPUUsagePolicy"
+    case memoryPressure = "MemoryPressurePolicy"
+    case activityGroup = "ActivityGroupPolicy"
+    case fileProtection = "FileProtectionPolicy"
 
     /// The policy's position in `allCases`: tables indexed by it avoid
     /// hashing the name on the hot path.
@@ -38,6 +42,10 @@ public enum SchedulingPolicy: String, Sendable, CaseIterable, Hashable, Comparab
         case .rateLimit: 12
         case .energyBudget: 13
         case .dataBudget: 14
+        case .cpuUsage: 15
+        case .memoryPressure: 16
+        case .activityGroup: 17
+        case .fileProtection: 18
         }
     }
 
@@ -53,9 +61,33 @@ public enum SchedulingPolicy: String, Sendable, CaseIterable, Hashable, Comparab
 }
 
 public enum PolicyVerdict: Sendable, Equatable {
+    /// dasd's hardest no (`Absolutely Must Not Proceed`, e.g. `pushDisallowed`):
+    /// nothing, not even an Absolutely Must Proceed, overrides it.
+    case absolutelyMustNotProceed
     case mustNotProceed
     case canProceed(Double)
     case absolutelyMustProceed
+
+    /// dasd's words for the verdict, as its logs print them.
+    public var dasdName: String {
+        switch self {
+        case .absolutelyMustNotProceed: "Absolutely Must Not Proceed"
+        case .mustNotProceed: "Must Not Proceed"
+        case .canProceed: "Can Proceed"
+        case .absolutelyMustProceed: "Absolutely Must Proceed"
+        }
+    }
+
+    /// The score dasd prints beside the verdict.
+    public var score: Double {
+        switch self {
+        case .absolutelyMustNotProceed, .mustNotProceed: 0
+        case let .canProceed(s): s
+        case .absolutelyMustProceed: 1
+        }
+    }
+
+    public var blocks: Bool { self == .mustNotProceed || self == .absolutelyMustNotProceed }
 }
 
 public struct PolicyOutcome: Sendable, Equatable {
@@ -137,7 +169,9 @@ extension Engine {
             return out(.canProceed(score), .battery(device.battery))
         case .thermal:
             switch device.thermal {
-            case .serious, .critical: return out(.mustNotProceed, .thermal(device.thermal))
+            // dasd's hardest no [O]: `Absolutely Must Not Proceed … [{thermalLevel >= 2}]`
+            // (nstrauss/nstrauss.github.io, 2020-08-11-mitigating-mac-enrollment-failures).
+            case .serious, .critical: return out(.absolutelyMustNotProceed, .thermal(device.thermal))
             case .fair: return out(.canProceed(0.5), .thermal(.fair))
             case .nominal: return out(.canProceed(1), .thermal(.nominal))
             }
@@ -163,15 +197,21 @@ extension Engine {
             }
         case .deviceActivity:
             if c.kind == .processing {
+                // dasd blocks processing only while the device is in use [O]; once
+                // locked it answers Can Proceed, with a low score (0.05) until the
+                // device has been idle a while [O] — the threshold then holds the
+                // task back, not a Must Not Proceed.
                 guard device.locked, let lockedSince else { return out(.mustNotProceed, .processingWhileActive) }
                 let idleAt = lockedSince + p.idleBeforeProcessing
                 if now < idleAt {
-                    return out(.mustNotProceed, .processingBeforeIdle(p.idleBeforeProcessing), next: idleAt)
+                    return out(.canProceed(p.deviceActivityScoreSoonAfterLock),
+                               .processingBeforeIdle(p.idleBeforeProcessing), next: idleAt)
                 }
                 return out(.canProceed(1), .idleSince(lockedSince))
             }
             return device.locked ? out(.canProceed(1), .deviceActive(false)) : out(.canProceed(0.7), .deviceActive(true))
         case .thunderingHerd:
+            if let herd = thunderingHerd() { return out(.mustNotProceed, herd.words, next: herd.until) }
             if !device.locked, let unlocked = lastUnlock, now - unlocked < p.thunderingHerdWindow {
                 return out(.canProceed(0), .crowdAfterUnlock(window: p.thunderingHerdWindow),
                            next: unlocked + p.thunderingHerdWindow)
@@ -229,6 +269,34 @@ extension Engine {
             }
             return out(.canProceed(1 - Double(used) / Double(p.dailyEnergyBudget)),
                        .energyUsed(used, budget: p.dailyEnergyBudget))
+        case .cpuUsage:
+            // Processing waits while the system is busy [O]; other launches do not.
+            guard c.kind == .processing else { return out(.canProceed(1), .cpuNotConsidered) }
+            if device.cpuLoad > p.maxCPUUsageForProcessing {
+                return out(.mustNotProceed, .cpuBusy(required: p.maxCPUUsageForProcessing, observed: device.cpuLoad))
+            }
+            return out(.canProceed(1), .cpuLevel(device.cpuLoad))
+        case .memoryPressure:
+            if let why = memoryPressureBlock() { return out(.mustNotProceed, why) }
+            return out(device.memoryPressure == .warning ? .canProceed(0.5) : .canProceed(1),
+                       .memoryPressure(device.memoryPressure))
+        case .activityGroup:
+            // A group runs at most `processingGroupLimit` activities at once [O]
+            // (TN3163's `currentAvailableLimit == 0`): a second processing task
+            // of the app waits for the first to end.
+            guard c.kind == .processing else { return out(.canProceed(1), .groupNotLimited) }
+            let running = apps[ai].runningTasks.reduce(0) { $0 + ($1.kind == .processing ? 1 : 0) }
+            if running >= p.processingGroupLimit {
+                return out(.mustNotProceed, .groupFull(apps[ai].manifest.bundleIdentifier))
+            }
+            return out(.canProceed(1), .groupAvailable(p.processingGroupLimit - running))
+        case .fileProtection:
+            // dasd's launch activities declare their data protection class:
+            // `completeUntilFirstUserAuthentication` for pushes [O] (as public
+            // reverse-engineered dasd sources build a push launch), data locked
+            // until the first unlock after boot. bgx gives BGTasks the same class.
+            if !device.unlockedSinceBoot { return out(.mustNotProceed, .protectedDataLocked) }
+            return out(.canProceed(1), .protectedDataAvailable)
         case .dataBudget:
             // Until transfers are simulated, data is counted in launches made
             // over cellular; Wi-Fi is not budgeted.
@@ -326,7 +394,7 @@ extension Engine {
             let o = evaluate(policy, c, detailed: detailed)
             if let n = o.nextChange, n > now { next = min(next ?? n, n) }
             switch o.verdict {
-            case .mustNotProceed:
+            case .mustNotProceed, .absolutelyMustNotProceed:
                 mask |= 1 << UInt32(policy.index)
                 if mustNot == nil { mustNot = policy }
             case .absolutelyMustProceed: must = true
@@ -339,13 +407,17 @@ extension Engine {
             }
         }
         let score = total > 0 ? weighted / total : 1
-        let threshold = processing ? schedulerPolicy.processingThreshold : schedulerPolicy.appRefreshThreshold
+        let threshold = thresholdScore(c)
         var j = Judgement(run: false, score: score, threshold: threshold, key: .waits(nil), nextChange: next,
                           mustNotMask: mask, decisiveWords: nil)
         if let m = mustNot { j.key = .mustNot(m) }
         else if must { (j.run, j.key) = (true, .absolutelyMust) }
         else if score >= threshold { (j.run, j.key) = (true, .ran(best)) }
-        else { j.key = .waits(worst) }
+        else {
+            j.key = .waits(worst)
+            // The threshold falls as the request waits: wake when it reaches this score.
+            if let t = thresholdReaches(score, c), t > now { j.nextChange = min(j.nextChange ?? t, t) }
+        }
         if let d = j.key.policy { j.decisiveWords = evaluate(d, c, detailed: true).words }
         return j
     }
@@ -367,6 +439,60 @@ extension Engine {
         let whole = hundredths / 100, rest = hundredths % 100
         if rest == 0 { return "\(whole).0" }
         return rest % 10 == 0 ? "\(whole).\(rest / 10)" : (rest < 10 ? "\(whole).0\(rest)" : "\(whole).\(rest)")
+    }
+
+    /// `0.91`: a threshold rounded to two decimals (the threshold moves, so it is rarely round).
+    static func rounded(_ v: Double) -> String {
+        let hundredths = Int((v * 100).rounded())
+        return twoDecimals(Double(hundredths) / 100 + 0.000_001)
+    }
+
+    /// dasd's `ThresholdScore`: the score a candidate must reach. It moves
+    /// [O] (logged 0.9098 for a processing task whose CurrentScore 0.8396 did
+    /// not run): bgx starts a processing request at `processingThresholdStart`
+    /// and lowers it to `processingThreshold` over the best-effort window, so
+    /// a request that has waited long runs on a weaker moment. Refresh keeps
+    /// one threshold.
+    func thresholdScore(_ c: Candidate) -> Double {
+        let p = schedulerPolicy
+        guard c.kind == .processing else { return p.appRefreshThreshold }
+        let since = max(c.submittedAt, c.earliest)
+        let waited = min(1, Double(max(0, now - since)) / Double(max(1, p.processingBestEffort)))
+        return p.processingThresholdStart - (p.processingThresholdStart - p.processingThreshold) * waited
+    }
+
+    /// When `thresholdScore(c)` will have fallen to `score` (nil if it never will).
+    func thresholdReaches(_ score: Double, _ c: Candidate) -> Nanoseconds? {
+        let p = schedulerPolicy
+        guard c.kind == .processing, p.processingThresholdStart > p.processingThreshold,
+              score >= p.processingThreshold else { return nil }
+        let since = max(c.submittedAt, c.earliest)
+        let fraction = (p.processingThresholdStart - score) / (p.processingThresholdStart - p.processingThreshold)
+        // A second late, so that rounding never leaves the threshold a hair above the score.
+        return since + Nanoseconds((fraction * Double(p.processingBestEffort)).rounded(.up)) + Time.seconds(1)
+    }
+
+    /// ThunderingHerdPolicy [O]: after a trigger event (a boot, and the first
+    /// unlock after it) background launches wait — every one for 300 s
+    /// (`timeSinceThunderingHerdTriggerEvent < 300`), and while the device is
+    /// in use for 900 s (`deviceInUse == 1 AND … < 900`). A hard block.
+    func thunderingHerd() -> (words: Rationale, until: Nanoseconds)? {
+        let p = schedulerPolicy
+        if let boot = lastBoot, now - boot < p.thunderingHerdBootWindow {
+            return (.herdAfterBoot(window: p.thunderingHerdBootWindow), boot + p.thunderingHerdBootWindow)
+        }
+        if !device.locked, let trigger = herdTrigger, now - trigger < p.thunderingHerdWindow {
+            return (.herdWhileInUse(window: p.thunderingHerdWindow), trigger + p.thunderingHerdWindow)
+        }
+        return nil
+    }
+
+    /// MemoryPressurePolicy [O]: no background launch while the camera is in
+    /// use (`cameraIsActive == 1`) or memory is critically short.
+    func memoryPressureBlock() -> Rationale? {
+        if device.cameraActive { return .cameraActive }
+        if device.memoryPressure == .critical { return .memoryCritical }
+        return nil
     }
 
     /// `decide` and `reason` together, for `explain` and tests.

@@ -77,7 +77,7 @@ struct PendingTask: Sendable {
 extension Engine {
     /// `pendingTasks[k].candidate`, read field by field: a computed property
     /// of an array element copies the whole request (its strings and arrays) first.
-    @inline(__always) func candidate(ofPending k: Int) -> Candidate {
+    @inline(__always) func candidate(ofPending k: UInt64) -> Candidate {
         Candidate(app: pendingTasks[k].app, kind: pendingTasks[k].request.kind == .processing ? .processing : .appRefresh,
                   earliest: pendingTasks[k].request.earliestBegin ?? pendingTasks[k].submittedAt,
                   submittedAt: pendingTasks[k].submittedAt,

@@ -72,9 +72,9 @@ extension Engine {
                         + "identifier \(request.identifier)")
             return
         }
-        let replacing = pendingTaskIndex(of: app, id)
+        let replacing = pendingTasks.serial(of: app, id)
         var sameKind = 0
-        for p in pendingTasks.indices where pendingTasks[p].app == app && pendingTasks[p].request.kind == request.kind
+        for p in pendingTasks.serials(of: app) where pendingTasks[p].request.kind == request.kind
             && pendingTasks[p].identifier != id { sameKind += 1 }
         let limit = request.kind == .appRefresh ? schedulerPolicy.maxPendingAppRefresh : schedulerPolicy.maxPendingProcessing
         if sameKind >= limit {
@@ -83,7 +83,7 @@ extension Engine {
         }
         var pending = PendingTask(app: app, identifier: id, request: request, submittedAt: now)
         if let r = replacing {
-            pendingTasks[r] = pending
+            pendingTasks.replace(r, with: pending)
             record(app, .taskSubmit(identifier: id, kind: request.kind, replaced: true))
         } else {
             pending.request = request
@@ -92,27 +92,26 @@ extension Engine {
         }
         let earliest = request.earliestBegin.map { " earliest \(clockText($0))" } ?? ""
         noteTaskHistory(app, id, "submitted (\(request.kind))\(earliest)")
-        schedulerDirty = true
+        markSchedulerDirty(for: app)
     }
 
     public mutating func cancelTask(for app: AppID, identifier: String) {
         let id = text(identifier)
-        guard let r = pendingTaskIndex(of: app, id) else { return }
-        pendingTasks.remove(at: r)
+        guard let r = pendingTasks.serial(of: app, id) else { return }
+        pendingTasks.remove(r)
         record(app, .taskCancel(identifier: id))
         noteTaskHistory(app, id, "cancelled by the app")
-        schedulerDirty = true
+        markSchedulerDirty(for: app)
     }
 
     public mutating func cancelAllTasks(for app: AppID) {
-        for p in pendingTasks where p.app == app { record(app, .taskCancel(identifier: p.identifier)) }
-        pendingTasks.removeAll { $0.app == app }
-        schedulerDirty = true
+        for p in pendingTasks.removeAll(of: app) { record(app, .taskCancel(identifier: p.identifier)) }
+        markSchedulerDirty(for: app)
     }
 
     /// `getPendingTaskRequests`.
     public func pendingTaskRequests(for app: AppID) -> [TaskRequestSpec] {
-        pendingTasks.filter { $0.app == app }.map(\.request)
+        pendingTasks.serials(of: app).map { pendingTasks[$0].request }
     }
 
     // MARK: Running tasks
@@ -192,7 +191,7 @@ extension Engine {
         apps[i].taskDeadline = nil
         apps[i].taskWindowNumber &+= 1
         stopEnergyClock(app)
-        schedulerDirty = true
+        markSchedulerDirty(for: app)
         suspendIfThreadFree(app)
     }
 
@@ -242,8 +241,10 @@ extension Engine {
     mutating func expireProcessingTasksForDeviceUse() {
         // A pass over every app at every unlock, unless no processing task has ever run.
         guard processingTaskHasRun else { return }
-        for i in apps.indices where apps[i].runningTasks.contains(where: { $0.kind == .processing && !$0.expired }) {
-            expireTasksNow(AppID(index: Int32(i)), because: "the user started using the device")
+        // Only a process runs tasks: the resident apps, in index order.
+        for index in residentApps.sorted()
+        where apps[Int(index)].runningTasks.contains(where: { $0.kind == .processing && !$0.expired }) {
+            expireTasksNow(AppID(index: index), because: "the user started using the device")
         }
     }
 
@@ -275,11 +276,11 @@ extension Engine {
     /// whatever the scheduler would say.
     public mutating func simulateLaunch(for app: AppID, identifier: String) -> Bool {
         let id = text(identifier)
-        guard let r = pendingTaskIndex(of: app, id) else {
+        guard let r = pendingTasks.serial(of: app, id) else {
             log(app, "_simulateLaunchForTaskWithIdentifier: no pending request for \(identifier)")
             return false
         }
-        let task = pendingTasks.remove(at: r)
+        let task = pendingTasks.remove(r)
         start([task], for: app, simulated: true)
         return true
     }

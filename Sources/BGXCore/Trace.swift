@@ -10,10 +10,21 @@ public struct TraceNames: Sendable {
     public var apps: [String]
     public var notifications: [String]
     public var texts: [String]
+    /// For a text that is a score-decided scheduling decision: dasd's
+    /// `CurrentScore`, `ThresholdScore` and `DecisionToRun`, keyed by text index.
+    public var scores: [Int32: (current: Double, threshold: Double, run: Bool)] = [:]
     public init(apps: [String], notifications: [String], texts: [String]) {
         self.apps = apps
         self.notifications = notifications
         self.texts = texts
+    }
+
+    /// The decision's scores as trace fields (none when no score decided it).
+    func scoreFields(_ reason: TextID) -> [(String, TraceField)] {
+        guard let s = scores[reason.index] else { return [] }
+        func six(_ v: Double) -> Double { (v * 1_000_000).rounded() / 1_000_000 }
+        return [("currentScore", .number(six(s.current))), ("thresholdScore", .number(six(s.threshold))),
+                ("decisionToRun", .number(s.run ? 1 : 0))]
     }
     @inlinable public func app(_ id: AppID) -> String { apps[Int(id.index)] }
     @inlinable public func notification(_ id: NotificationID) -> String { notifications[Int(id.index)] }
@@ -320,14 +331,14 @@ extension TraceEvent {
         case let .taskRegister(id), let .taskCancel(id), let .taskExpire(id):
             return [("identifier", .string(text(id)))]
         case let .taskStart(id, reason):
-            return [("identifier", .string(text(id))), ("reason", .string(text(reason)))]
+            return [("identifier", .string(text(id))), ("reason", .string(text(reason)))] + names.scoreFields(reason)
         case let .taskSubmit(id, kind, replaced):
             return [("identifier", .string(text(id))), ("type", .string(kind.description)), ("replaced", .bool(replaced))]
         case let .taskReject(id, error, reason):
             return [("identifier", .string(text(id))), ("error", .string(error.description)),
                     ("code", .number(Double(error.rawValue))), ("reason", .string(text(reason)))]
         case let .taskDefer(id, reason):
-            return [("identifier", .string(text(id))), ("reason", .string(text(reason)))]
+            return [("identifier", .string(text(id))), ("reason", .string(text(reason)))] + names.scoreFields(reason)
         case let .taskComplete(id, success):
             return [("identifier", .string(text(id))), ("success", .bool(success))]
         case let .fetchDefer(reason):

@@ -52,8 +52,17 @@ public struct TraceRenderer: Sendable {
 
 extension Engine {
     public var traceNames: TraceNames {
-        TraceNames(apps: apps.map(\.manifest.bundleIdentifier), notifications: notifications.names,
-                   texts: texts.rendered(wallClockOffset: wallClockOffset))
+        var names = TraceNames(apps: apps.map(\.manifest.bundleIdentifier), notifications: notifications.names,
+                               texts: texts.rendered(wallClockOffset: wallClockOffset))
+        for (k, i) in texts.decisionIndices.enumerated() {
+            let d = texts.decisions[k]
+            switch d.key {
+            case .ran: names.scores[i] = (d.score, d.threshold, true)
+            case .waits: names.scores[i] = (d.score, d.threshold, false)
+            case .mustNot, .absolutelyMust, .launchRefused: break
+            }
+        }
+        return names
     }
     public var traceRenderer: TraceRenderer { TraceRenderer(names: traceNames) }
 }

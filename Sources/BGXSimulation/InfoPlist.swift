@@ -15,11 +15,16 @@ public enum InfoPlist {
     /// simulate yet are left out of it and said in `notYetSupported`.
     public static func read(_ path: String, notYetSupported: inout [ScenarioError]) throws -> AppManifest {
         let at = SourceLocation(file: path, line: 1, column: 1)
-        guard let data = FileManager.default.contents(atPath: path) else { throw ScenarioError(at, "cannot read the file") }
+        let data = try ScenarioLimits.standard.contents(of: path)
         let object: Any
         do {
             object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
         } catch {
+            // Where it breaks, when it is XML; Foundation says only that it failed.
+            if let problem = PlistSyntax.firstProblem(in: data) {
+                throw ScenarioError(SourceLocation(file: path, line: problem.line, column: problem.column),
+                                    "not a property list: \(problem.message)")
+            }
             throw ScenarioError(at, "not a property list: \(error.localizedDescription)")
         }
         guard let dict = object as? [String: Any] else { throw ScenarioError(at, "the property list is not a dictionary") }

@@ -6,7 +6,8 @@ public struct SourceLocation: Sendable, Equatable, CustomStringConvertible {
     public var file: String
     public var line: Int
     public var column: Int
-    public var description: String { "\(file):\(line):\(column)" }
+    /// Line 0 is the file as a whole (`no such file`).
+    public var description: String { line == 0 ? file : "\(file):\(line):\(column)" }
     public init(file: String, line: Int, column: Int) {
         self.file = file
         self.line = line

@@ -8,24 +8,27 @@ import Yams
 /// Every mistake is a `ScenarioError` pointing at the offending node.
 public struct ScenarioParser {
     let file: String
+    let limits: ScenarioLimits
 
-    public init(file: String) { self.file = file }
+    public init(file: String, limits: ScenarioLimits = .standard) {
+        self.file = file
+        self.limits = limits
+    }
 
-    public static func parse(contentsOf path: String) throws -> Scenario {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ScenarioError(SourceLocation(file: path, line: 1, column: 1), "cannot read the file")
-        }
+    public static func parse(contentsOf path: String, limits: ScenarioLimits = .standard) throws -> Scenario {
+        let data = try limits.contents(of: path)
         guard let text = String(data: data, encoding: .utf8) else {
             throw ScenarioError(SourceLocation(file: path, line: 1, column: 1), "the file is not UTF-8 text")
         }
-        return try ScenarioParser(file: path).parse(text)
+        return try ScenarioParser(file: path, limits: limits).parse(text)
     }
 
     // MARK: Vocabulary
 
     static let topKeys = ["profile", "seed", "start", "duration", "device", "apps", "usage", "timeline", "expect"]
     static let deviceKeys = ["battery", "charging", "network", "bandwidth", "lowPowerMode", "backgroundAppRefresh",
-                             "passcode", "memory", "multitasking", "thermal", "timeZone"]
+                             "passcode", "memory", "multitasking", "thermal", "timeZone", "cpuLoad", "memoryPressure",
+                             "cameraActive"]
     static let appKeys = ["bundle", "backgroundModes", "permittedTaskIdentifiers", "exitsOnSuspend", "memory",
                           "backgroundAppRefresh", "extensionOf", "sounds", "on"]
     static let lifecycleHandlers: [String: ScenarioApp.Handler] = [
@@ -68,7 +71,8 @@ public struct ScenarioParser {
         "notification.cancel": ["id"], "notification.tap": ["id", "reason"],
         "task.register": ["identifier"], "task.submit": ["identifier", "type", "replaced"],
         "task.reject": ["identifier", "error", "code", "reason"], "task.cancel": ["identifier"],
-        "task.defer": ["identifier", "reason"], "task.start": ["identifier", "reason"], "task.expire": ["identifier"],
+        "task.defer": ["identifier", "reason", "currentScore", "thresholdScore", "decisionToRun"],
+        "task.start": ["identifier", "reason", "currentScore", "thresholdScore", "decisionToRun"], "task.expire": ["identifier"],
         "task.complete": ["identifier", "success"], "fetch.defer": ["reason"], "fetch.start": [],
         "fetch.complete": ["result"],
         "memory.warning": ["footprintMB", "freeMB"], "snapshot": ["sensitiveContentVisible"],
@@ -124,13 +128,16 @@ public struct ScenarioParser {
     public func parse(_ text: String) throws -> Scenario {
         let root: Node
         do {
-            guard let node = try Yams.compose(yaml: text) else {
+            // Every value is read as its raw text, so YAML's tag resolution
+            // (a regular expression per scalar) is left out: `.basic`.
+            guard let node = try Yams.compose(yaml: text, .basic) else {
                 throw ScenarioError(loc(line: 1, column: 1), "the scenario is empty")
             }
             root = node
         } catch let error as YamlError {
             throw yamlError(error)
         }
+        try checkNesting(root)
         var scenario = Scenario(file: file)
         var startOffset: Nanoseconds = 0
         let top = try mapping(root, "the scenario", known: Self.topKeys)
@@ -164,14 +171,19 @@ public struct ScenarioParser {
             scenario.device = try deviceSettings(n, into: scenario.device, allowReboot: false, context).0
         }
         guard let appsNode = top["apps"] else { throw err(root, "the scenario has no 'apps:' list") }
-        for appNode in try sequence(appsNode, "apps") {
+        var listed: Set<String> = []
+        let appNodes = try sequence(appsNode, "apps")
+        if appNodes.count > limits.apps {
+            throw err(appNodes[limits.apps], "too many apps: bgx runs at most \(limits.apps) in one scenario")
+        }
+        for appNode in appNodes {
             let spec = try app(appNode, context, device: scenario.device)
-            if scenario.apps.contains(where: { $0.manifest.bundleIdentifier == spec.manifest.bundleIdentifier }) {
+            guard listed.insert(spec.manifest.bundleIdentifier).inserted else {
                 throw err(appNode, "app '\(spec.manifest.bundleIdentifier)' is listed twice")
             }
             scenario.apps.append(spec)
         }
-        let bundles = scenario.apps.map(\.manifest.bundleIdentifier)
+        let bundles = KnownApps(names: scenario.apps.map(\.manifest.bundleIdentifier))
         context.notificationIDs = Set(scenario.apps.flatMap { $0.handlers.values.flatMap { $0 } }.compactMap {
             if case let .notify(n) = $0.action { n.id } else { nil }
         })
@@ -179,23 +191,50 @@ public struct ScenarioParser {
             guard let host = spec.manifest.extensionOf else { continue }
             let at = (try? mapping(node, "an app", known: nil))?.keyNodes["extensionOf"] ?? node
             guard bundles.contains(host), host != spec.manifest.bundleIdentifier else {
-                throw unknown(at, "containing app", host, bundles.filter { $0 != spec.manifest.bundleIdentifier })
+                throw unknown(at, "containing app", host, bundles.names.filter { $0 != spec.manifest.bundleIdentifier })
             }
         }
         if let n = top["usage"] {
-            for entry in try sequence(n, "usage") { scenario.usage.append(try usage(entry, bundles: bundles)) }
+            let entries = try sequence(n, "usage")
+            if entries.count > limits.timelineEntries {
+                throw err(entries[limits.timelineEntries],
+                          "too many usage entries: bgx reads at most \(limits.timelineEntries)")
+            }
+            for entry in entries { scenario.usage.append(try usage(entry, bundles: bundles)) }
         }
         if let n = top["timeline"] {
-            for entry in try sequence(n, "timeline") {
+            let entries = try sequence(n, "timeline")
+            if entries.count > limits.timelineEntries {
+                throw err(entries[limits.timelineEntries],
+                          "too many timeline entries: bgx reads at most \(limits.timelineEntries)")
+            }
+            for entry in entries {
                 scenario.timeline.append(try timelineEntry(entry, bundles: bundles, context))
             }
         }
         if let n = top["expect"] {
-            for entry in try sequence(n, "expect") {
+            let entries = try sequence(n, "expect")
+            if entries.count > limits.timelineEntries {
+                throw err(entries[limits.timelineEntries],
+                          "too many expectations: bgx reads at most \(limits.timelineEntries)")
+            }
+            for entry in entries {
                 scenario.expectations.append(try expectation(entry, bundles: bundles, context))
             }
         }
         return scenario
+    }
+
+    /// The scenario's apps by name: every timeline entry and expectation
+    /// names one, so finding it must not be a pass over all of them.
+    struct KnownApps {
+        let names: [String]
+        let set: Set<String>
+        init(names: [String]) {
+            self.names = names
+            set = Set(names)
+        }
+        func contains(_ name: String) -> Bool { set.contains(name) }
     }
 
     struct MomentContext {
@@ -258,6 +297,15 @@ public struct ScenarioParser {
                     throw unknown(value, "thermal state", text, DeviceState.Thermal.allCases.map(\.rawValue))
                 }
                 d.thermal = v; changes.append(.thermal(v))
+            case "cpuLoad":
+                guard let v = Units.percent(text) else { throw err(value, "cpuLoad must be a percentage 0–100%, got '\(text)'") }
+                d.cpuLoad = v; changes.append(.cpuLoad(v))
+            case "memoryPressure":
+                guard let v = DeviceState.MemoryPressure(rawValue: text) else {
+                    throw unknown(value, "memory pressure", text, DeviceState.MemoryPressure.allCases.map(\.rawValue))
+                }
+                d.memoryPressure = v; changes.append(.memoryPressure(v))
+            case "cameraActive": d.cameraActive = try bool(value, key); changes.append(.cameraActive(d.cameraActive))
             case "timeZone":
                 let v = try timeZone(value, context)
                 d.timeZone = v; changes.append(.timeZone(v))
@@ -605,7 +653,7 @@ public struct ScenarioParser {
         return ScenarioApp.Notify(id: id, when: when, repeats: repeats, content: content, timeZone: zone)
     }
 
-    static let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+    static let weekdays = Units.weekdays
 
     /// `at:` of a notification: `HH:MM` (the next time the clock reads it;
     /// daily if it repeats), `Mon HH:MM` (weekly), `Nd HH:MM` (that date), or
@@ -668,7 +716,7 @@ public struct ScenarioParser {
         }
     }
 
-    func usage(_ node: Node, bundles: [String]) throws -> Scenario.Usage {
+    func usage(_ node: Node, bundles: KnownApps) throws -> Scenario.Usage {
         let m = try mapping(node, "a usage entry", known: Self.usageKeys)
         guard let appNode = m["app"] else { throw err(node, "a usage entry needs 'app:'") }
         let app = try bundle(appNode, bundles)
@@ -686,10 +734,14 @@ public struct ScenarioParser {
         return Scenario.Usage(app: app, sessions: sessions, location: location(node))
     }
 
-    func timelineEntry(_ node: Node, bundles: [String], _ context: MomentContext) throws -> Scenario.TimelineEntry {
+    func timelineEntry(_ node: Node, bundles: KnownApps, _ context: MomentContext) throws -> Scenario.TimelineEntry {
         let m = try mapping(node, "a timeline entry", known: Self.timelineKeys)
         guard let atNode = m["at"] else { throw err(node, "a timeline entry needs 'at:'") }
         let at = try moment(atNode, "at", context)
+        guard at <= context.duration else {
+            throw err(atNode, "at: \(try scalar(atNode, "at")) is after the scenario ends at "
+                      + "\(Time.wallClock(context.startOffset + context.duration)) (duration \(Time.describe(context.duration)))")
+        }
         let others = m.ordered.filter { $0.0 != "at" }
         guard others.count == 1, let (key, value) = others.first else {
             throw err(node, "a timeline entry has 'at:' and exactly one of user:, device:, push:, voipSocket:, "
@@ -749,7 +801,7 @@ public struct ScenarioParser {
     /// `push: {app, type: background|alert|voip, priority: 5|10}`. Without a
     /// priority, APNs uses 10 — for a background push that is the classic
     /// mistake (SPEC §7), so it is not papered over here.
-    func pushEntry(_ node: Node, bundles: [String]) throws -> Scenario.TimelineEntry.Event {
+    func pushEntry(_ node: Node, bundles: KnownApps) throws -> Scenario.TimelineEntry.Event {
         let m = try mapping(node, "push", known: Self.pushKeys)
         guard let appNode = m["app"] else { throw err(node, "a push needs 'app:'") }
         let app = try bundle(appNode, bundles)
@@ -771,7 +823,7 @@ public struct ScenarioParser {
     }
 
     /// `debug: {simulateLaunch: ID}` / `{simulateExpiration: ID}`, optionally with `app:`.
-    func debugCommand(_ node: Node, bundles: [String]) throws -> Scenario.TimelineEntry.Event {
+    func debugCommand(_ node: Node, bundles: KnownApps) throws -> Scenario.TimelineEntry.Event {
         let m = try mapping(node, "debug", known: Self.debugKeys)
         let app = try m["app"].map { try bundle($0, bundles) }
         switch (m["simulateLaunch"], m["simulateExpiration"]) {
@@ -781,13 +833,13 @@ public struct ScenarioParser {
         }
     }
 
-    func userCommand(_ node: Node, bundles: [String], notificationIDs: Set<String>) throws -> Scenario.UserCommand {
+    func userCommand(_ node: Node, bundles: KnownApps, notificationIDs: Set<String>) throws -> Scenario.UserCommand {
         let text = try scalar(node, "user")
         let words = text.split(separator: " ").map(String.init)
         guard let verb = words.first else { throw err(node, "an empty user action") }
         func target() throws -> String {
             guard words.count == 2 else { throw err(node, "'\(verb)' needs an app: '\(verb) BUNDLE'") }
-            guard bundles.contains(words[1]) else { throw unknown(node, "app", words[1], bundles) }
+            guard bundles.contains(words[1]) else { throw unknown(node, "app", words[1], bundles.names) }
             return words[1]
         }
         func alone() throws {
@@ -810,7 +862,7 @@ public struct ScenarioParser {
         }
     }
 
-    func expectation(_ node: Node, bundles: [String], _ context: MomentContext) throws -> Expectation {
+    func expectation(_ node: Node, bundles: KnownApps, _ context: MomentContext) throws -> Expectation {
         let m = try mapping(node, "an expectation", known: nil)
         guard let kindNode = m["kind"] else { throw err(node, "an expectation needs 'kind:'") }
         let kind = try scalar(kindNode, "kind")
@@ -895,6 +947,10 @@ public struct ScenarioParser {
     func duration(_ node: Node, _ what: String) throws -> Nanoseconds {
         let text = try scalar(node, what)
         guard let d = Units.duration(text) else {
+            if Units.isDurationOutOfRange(text) {
+                throw err(node, "\(what): '\(text)' is out of range: a duration is at most "
+                          + "\(Time.describe(ScenarioLimits.longestDuration))")
+            }
             throw err(node, "\(what): '\(text)' is not a duration (write 500ms, 30s, 15m, 2h, 7d or 1h30m)")
         }
         return d
@@ -902,16 +958,16 @@ public struct ScenarioParser {
 
     func moment(_ node: Node, _ what: String, _ context: MomentContext) throws -> Nanoseconds {
         let text = try scalar(node, what)
-        guard let t = Units.moment(text, startOffset: context.startOffset) else {
-            throw err(node, "\(what): '\(text)' is not a time (write HH:MM, Nd HH:MM, or a duration like 90s)")
+        guard let t = Units.moment(text, startOffset: context.startOffset, start: context.start) else {
+            throw err(node, "\(what): '\(text)' is not a time (write HH:MM, Nd HH:MM, Mon HH:MM, or a duration like 90s)")
         }
         guard t >= 0 else { throw err(node, "\(what): \(text) is before the scenario starts") }
         return t
     }
 
-    func bundle(_ node: Node, _ bundles: [String]) throws -> String {
+    func bundle(_ node: Node, _ bundles: KnownApps) throws -> String {
         let name = try scalar(node, "app")
-        guard bundles.contains(name) else { throw unknown(node, "app", name, bundles) }
+        guard bundles.contains(name) else { throw unknown(node, "app", name, bundles.names) }
         return name
     }
 
@@ -930,8 +986,37 @@ public struct ScenarioParser {
         return err(node, message)
     }
 
+    /// Collections nested deeper than `limits.nestingDepth` (a
+    /// pass over the tree, without recursion).
+    func checkNesting(_ root: Node) throws {
+        var stack: [(Node, Int)] = [(root, 1)]
+        while let (node, depth) = stack.popLast() {
+            switch node {
+            case .scalar, .alias: continue
+            case let .mapping(m):
+                if depth > limits.nestingDepth { throw tooDeep(node.mark) }
+                for (k, v) in m { stack.append((k, depth + 1)); stack.append((v, depth + 1)) }
+            case let .sequence(s):
+                if depth > limits.nestingDepth { throw tooDeep(node.mark) }
+                for v in s { stack.append((v, depth + 1)) }
+            }
+        }
+    }
+
+    func tooDeep(_ mark: Mark?) -> ScenarioError {
+        ScenarioError(loc(line: mark?.line ?? 1, column: mark?.column ?? 1),
+                      "the YAML nests deeper than \(limits.nestingDepth) levels (a scenario needs about 8)")
+    }
+
     func yamlError(_ error: YamlError) -> ScenarioError {
         switch error {
+        case let .scanner(_, problem, mark, _) where problem.contains("nesting level"),
+             let .parser(_, problem, mark, _) where problem.contains("nesting level"):
+            // libyaml's own words name its C API; ours name the limit.
+            return tooDeep(mark)
+        case let .duplicatedKeysInMapping(duplicates, context):
+            return ScenarioError(loc(line: context.mark.line, column: context.mark.column),
+                                 "'\(duplicates.first ?? "")' is given twice")
         case let .scanner(context, problem, mark, _), let .parser(context, problem, mark, _):
             let what = context.map { "\(problem) \($0.text)" } ?? problem
             return ScenarioError(loc(line: mark.line, column: mark.column), "malformed YAML: \(what)")

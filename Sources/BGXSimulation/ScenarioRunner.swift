@@ -41,6 +41,8 @@ public final class ScenarioRun {
         for spec in scenario.apps {
             device.install(spec.manifest, program: { ScenarioApp(spec: spec) })
         }
+        // Which app permits an identifier, made once and only if a `debug:` entry asks.
+        var permitting: [String: String]?
         for entry in scenario.timeline {
             switch entry.event {
             case let .user(command): device.schedule(.user(userAction(command)), at: entry.at)
@@ -50,7 +52,8 @@ public final class ScenarioRun {
             case let .push(bundle, push): device.schedule(.push(device.app(bundle)!, push), at: entry.at)
             case let .voipSocket(bundle): device.schedule(.voipSocketTraffic(device.app(bundle)!), at: entry.at)
             case let .debug(command, bundle):
-                guard let app = Self.app(for: command.identifier, named: bundle, in: scenario).flatMap({ device.app($0) }) else {
+                if permitting == nil { permitting = Self.appsByPermittedIdentifier(scenario) }
+                guard let app = (bundle ?? permitting?[command.identifier]).flatMap({ device.app($0) }) else {
                     throw ScenarioError(entry.location, "no app permits the task identifier '\(command.identifier)'; "
                                         + "name one with 'app:'")
                 }
@@ -81,6 +84,15 @@ public final class ScenarioRun {
         return scenario.apps.first { $0.manifest.permittedTaskIdentifiers.contains(identifier) }?.manifest.bundleIdentifier
     }
 
+    /// Each task identifier's app: the first that permits it.
+    static func appsByPermittedIdentifier(_ scenario: Scenario) -> [String: String] {
+        var map: [String: String] = [:]
+        for app in scenario.apps {
+            for id in app.manifest.permittedTaskIdentifiers where map[id] == nil { map[id] = app.manifest.bundleIdentifier }
+        }
+        return map
+    }
+
     func userAction(_ command: Scenario.UserCommand) -> UserAction {
         switch command {
         case let .launch(b): .launch(device.app(b)!)
@@ -106,16 +118,22 @@ public final class ScenarioRun {
     /// Runs to the scenario's end and checks its expectations.
     public func run() {
         device.run(until: scenario.duration)
-        results = scenario.expectations.map(check)
+        // The trace by kind, once: each expectation then looks only at its own kind's events.
+        var byKind: [String: [Int]] = [:]
+        if !scenario.expectations.isEmpty {
+            for (k, event) in device.trace.enumerated() { byKind[event.kindName, default: []].append(k) }
+        }
+        results = scenario.expectations.map { check($0, among: byKind[$0.kind] ?? []) }
     }
 
     public var passed: Bool { results.allSatisfy(\.passed) }
 
-    func check(_ e: Expectation) -> ExpectationResult {
+    func check(_ e: Expectation, among indices: [Int]) -> ExpectationResult {
         let renderer = device.renderer
         let appID = e.app.flatMap { device.app($0) }
         var matches: [Nanoseconds] = []
-        for event in device.trace where event.kindName == e.kind {
+        for k in indices {
+            let event = device.trace[k]
             if let appID, event.app != appID { continue }
             if let (from, to) = e.between, event.time < from || event.time > to { continue }
             if !e.fields.isEmpty {

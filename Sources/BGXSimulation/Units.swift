@@ -6,6 +6,16 @@ import Foundation
 public enum Units {
     /// `500ms` `30s` `15m` `2h` `7d` `1h30m` `1.5s`.
     public static func duration(_ text: String) -> Nanoseconds? {
+        guard let seconds = durationSeconds(text), seconds <= Time.toSeconds(ScenarioLimits.longestDuration) else { return nil }
+        return Time.seconds(seconds)
+    }
+
+    /// A well-formed duration longer than `ScenarioLimits.longestDuration`.
+    public static func isDurationOutOfRange(_ text: String) -> Bool {
+        durationSeconds(text).map { $0 > Time.toSeconds(ScenarioLimits.longestDuration) } ?? false
+    }
+
+    static func durationSeconds(_ text: String) -> Double? {
         let s = text.trimmingCharacters(in: .whitespaces)
         guard !s.isEmpty else { return nil }
         var total: Double = 0
@@ -27,8 +37,8 @@ public enum Units {
             }
             total += value * scale
         }
-        guard total.isFinite, total < 1e9 else { return nil }
-        return Time.seconds(total)
+        guard total.isFinite else { return nil }
+        return total
     }
 
     /// `150MB` `2GB` `512KB` `100B` (binary units).
@@ -84,24 +94,39 @@ public enum Units {
         return Time.seconds(h * 3600 + m * 60 + s)
     }
 
-    /// A moment of the run: `HH:MM` on day 0, `Nd HH:MM`, or a duration from
-    /// the start (`90s`, `2h`). `startOffset` is the start's time after midnight.
-    public static func moment(_ text: String, startOffset: Nanoseconds) -> Nanoseconds? {
+    /// A moment of the run: `HH:MM` on day 0, `Nd HH:MM`, `Tue HH:MM` (the
+    /// first such moment at or after the start, when `start` is given), or a
+    /// duration from the start (`90s`, `2h`). `startOffset` is the start's
+    /// time after midnight. The scenario's `at:`, `between:` and `bgx
+    /// explain --at` all read moments here.
+    public static func moment(_ text: String, startOffset: Nanoseconds, start: Date? = nil) -> Nanoseconds? {
         let s = text.trimmingCharacters(in: .whitespaces)
         if !s.contains(":") { return duration(s) }
         let pieces = s.split(separator: " ")
         var day = 0
         var clock = Substring(s)
         if pieces.count == 2 {
+            clock = pieces[1]
+            if let weekday = weekdays.firstIndex(of: String(pieces[0])), let start {
+                guard let tod = timeOfDay(String(clock)) else { return nil }
+                // 1970-01-01 was a Thursday (index 4).
+                let startDay = Int64((start.timeIntervalSince1970 / 86_400).rounded(.down))
+                let startWeekday = Int(((startDay + 4) % 7 + 7) % 7)
+                var t = Time.days((weekday - startWeekday + 7) % 7) + tod - startOffset
+                if t < 0 { t += Time.days(7) }
+                return t
+            }
             guard pieces[0].hasSuffix("d"), let d = Int(pieces[0].dropLast()), (0...36_500).contains(d) else { return nil }
             day = d
-            clock = pieces[1]
         } else if pieces.count != 1 {
             return nil
         }
         guard let tod = timeOfDay(String(clock)) else { return nil }
         return Time.days(day) + tod - startOffset
     }
+
+    /// Day names as the scenario writes them (`Mon 08:00`), Sunday first.
+    public static let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
 }
 
 /// The nearest known word, for "did you mean …?".

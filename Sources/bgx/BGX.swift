@@ -10,7 +10,7 @@ struct BGX: ParsableCommand {
         abstract: "The iOS background-execution system, simulated in virtual time.",
         discussion: exitCodes + "\n\nShell completion: bgx --generate-completion-script bash|zsh|fish",
         version: "bgx \(version)",
-        subcommands: [Run.self, Demo.self, Explain.self, Check.self, Bench.self])
+        subcommands: [Run.self, Demo.self, Explain.self, Check.self, Bench.self, DasdLogCommand.self])
 
     static let version = "0.1.0"
     /// What every command's exit status means, for `--help`.
@@ -198,19 +198,26 @@ struct Explain: ParsableCommand {
     @Argument(help: "The scenario file (YAML).") var scenario: String
     @Option(help: "The BGTaskScheduler identifier.") var task: String?
     @Option(help: "The app's bundle identifier (found from the task identifier when omitted).") var app: String?
-    @Option(help: "The moment: HH:MM, 'Nd HH:MM' or a duration from the start (default: the end).") var at: String?
+    @Option(help: ArgumentHelp("The moment, written as in the scenario: 14:30, '1d 12:00', 'Tue 09:00' or a duration from the start like 90s (default: the end).",
+                               valueName: "moment")) var at: String?
     @Flag(help: "Print JSON.") var json = false
+    @Option(help: "'dasd': print each decision in dasd's own log layout, to compare with a device log.") var format: String?
 
     func run() throws {
+        if let format, format != "dasd" { throw fail("error: --format must be 'dasd', got '\(format)'") }
         let s = try loadScenario(scenario)
         guard task != nil || app != nil else { throw fail("error: explain needs --task IDENTIFIER or --app BUNDLE") }
         let run: ScenarioRun
         do { run = try ScenarioRun(s) } catch let error as ScenarioError { throw fail(error.description) }
         var moment = s.duration
         if let at {
-            guard let t = Units.moment(at, startOffset: run.startOffset), t >= 0, t <= s.duration else {
-                throw fail("error: --at '\(at)' is not a moment of this run (HH:MM, 'Nd HH:MM' or a duration, "
-                           + "within \(Time.describe(s.duration)))")
+            guard let t = Units.moment(at, startOffset: run.startOffset, start: s.start) else {
+                throw fail("error: --at '\(at)' is not a moment: write it as in the scenario — 14:30, '1d 12:00', "
+                           + "'Tue 09:00' or a duration from the start like 90s (quoted when it has a space)")
+            }
+            guard t >= 0, t <= s.duration else {
+                throw fail("error: --at '\(at)' is outside this run: it runs from \(run.device.engine.clockText(0)) "
+                           + "to \(run.device.engine.clockText(s.duration)) (\(Time.describe(s.duration)))")
             }
             moment = t
         }
@@ -220,23 +227,27 @@ struct Explain: ParsableCommand {
         guard let bundle, let appID = run.device.app(bundle) else {
             throw fail("error: no app " + (app.map { "'\($0)'" } ?? "permits '\(task ?? "")'; name one with --app"))
         }
-        run.run(until: moment)
-        let engine = run.device.engine
-        let identifiers = task.map { [$0] } ?? engine.taskIdentifiers(of: appID)
-        if identifiers.isEmpty && !json {
-            print("\(bundle) has no BGTaskScheduler requests at \(engine.clockText(moment))")
+        if format == "dasd" {
+            run.run(until: moment)
+            let engine = run.device.engine
+            print(dasdLayout(engine, appID, task.map { [$0] } ?? engine.taskIdentifiers(of: appID)), terminator: "")
+            return
         }
-        let explanations = identifiers.map { engine.explainTask(app: appID, identifier: $0) }
+        let explained = run.explain(app: appID, identifiers: task.map { [$0] }, at: moment)
+        let explanations = explained.tasks
+        if explanations.isEmpty && !json {
+            print("\(bundle) permits no BGTaskScheduler identifiers and has submitted none")
+        }
         if json {
             print(explanations.count == 1 ? explanations[0].json : "[" + explanations.map(\.json).joined(separator: ", ") + "]")
         } else {
             print(explanations.map(\.text).joined(separator: "\n"), terminator: "")
             // With --app: the app's background transfers too (SPEC §8).
             if task == nil {
-                let transfers = engine.explainTransfers(app: appID)
+                let transfers = explained.transfers
                 if !transfers.isEmpty { print((explanations.isEmpty ? "" : "\n") + transfers, terminator: "") }
                 // …and its pushes (SPEC §7, §4).
-                let pushes = engine.explainPushes(app: appID)
+                let pushes = explained.pushes
                 if !pushes.isEmpty {
                     print((explanations.isEmpty && transfers.isEmpty ? "" : "\n") + pushes, terminator: "")
                 }
@@ -263,19 +274,7 @@ struct Check: ParsableCommand {
             notes = notYetSupported.map { "note: \($0.location): \($0.message)" }
         } else {
             let scenario = try loadScenario(file)
-            // An extension's BGTaskScheduler use is its containing app's (SPEC §5).
-            for app in scenario.apps where app.manifest.extensionOf == nil {
-                var usage = InfoPlist.usage(of: app)
-                for ext in scenario.apps where ext.manifest.extensionOf == app.manifest.bundleIdentifier {
-                    let u = InfoPlist.usage(of: ext)
-                    usage.modesUsed += u.modesUsed
-                    usage.taskIdentifiers += u.taskIdentifiers
-                    usage.submittedTaskIdentifiers += u.submittedTaskIdentifiers
-                }
-                findings += ManifestCheck.check(app.manifest, usage: usage, profile: scenario.profile)
-            }
-            findings += PushCheck.findings(scenario)
-            notes = ScenarioRun.unsupportedFeatures(scenario).map { "note: \($0.location): \($0.message)" }
+            (findings, notes) = ScenarioCheck.findings(scenario)
         }
         for f in findings { print(f.description) }
         for n in notes { print(n) }
@@ -294,6 +293,8 @@ struct Bench: ParsableCommand {
     @Option(help: "How many synthetic apps.") var apps = 300
     @Option(help: "How many runs of the demo week for the device-days measure.") var deviceRuns = 200
     @Option(help: "How many rounds of each measure; the fastest counts, all are shown.") var rounds = 3
+    @Flag(help: "Instead: parse, check and run a generated scenario of 4 096 and 65 536 apps, and compare their times.")
+    var scale = false
 
     func run() throws {
         guard events > 0, apps > 0, deviceRuns > 0, rounds > 0 else {
@@ -311,6 +312,14 @@ struct Bench: ParsableCommand {
             let start = cpuSeconds()
             body()
             return cpuSeconds() - start
+        }
+        if scale {
+            let result: ScaleBenchmark.Result
+            do { result = try ScaleBenchmark.run(measure: measure) } catch let error as ScenarioError {
+                throw fail(error.description)
+            }
+            print(json ? result.json : result.text)
+            return
         }
         let result = Benchmark.run(events: events, apps: apps, rounds: rounds, measure: measure)
         let days = try Benchmark.deviceDays(runs: deviceRuns, rounds: rounds, measure: measure)

@@ -39,6 +39,18 @@ let chatManifest = AppManifest(bundleIdentifier: "com.example.chat", backgroundM
 let silent = Push(type: .background, priority: 5)
 
 /// The person opens the chat app at 60 s and leaves it at 120 s (suspended from then on).
+extension PolicyProfile {
+    /// Apple's documented push rules alone [D] — a restart re-enables
+    /// launches — without the dasd policies seen in device logs
+    /// (PushJudgement.swift), which the `modern` profile adds.
+    static let documentedPushes: PolicyProfile = {
+        var p = PolicyProfile.modern
+        p.push.judgedByDasd = false
+        p.push.pushDisallowedAfterReboot = false
+        return p
+    }()
+}
+
 func chatDevice(_ make: @escaping () -> ChatApp = { ChatApp() }, manifest: AppManifest = chatManifest,
                 profile: PolicyProfile = .modern, device state: DeviceState = DeviceState())
     -> (device: SimulatedDevice, app: AppID) {
@@ -89,7 +101,7 @@ struct SilentPushTests {
     @Test("SPEC §7/§11: a background push launches a terminated app into the background with cause silentPush")
     func launchesTerminatedApp() {
         let journal = Journal()
-        let (device, app) = chatDevice { ChatApp(journal: journal) }
+        let (device, app) = chatDevice({ ChatApp(journal: journal) }, profile: .documentedPushes)
         device.advance(seconds: 100)
         device.change(.reboot)
         device.perform(.unlock)
@@ -174,7 +186,7 @@ struct SilentPushTests {
 
     @Test("SPEC §7/§11: a reboot clears the force-quit mark; the held push arrives after the first unlock")
     func rebootClearsForceQuit() {
-        let (device, app) = chatDevice()
+        let (device, app) = chatDevice(profile: .documentedPushes)
         device.perform(.forceQuit(app))
         device.push(silent, to: app)
         device.advance(seconds: 60)
@@ -189,7 +201,7 @@ struct SilentPushTests {
 
     @Test("SPEC §7/§11: with a passcode, a push before the first unlock after boot is held until it")
     func heldBeforeFirstUnlock() {
-        let (device, app) = chatDevice()
+        let (device, app) = chatDevice(profile: .documentedPushes)
         device.change(.reboot)
         device.push(silent, to: app)
         #expect(device.pushStory(of: app).last
@@ -393,7 +405,7 @@ func explainPushes() {
 @Test("SPEC §7/§4/§10: a push whose launch is killed at once (over the per-process memory limit) leaves nothing for the next process")
 func pushLaunchKilledAtOnce() {
     let journal = Journal()
-    let (device, app) = chatDevice { ChatApp(.forgets, journal: journal) }
+    let (device, app) = chatDevice({ ChatApp(.forgets, journal: journal) }, profile: .documentedPushes)
     device.change(.reboot)
     device.perform(.unlock)
     device.change(.memory(150 * 1024 * 1024))   // limit 82 MB < the app's 100 MB: killed as it launches

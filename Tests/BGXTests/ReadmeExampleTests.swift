@@ -97,3 +97,30 @@ func readmePushKitExample() {
     #expect(lines.contains(#"{"t": 0, "app": "com.example.phone", "kind": "call.report"}"#))
     #expect(!lines.contains { $0.contains("terminate") })
 }
+
+@Test("README: the `bgx explain` example is what bgx prints (its '…' lines stand for rows left out) (SPEC §6)")
+func readmeExplainExample() throws {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+    let lines = readme.components(separatedBy: "\n")
+    let command = try #require(lines.firstIndex { $0.hasPrefix("$ swift run bgx explain Scenarios/spec5-processing-waits-for-power.yaml") })
+    let end = try #require(lines[command...].firstIndex { $0 == "```" })
+    let shown = lines[(command + 1)..<end].filter { $0.trimmingCharacters(in: .whitespaces) != "…" }
+    let path = root.appendingPathComponent("Scenarios/spec5-processing-waits-for-power.yaml").path
+    let scenario = try ScenarioParser.parse(contentsOf: path)
+    let run = try ScenarioRun(scenario)
+    let moment = try #require(Units.moment("21:00", startOffset: run.startOffset, start: scenario.start))
+    let app = try #require(run.device.app("com.example.photos"))
+    let text = try #require(run.explain(app: app, identifiers: ["com.example.photos.index"], at: moment).tasks.first).text
+    let printed = text.components(separatedBy: "\n")
+    // Every line shown is printed, in the same order.
+    var at = 0
+    for line in shown {
+        guard let found = printed[at...].firstIndex(of: line) else {
+            Issue.record("the README shows a line bgx does not print: \(line)")
+            continue
+        }
+        at = found + 1
+    }
+    #expect(shown.count >= 10)
+}

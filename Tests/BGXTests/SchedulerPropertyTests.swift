@@ -374,7 +374,8 @@ struct SchedulerPropertyTests {
         }
         // (Processing runs at most once per 12 h per app since SchedulerPolicy.spacingProcessing.)
         #expect(starts >= 10, "\(starts) starts")
-        #expect(processing >= 5, "\(processing) processing starts")
+        // (The moving threshold, 0.91 at first, holds processing back on weaker moments: fewer start.)
+        #expect(processing >= 3, "\(processing) processing starts")
         #expect(defers >= 50, "\(defers) deferrals")
     }
 }

@@ -153,7 +153,9 @@ extension SimulatedDevice {
                 case let .bool(b): text = "\(b)"
                 case let .number(n): text = n == n.rounded() ? "\(Int64(n))" : "\(n)"
                 }
-                if name == "identifier" { identifier = text } else if name != "code" && name != "type" { info.append(text) }
+                // (dasd's scores are read on their own: DasdPolicyTests.)
+                if name == "identifier" { identifier = text }
+                else if !["code", "type", "currentScore", "thresholdScore", "decisionToRun"].contains(name) { info.append(text) }
             }
             return SchedulerEvent(t: Time.toSeconds(event.time), kind: event.kindName, identifier: identifier,
                                   info: info.joined(separator: " "))

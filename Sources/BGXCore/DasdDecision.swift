@@ -1,0 +1,175 @@
+/// A scheduling decision in dasd's own terms — its activity name, each
+/// policy's weight, decision, score and rationale, `sumScores`,
+/// `denominator`, `FinalDecision`/`FinalScore`, and the moving threshold
+/// (`CurrentScore`, `ThresholdScore`, `DecisionToRun`) — so that bgx's
+/// judgement can be laid beside a developer's device log (`explain --format
+/// dasd`, `bgx dasd-log`, the calibration set).
+public struct DasdDecision: Sendable, Equatable {
+    public struct Response: Sendable, Equatable {
+        public var name: String
+        public var weight: Double
+        public var verdict: PolicyVerdict
+        public var rationale: String
+        public init(name: String, weight: Double, verdict: PolicyVerdict, rationale: String) {
+            (self.name, self.weight, self.verdict, self.rationale) = (name, weight, verdict, rationale)
+        }
+    }
+
+    /// `bgProcessing-<identifier>`, `bgRefresh-<identifier>`, `com.apple.pushLaunch.<bundle>`.
+    public var activity: String
+    public var responses: [Response]
+    public var sumScores: Double
+    public var denominator: Double
+    /// dasd's FinalDecision: a blocking verdict, Absolutely Must Proceed, or
+    /// Can Proceed with the FinalScore.
+    public var final: PolicyVerdict
+    /// The score to reach, where scores decide.
+    public var thresholdScore: Double?
+    /// Whether the activity runs now (dasd's `DecisionToRun`).
+    public var decisionToRun: Bool
+
+    public init(activity: String, responses: [Response], sumScores: Double, denominator: Double,
+                final: PolicyVerdict, thresholdScore: Double?, decisionToRun: Bool) {
+        self.activity = activity
+        self.responses = responses
+        self.sumScores = sumScores
+        self.denominator = denominator
+        self.final = final
+        self.thresholdScore = thresholdScore
+        self.decisionToRun = decisionToRun
+    }
+
+    public func response(_ name: String) -> Response? { responses.first { $0.name == name } }
+
+    /// What dasd prints: the policies that matter (the blocking ones when
+    /// something blocks, else every one scoring below 1 — a policy scoring
+    /// 1 is not printed [O]), then the sums and the final decision; a second
+    /// line with the score against the threshold where scores decided.
+    public var text: String {
+        let shown: [Response]
+        switch final {
+        case .absolutelyMustNotProceed, .mustNotProceed: shown = responses.filter { $0.verdict.blocks }
+        case .absolutelyMustProceed: shown = responses.filter { $0.verdict == .absolutelyMustProceed }
+        case .canProceed: shown = responses.filter { $0.verdict.score < 1 }
+        }
+        var out = "\(activity):\(tag):[\n"
+        for r in shown {
+            out += "\t{name: \(r.name), policyWeight: \(Self.fixed(r.weight, 3)), response: {Decision: \(r.verdict.dasdName), "
+                + "Score: \(Self.fixed(r.verdict.score, 2))"
+                + (r.rationale.isEmpty ? "" : ", Rationale: \(r.rationale)") + "}}\n"
+        }
+        switch final {
+        case let .canProceed(score):
+            out += " ] sumScores:\(Self.fixed(sumScores, 6)), denominator:\(Self.fixed(denominator, 6)), "
+                + "FinalDecision: Can Proceed FinalScore: \(Self.fixed(score, 6))}\n"
+            if let thresholdScore {
+                out += "'\(activity):\(tag)' CurrentScore: \(Self.fixed(score, 6)), ThresholdScore: \(Self.fixed(thresholdScore, 6)) "
+                    + "DecisionToRun:\(decisionToRun ? 1 : 0)\n"
+            }
+        default:
+            out += " ], FinalDecision: \(final.dasdName)}\n"
+        }
+        return out
+    }
+
+    /// dasd tags each activity with six hex digits; bgx derives them from the
+    /// name (FNV-1a), so the same activity keeps its tag from run to run.
+    public var tag: String {
+        var h: UInt32 = 2_166_136_261
+        for b in activity.utf8 { h = (h ^ UInt32(b)) &* 16_777_619 }
+        let digits = Array("0123456789ABCDEF")
+        return String((0..<6).map { digits[Int((h >> (4 * (5 - $0))) & 0xF)] })
+    }
+
+    /// `5.000`, `0.961348`: fixed decimals, as dasd prints them, without Foundation.
+    public static func fixed(_ v: Double, _ places: Int) -> String {
+        var scale = 1.0
+        for _ in 0..<places { scale *= 10 }
+        let n = Int64((abs(v) * scale).rounded())
+        let s = Int64(scale)
+        var frac = String(n % s)
+        while frac.count < places { frac = "0" + frac }
+        return (v < 0 ? "-" : "") + "\(n / s)" + (places > 0 ? "." + frac : "")
+    }
+}
+
+extension Engine {
+    /// The pending request `identifier` of `app`, judged now in dasd's terms;
+    /// nil when no such request is pending.
+    public func dasdDecision(app: AppID, identifier: String) -> DasdDecision? {
+        guard let pending = pendingTask(for: app, identifier: identifier) else { return nil }
+        let c = pending.candidate
+        let processing = c.kind == .processing
+        let j = decide(c)
+        var responses: [DasdDecision.Response] = []
+        var sum = 0.0, denominator = 0.0
+        for policy in SchedulingPolicy.ordered {
+            let o = evaluate(policy, c, detailed: true)
+            let w = schedulerPolicy.weight(policy, processing: processing)
+            if case let .canProceed(s) = o.verdict { sum += w * s; denominator += w }
+            responses.append(.init(name: policy.rawValue, weight: w, verdict: o.verdict, rationale: o.rationale))
+        }
+        var run = j.run
+        var final: PolicyVerdict
+        switch j.key {
+        case .mustNot:
+            // Any Absolutely Must Not Proceed makes the final decision one.
+            final = responses.contains { $0.verdict == .absolutelyMustNotProceed } ? .absolutelyMustNotProceed : .mustNotProceed
+        case .absolutelyMust: final = .absolutelyMustProceed
+        case .launchRefused(let refusal):
+            // The policies said run; the launch policy (SPEC §11) did not.
+            responses.append(.init(name: "LaunchPolicy", weight: 0, verdict: .mustNotProceed, rationale: refusal.reason))
+            final = .mustNotProceed
+        case .ran, .waits: final = .canProceed(j.score)
+        }
+        if case .mustNot = j.key { run = false }
+        let launchVerdict = launchVerdict(for: app, cause: .bgTask, taskIdentifier: identifier)
+        if run, let refusal = launchVerdict.refusal {
+            responses.append(.init(name: "LaunchPolicy", weight: 0, verdict: .mustNotProceed, rationale: refusal.reason))
+            final = .mustNotProceed
+            run = false
+        }
+        return DasdDecision(activity: (processing ? "bgProcessing-" : "bgRefresh-") + identifier, responses: responses,
+                            sumScores: sum, denominator: denominator, final: final,
+                            thresholdScore: j.threshold, decisionToRun: run)
+    }
+
+    /// A background push (priority 5) for `app` arriving now, judged in
+    /// dasd's terms: dasd's own push policies, then — as `PushGate` — what
+    /// else in bgx would hold or drop it (force-quit, Background App Refresh,
+    /// the hourly throttle and daily budget, battery, Low Power Mode).
+    public func dasdPushDecision(app: AppID) -> DasdDecision {
+        let weights = profile.push.dasdWeights
+        let push = Push(type: .background, priority: 5)
+        var responses: [DasdDecision.Response] = []
+        var final: PolicyVerdict = .canProceed(1)
+        var sum = 0.0, denominator = 0.0
+        if profile.push.judgedByDasd {
+            let judged = pushPolicyResponses(app)
+            for r in judged {
+                responses.append(.init(name: r.policy.rawValue, weight: weights[r.policy] ?? 0, verdict: r.verdict,
+                                       rationale: r.words.text(wallClockOffset: wallClockOffset)))
+            }
+            (final, sum, denominator) = pushVerdict(judged)
+        }
+        let inFront = frontApp == app && apps[Int(app.index)].state.isRunning
+        var run = final == .absolutelyMustProceed
+        if case let .canProceed(score) = final { run = score >= profile.push.dasdThreshold }
+        if !inFront && !final.blocks, let gate = backgroundPushGate(app, push) {
+            let reason: String
+            switch gate {
+            case let .drop(r): reason = r
+            case let .hold(r, _): reason = r
+            }
+            if !responses.contains(where: { reason.hasPrefix($0.name + ":") }) {
+                responses.append(.init(name: "PushGate", weight: 0, verdict: .mustNotProceed, rationale: reason))
+                final = .mustNotProceed
+                run = false
+            }
+        }
+        return DasdDecision(activity: "com.apple.pushLaunch." + apps[Int(app.index)].manifest.bundleIdentifier,
+                            responses: responses, sumScores: sum, denominator: denominator, final: final,
+                            thresholdScore: profile.push.judgedByDasd ? profile.push.dasdThreshold : nil,
+                            decisionToRun: run)
+    }
+}

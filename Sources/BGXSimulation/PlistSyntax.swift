@@ -1,0 +1,105 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// Where an XML property list stops being one: the line and column of the
+/// first thing that breaks it — XML that is not well formed, or XML that is
+/// not a plist (an unknown element, a value without its key, a number that
+/// is not one). `PropertyListSerialization` only says that it failed.
+enum PlistSyntax {
+    struct Problem: Error {
+        var line: Int
+        var column: Int
+        var message: String
+    }
+
+    static func firstProblem(in data: Data) -> Problem? {
+        let parser = XMLParser(data: data)
+        let checker = Checker()
+        parser.delegate = checker
+        if !parser.parse() {
+            if let found = checker.problem { return found }
+            let reason = parser.parserError.map { describe($0) } ?? "not well-formed XML"
+            return Problem(line: max(1, parser.lineNumber), column: max(1, parser.columnNumber),
+                           message: "malformed XML: \(reason)")
+        }
+        return checker.problem
+    }
+
+    static func describe(_ error: Error) -> String {
+        let code = (error as NSError).code
+        // libxml2's codes, as XMLParser reports them, for the usual mistakes.
+        switch code {
+        case 76: return "a closing tag does not match the element it closes"
+        case 5, 77: return "the document ends inside an element"
+        case 73: return "'>' is missing from a tag"
+        case 68: return "an unescaped '&' or '<' in text"
+        default: return "not well-formed XML (libxml2 error \(code))"
+        }
+    }
+
+    /// Follows the plist grammar element by element.
+    final class Checker: NSObject, XMLParserDelegate {
+        static let values: Set<String> = ["dict", "array", "string", "integer", "real", "true", "false", "date", "data"]
+        var problem: Problem?
+        /// Open elements; for a dict, whether a key is waiting for its value.
+        var stack: [(name: String, keyPending: Bool)] = []
+        var text = ""
+
+        func fail(_ parser: XMLParser, _ message: String) {
+            guard problem == nil else { return }
+            problem = Problem(line: max(1, parser.lineNumber), column: max(1, parser.columnNumber), message: message)
+            parser.abortParsing()
+        }
+
+        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+                    attributes: [String: String] = [:]) {
+            text = ""
+            if stack.isEmpty {
+                guard name == "plist" else { return fail(parser, "the document is <\(name)>, not a <plist>") }
+                stack.append((name, false))
+                return
+            }
+            let parent = stack[stack.count - 1]
+            if name == "key" {
+                guard parent.name == "dict" else { return fail(parser, "<key> outside a <dict>") }
+                guard !parent.keyPending else { return fail(parser, "a <key> follows a <key>: the first has no value") }
+            } else {
+                guard Self.values.contains(name) else { return fail(parser, "<\(name)> is not a property list element") }
+                if parent.name == "dict" && !parent.keyPending { return fail(parser, "<\(name)> in a <dict> without a <key> before it") }
+                if ["string", "integer", "real", "true", "false", "date", "data", "key"].contains(parent.name) {
+                    return fail(parser, "<\(name)> inside <\(parent.name)>")
+                }
+            }
+            stack.append((name, false))
+        }
+
+        func parser(_ parser: XMLParser, foundCharacters string: String) { text += string }
+
+        func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) {
+            fail(parser, "malformed XML: \(PlistSyntax.describe(parseError))")
+        }
+
+        func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+            guard problem == nil, !stack.isEmpty else { return }
+            // libxml2 may recover from a mismatched tag; a plist may not.
+            guard stack[stack.count - 1].name == name else {
+                return fail(parser, "malformed XML: </\(name)> closes <\(stack[stack.count - 1].name)>")
+            }
+            let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            switch name {
+            case "integer" where Int64(value) == nil: return fail(parser, "<integer> holds '\(value)', not a whole number")
+            case "real" where Double(value) == nil: return fail(parser, "<real> holds '\(value)', not a number")
+            case "true", "false": if !value.isEmpty { return fail(parser, "<\(name)/> holds text") }
+            default: break
+            }
+            let closed = stack.removeLast()
+            if closed.name == "dict" && closed.keyPending { return fail(parser, "the last <key> in this <dict> has no value") }
+            if !stack.isEmpty, stack[stack.count - 1].name == "dict" {
+                stack[stack.count - 1].keyPending = name == "key"
+            }
+            text = ""
+        }
+    }
+}

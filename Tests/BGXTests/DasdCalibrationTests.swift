@@ -1,0 +1,53 @@
+import BGXCore
+import BGXSimulation
+import Foundation
+import Testing
+
+let calibrationFolder = repositoryRoot.appendingPathComponent("Calibration/dasd").path
+
+/// bgx's scheduler held against decisions developers posted from real devices'
+/// dasd logs (Calibration/dasd: each case cites its source). A regression
+/// below the thresholds fails here.
+@Suite("Calibration against real dasd decisions (Calibration/dasd)")
+struct DasdCalibrationTests {
+
+    @Test("bgx reaches the logged final decision in ≥ 90 % and for the logged reason in ≥ 80 % of the counted cases")
+    func agreement() throws {
+        let report = try DasdCalibrationReport(folder: calibrationFolder)
+        print(report.text)
+        #expect(report.results.count >= 14)
+        #expect(report.countedCases >= 10)
+        #expect(report.finalPercent >= 90, "\(report.summary)")
+        #expect(report.decidingPercent >= 80, "\(report.summary)")
+    }
+
+    @Test("the README states the calibration figure the set yields now")
+    func readmeFigure() throws {
+        let report = try DasdCalibrationReport(folder: calibrationFolder)
+        let readme = try String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        #expect(readme.contains(report.summary), "README should say: \(report.summary)")
+    }
+
+    @Test("every case cites a public source and says why it is not counted when it is not")
+    func casesCiteSources() throws {
+        let report = try DasdCalibrationReport(folder: calibrationFolder)
+        for (c, _) in report.results {
+            #expect(c.source.hasPrefix("https://"), "\(c.name)")
+            #expect(c.counted || c.uncounted != nil, "\(c.name) is not counted and does not say why")
+        }
+    }
+
+    @Test("a comparison can disagree: a push logged as refused, judged by bgx where nothing refuses it")
+    func comparisonCanFail() throws {
+        let logged = try #require(DasdLog(text: """
+            com.apple.pushLaunch.com.example.chat:AAAAAA:[
+            \t{name: ThunderingHerdPolicy, policyWeight: 1.000, response: {Decision: Must Not Proceed, Score: 0.00, Rationale: [{timeSinceThunderingHerdTriggerEvent < 300}]}}
+             ], FinalDecision: Must Not Proceed}
+            """).decisions.first)
+        let (device, app) = chatDevice()
+        let comparison = DasdComparison(logged: logged, bgx: device.engine.dasdPushDecision(app: app))
+        #expect(!comparison.finalAgrees)
+        #expect(!comparison.decidingAgrees)
+        #expect(comparison.rows.map(\.agrees) == [false])
+    }
+}
