@@ -111,7 +111,12 @@ struct UIKitNamesTests {
     @Test("SPEC §7: a background push that launches the app is in the launch options under .remoteNotification")
     func pushLaunchOptions() {
         RefreshingAppDelegate.journal.entries = []
-        let device = SimulatedDevice()
+        // Apple's documented push rules alone, where a restart re-enables launches
+        // (the modern profile adds dasd's, which hold pushes back after a reboot).
+        var profile = PolicyProfile.modern
+        profile.push.judgedByDasd = false
+        profile.push.pushDisallowedAfterReboot = false
+        let device = SimulatedDevice(profile: profile)
         var manifest = refreshManifest()
         manifest.backgroundModes.insert(.remoteNotification)
         let app = device.install(manifest) { RefreshingAppDelegate() }
