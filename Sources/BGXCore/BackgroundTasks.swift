@@ -99,7 +99,7 @@ extension Engine {
             if apps[i].tasks[t].isExpiringActivity { expireActivity(app, at: t); continue }
             apps[i].stats.backgroundTasksExpired += 1
             let id = apps[i].tasks[t].id
-            record(app, .bgtaskExpire(id: id))
+            record(app, .bgtaskExpire(id: id, name: apps[i].tasks[t].nameText))
             apps[i].jobs.append(.expirationHandler(id))
         }
         pump(app)

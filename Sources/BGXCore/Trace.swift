@@ -62,7 +62,8 @@ public struct TraceEvent: Sendable, Equatable {
         case user(UserActionName)
         case bgtaskBegin(id: Int, name: TextID)
         case bgtaskEnd(id: Int)
-        case bgtaskExpire(id: Int)
+        /// Names its task, as `bgtask.begin` did, so the line reads alone.
+        case bgtaskExpire(id: Int, name: TextID)
         /// `beginBackgroundTask` answered `.invalid`.
         case bgtaskInvalid(name: TextID, reason: TextID)
         case terminate(reason: TerminationReason, detail: TextID)
@@ -308,8 +309,10 @@ extension TraceEvent {
             return [("action", .string(action.rawValue))]
         case let .bgtaskBegin(id, name):
             return [("id", .number(Double(id))), ("name", .string(text(name)))]
-        case let .bgtaskEnd(id), let .bgtaskExpire(id):
+        case let .bgtaskEnd(id):
             return [("id", .number(Double(id)))]
+        case let .bgtaskExpire(id, name):
+            return [("id", .number(Double(id))), ("name", .string(text(name)))]
         case let .bgtaskInvalid(name, reason):
             return [("name", .string(text(name))), ("reason", .string(text(reason)))]
         case let .terminate(reason, detail):

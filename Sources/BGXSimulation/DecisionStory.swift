@@ -206,7 +206,8 @@ public struct DecisionStory {
             switch e.kind {
             case "bgtask.begin": names[e["id"]] = e["name"]
             case "bgtask.expire":
-                let name = names[e["id"]].map { "\"\($0)\"" } ?? "#\(e["id"])"
+                let named = e["name"].isEmpty ? names[e["id"]] : e["name"]
+                let name = named.map { "\"\($0)\"" } ?? "#\(e["id"])"
                 out.append("\(clock(e.time))  background task \(name) expired: its time is ending, "
                            + "the expiration handler runs")
             case "bgtask.invalid":

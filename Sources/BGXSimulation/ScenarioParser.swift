@@ -64,7 +64,7 @@ public struct ScenarioParser {
                                                                     "type", "expired", "queue"],
         "user": ["action"], "bgtask.begin": ["id", "name"],
         "activity.begin": ["id", "name"], "activity.expire": ["id", "name", "reason"],
-        "activity.end": ["id", "name", "reason"], "activity.refuse": ["name", "reason"], "bgtask.end": ["id"], "bgtask.expire": ["id"],
+        "activity.end": ["id", "name", "reason"], "activity.refuse": ["name", "reason"], "bgtask.end": ["id"], "bgtask.expire": ["id", "name"],
         "bgtask.invalid": ["name", "reason"], "log": ["message"],
         "terminate": ["reason", "code", "detail", "band", "bandName", "footprintMB", "cause"],
         "device": ["property", "value"], "notification.schedule": ["id", "fireIn", "replaced"],

@@ -178,6 +178,9 @@ struct BackgroundTaskTests {
         ])
         #expect(journal.entries == ["upload expired"])   // the upload never finished: suspended
         #expect(device.terminations(of: app).isEmpty)
+        // The trace line names the task it expires, so it reads without finding its bgtask.begin.
+        let expire = device.traceLines.first { $0.contains("\"kind\": \"bgtask.expire\"") }
+        #expect(expire == #"{"t": 35, "app": "com.example.upload", "kind": "bgtask.expire", "id": 1, "name": "upload"}"#)
     }
 
     @Test("SPEC §2: a task still open when the 30 s budget ends → terminated, reason backgroundTaskTimeout (0x2182bad2), at exactly 30 s")

@@ -82,7 +82,7 @@ func storyLine(_ event: TraceEvent, renderer: TraceRenderer) -> String {
         body = "bgtask.begin \(id) \(renderer.names.text(name))"
     case let .bgtaskEnd(id):
         body = "bgtask.end \(id)"
-    case let .bgtaskExpire(id):
+    case let .bgtaskExpire(id, _):
         body = "bgtask.expire \(id)"
     case let .bgtaskInvalid(name, reason):
         body = "bgtask.invalid \(renderer.names.text(name)): \(renderer.names.text(reason))"
