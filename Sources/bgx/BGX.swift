@@ -266,9 +266,25 @@ struct Explain: ParsableCommand {
 struct Check: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Lint app manifests: an Info.plist, or every app of a scenario file.")
-    @Argument(help: "An Info.plist (XML) or a scenario file (YAML).") var file: String
+    @Argument(help: "Info.plists (XML) or scenario files (YAML); each is checked in turn.") var files: [String]
 
+    /// Each file in turn, as `bgx check Scenarios/*.yaml` is what one types: a file
+    /// bgx cannot read is reported and the rest still checked; the exit code is the
+    /// worst — 2 for bad input, else 1 for a manifest error.
     func run() throws {
+        var worst: Int32 = 0
+        for file in files {
+            do {
+                if try !check(file) { worst = max(worst, 1) }
+            } catch let code as ExitCode {
+                worst = max(worst, code.rawValue)
+            }
+        }
+        if worst != 0 { throw ExitCode(worst) }
+    }
+
+    /// Prints the file's findings; false when one is an error.
+    func check(_ file: String) throws -> Bool {
         var findings: [ManifestFinding] = []
         var notes: [String] = []
         if file.hasSuffix(".plist") {
@@ -288,7 +304,7 @@ struct Check: ParsableCommand {
         let errors = findings.filter { $0.severity == .error }.count
         print(findings.isEmpty ? "\(file): no problems found"
               : "\(file): \(errors) error(s), \(findings.count - errors) warning(s)")
-        if errors > 0 { throw ExitCode(1) }
+        return errors == 0
     }
 }
 

@@ -163,6 +163,21 @@ struct CommandLineTests {
         #expect(clean.stdout.contains("no problems found"))
     }
 
+    @Test("bgx check takes several files, as `bgx check Scenarios/*.yaml`: each is checked, and the exit code is the worst")
+    func checkSeveralFiles() throws {
+        let clean = repositoryRoot.appendingPathComponent("Scenarios/spec2-end-twice.yaml").path
+        let erring = repositoryRoot.appendingPathComponent("Scenarios/spec5-identifier-not-permitted.yaml").path
+        let both = try bgx(["check", clean, erring])
+        #expect(both.status == 1)
+        #expect(both.stdout.contains("spec2-end-twice.yaml: no problems found"))
+        #expect(both.stdout.contains("spec5-identifier-not-permitted.yaml: 1 error(s)"))
+        // A file that is not there is bad input (exit 2), and the files after it are still checked.
+        let missing = try bgx(["check", "no-such.yaml", clean])
+        #expect(missing.status == 2)
+        #expect(missing.stderr.contains("error: no-such.yaml: no such file"))
+        #expect(missing.stdout.contains("spec2-end-twice.yaml: no problems found"))
+    }
+
     @Test("bgx demo runs the built-in scenario and its expectations hold")
     func demo() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bgx-cli-\(UUID().uuidString)")
