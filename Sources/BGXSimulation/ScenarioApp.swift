@@ -113,6 +113,9 @@ public final class ScenarioApp: HostedApp {
     public enum Action: Sendable, Equatable {
         case register(String)
         case submit(Submit)
+        /// SPEC §13: a `BGContinuedProcessingTaskRequest`, and its task's progress.
+        case submitContinued(ContinuedProcessingRequest)
+        case progress(completed: Int64, total: Int64)
         case cancel(String)
         case complete(Completion)
         /// nil is `never`.
@@ -147,6 +150,9 @@ public final class ScenarioApp: HostedApp {
         case requestSceneSessionRefresh
         /// The person's work: `makeUnsavedChanges` (true) / `saveChanges` (false).
         case unsavedChanges(Bool)
+        /// SPEC §13: `writeFile: {path, protection}`, `readFile: PATH`.
+        case writeFile(path: String, protection: FileProtection)
+        case readFile(String)
         /// SPEC §13: `performExpiringActivity: {reason, work}` — the block,
         /// on the background queue, is busy for `work` and returns.
         case performExpiringActivity(reason: String, work: Nanoseconds)
@@ -185,13 +191,15 @@ public final class ScenarioApp: HostedApp {
         switch callback {
         case let .bgTask(id):
             let name = process.device.withEngine { $0.text(id) }
-            handler = .task(name)
+            // A continued-processing task runs the handler registered for its wildcard form.
+            let registered = process.device.withEngine { $0.launchHandlerIdentifier(for: process.app, identifier: name) }
+            handler = .task(registered)
             context = .task(name)
             // The expiration handler is "set" when the scenario has one.
-            process.setTaskExpirationHandler(identifier: name, isSet: spec.handlers[.expire(name)] != nil)
+            process.setTaskExpirationHandler(identifier: name, isSet: spec.handlers[.expire(registered)] != nil)
         case let .bgTaskExpired(id):
             let name = process.device.withEngine { $0.text(id) }
-            handler = .expire(name)
+            handler = .expire(process.device.withEngine { $0.launchHandlerIdentifier(for: process.app, identifier: name) })
             context = .task(name)
         case .performFetch:
             handler = .performFetch
@@ -274,6 +282,16 @@ public final class ScenarioApp: HostedApp {
                                               requiresExternalPower: s.requiresExternalPower)
                 // A rejection is in the trace (task.reject, with its reason); the app carries on.
                 try? process.device.withEngine { try $0.submitTask(for: process.app, request) }
+            case let .submitContinued(r):
+                // A rejection is in the trace (task.reject, with its reason); the app carries on.
+                try? process.device.withEngine { try $0.submitContinuedProcessingTask(for: process.app, r) }
+            case let .progress(completed, total):
+                guard case let .task(name) = context else {
+                    preconditionFailure("the parser only allows 'progress' in a task handler")
+                }
+                process.device.withEngine {
+                    $0.reportContinuedProgress(for: process.app, identifier: name, completed: completed, total: total)
+                }
             case let .cancel(identifier):
                 process.cancelTask(identifier: identifier)
             case let .complete(completion):
@@ -335,6 +353,11 @@ public final class ScenarioApp: HostedApp {
                 process.requestSnapshotRefresh()
             case let .unsavedChanges(unsaved):
                 process.hasUnsavedChanges = unsaved
+            case let .writeFile(path, protection):
+                // A refusal is in the trace (file.write, ok false, with its reason); the app carries on.
+                _ = process.device.withEngine { $0.writeFile(for: process.app, path: path, protection: protection) }
+            case let .readFile(path):
+                _ = process.device.withEngine { $0.readFile(for: process.app, path: path) }
             case let .performExpiringActivity(reason, work):
                 // No assertion to be had: the block's one call (expired) does nothing; traced activity.refuse.
                 if let id = process.device.withEngine({ $0.performExpiringActivity(for: process.app, reason: reason) }) {

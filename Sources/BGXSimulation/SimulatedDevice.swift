@@ -22,6 +22,9 @@ public final class SimulatedDevice {
     public let startDate: Date
     var factories: [() -> HostedApp] = []
     var processes: [AppRuntime?] = []
+    /// What apps wrote to the device's disk, by app and path (SPEC §13); the
+    /// engine keeps each file's protection class and decides who may read it.
+    var fileContents: [AppID: [String: Data]] = [:]
     private var directives: [Directive] = []
     /// Trace events taken from the engine so far.
     public private(set) var trace: [TraceEvent] = []
@@ -79,6 +82,11 @@ public final class SimulatedDevice {
     /// The person taps a notification in Notification Center, now (SPEC §9).
     public func tapNotification(_ id: String) {
         perform(.tapNotification(withEngine { $0.internNotification(id) }))
+    }
+
+    /// The person cancels a continued-processing task from its Live Activity, now (SPEC §13).
+    public func cancelContinuedTask(_ identifier: String) {
+        perform(.cancelTask(withEngine { $0.internText(identifier) }))
     }
 
     /// The device changes, now.
@@ -405,6 +413,16 @@ public final class AppRuntime: SystemConnection {
             return relative
         }
     }
+    public func submitContinuedProcessingTask(_ request: ContinuedProcessingRequest) throws {
+        try device.withEngine { try $0.submitContinuedProcessingTask(for: app, request) }
+    }
+    public func reportContinuedProgress(identifier: String, completed: Int64, total: Int64) {
+        device.withEngine { $0.reportContinuedProgress(for: app, identifier: identifier, completed: completed, total: total) }
+    }
+    public func runningTaskKind(identifier: String) -> BGTaskKind? {
+        device.withEngine { $0.runningTaskKind(for: app, identifier: identifier) }
+    }
+    public var supportsBackgroundGPU: Bool { device.withEngine { $0.device.backgroundGPU } }
     public func setTaskExpirationHandler(identifier: String, isSet: Bool) {
         device.withEngine { $0.setTaskExpirationHandler(for: app, identifier: identifier, isSet: isSet) }
     }
@@ -436,6 +454,21 @@ public final class AppRuntime: SystemConnection {
 
     public func allocate(bytes: Int64) { device.withEngine { $0.allocate(for: app, bytes: bytes) } }
     public func useGPU() { device.withEngine { $0.useGPU(for: app) } }
+
+    // MARK: Data protection (SPEC §13)
+
+    public func writeFile(path: String, data: Data, protection: FileProtection) -> FileAccess {
+        let access = device.withEngine { $0.writeFile(for: app, path: path, protection: protection, bytes: Int64(data.count)) }
+        if access == .ok { device.fileContents[app, default: [:]][path] = data }
+        return access
+    }
+
+    public func readFile(path: String) -> (FileAccess, Data?) {
+        let access = device.withEngine { $0.readFile(for: app, path: path) }
+        return (access, access == .ok ? device.fileContents[app]?[path] : nil)
+    }
+
+    public var isProtectedDataAvailable: Bool { device.withEngine { $0.isProtectedDataAvailable } }
     public func holdLock(_ name: String) { device.withEngine { $0.holdLock(for: app, name) } }
     public func releaseLock(_ name: String) { device.withEngine { $0.releaseLock(for: app, name) } }
     public func openSocket(_ socket: NetworkSocket) {
@@ -544,8 +577,12 @@ public final class AppRuntime: SystemConnection {
     func task(for id: TextID) -> BGTask {
         let name = device.withEngine { $0.text(id) }
         if let existing = runningTasks[name] { return existing }
-        let task: BGTask = device.withEngine { $0.runningTaskKind(for: app, identifier: name) } == .processing
-            ? BGProcessingTask(identifier: name, connection: self) : BGAppRefreshTask(identifier: name, connection: self)
+        let task: BGTask
+        switch device.withEngine({ $0.runningTaskKind(for: app, identifier: name) }) {
+        case .processing: task = BGProcessingTask(identifier: name, connection: self)
+        case .continuedProcessing: task = BGContinuedProcessingTask(identifier: name, connection: self)
+        default: task = BGAppRefreshTask(identifier: name, connection: self)
+        }
         runningTasks[name] = task
         return task
     }
@@ -576,7 +613,9 @@ final class DelegateApp: HostedApp {
             application.open(notification: n.name, content: n.content)
         case let .bgTask(id):
             let task = process.task(for: id)
-            process.taskHandlers[task.identifier]?(task)
+            // A continued-processing task runs the handler registered for its wildcard form.
+            let registered = process.device.withEngine { $0.launchHandlerIdentifier(for: process.app, identifier: task.identifier) }
+            process.taskHandlers[registered]?(task)
         case let .bgTaskExpired(id):
             process.task(for: id).expirationHandler?()
         case .performFetch:
