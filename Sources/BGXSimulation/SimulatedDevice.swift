@@ -164,7 +164,12 @@ public final class SimulatedDevice {
         switch directive {
         case let .launch(app, cause):
             let i = Int(app.index)
-            processes[i] = AppRuntime(device: self, app: app, cause: cause, program: factories[i]())
+            let process = AppRuntime(device: self, app: app, cause: cause, program: LaunchingApp())
+            processes[i] = process
+            // The delegate's `init` is app code of the new process: it may register task
+            // handlers (SwiftUI's `App.init()` pattern), and it reads the device's clocks.
+            process.program = runningAppCode(app) { ProcessContext.$current.withValue(process.application) { factories[i]() } }
+            if let delegate = (process.program as? DelegateApp)?.delegate { process.application.attachDelegate(delegate) }
         case let .deliver(app, callback):
             guard let process = processes[Int(app.index)] else { return }
             let queue = withEngine { $0.queue(of: callback, for: app) }
@@ -221,7 +226,7 @@ public final class AppRuntime: SystemConnection {
     unowned let device: SimulatedDevice
     public let app: AppID
     public let launchCause: LaunchCause?
-    public let program: HostedApp
+    public internal(set) var program: HostedApp
     public private(set) lazy var application: Application = Application(
         bundleIdentifier: device.withEngine { $0.bundleIdentifier(app) }, connection: self,
         delegate: (program as? DelegateApp)?.delegate)
@@ -267,7 +272,8 @@ public final class AppRuntime: SystemConnection {
         pendingBusy = 0
         currentQueue = queue
         // Scenario apps never ask for `Application.shared`; any other code may.
-        let done = program is ScenarioApp ? body() : ProcessContext.$current.withValue(application) { body() }
+        let done = program is ScenarioApp ? body()
+            : device.runningAppCode(app) { ProcessContext.$current.withValue(application) { body() } }
         guard !isTerminated else { return }
         if done {
             if pendingBusy > 0 {
@@ -401,6 +407,7 @@ public final class AppRuntime: SystemConnection {
     public func submitTask(_ request: TaskRequestSpec) throws {
         var absolute = request
         absolute.earliestBegin = request.earliestBegin.map { device.now + $0 }
+        if let delay = request.earliestBegin { noteWallClockEscape(request.identifier, delay) }
         try device.withEngine { try $0.submitTask(for: app, absolute) }
     }
     public func cancelTask(identifier: String) { device.withEngine { $0.cancelTask(for: app, identifier: identifier) } }
@@ -586,6 +593,11 @@ public final class AppRuntime: SystemConnection {
         runningTasks[name] = task
         return task
     }
+}
+
+/// The program of a process whose code is still being created.
+final class LaunchingApp: HostedApp {
+    func handle(_ callback: Callback, process: AppRuntime) -> Bool { true }
 }
 
 /// Runs an `ApplicationDelegate` as iOS would.
