@@ -45,7 +45,7 @@ struct NotifyNowTests {
         device.perform(.home)
         device.advance(seconds: 60)
         #expect(device.details(of: app, only: ["bgtask.expire", "notification.schedule", "notification.deliver"]) == [
-            "25 bgtask.expire id=1",
+            "25 bgtask.expire id=1 name=send",
             "25 notification.schedule id=not-sent fireIn=0",
             "25 notification.deliver id=not-sent to=user alert=Message not sent "
                 + "reason=no trigger: delivered at once, to the user (the app is not active in front)",
