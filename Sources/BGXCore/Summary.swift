@@ -67,8 +67,11 @@ public struct AppSummary: Sendable, Equatable {
             .map { "\($0) \(secs(secondsInState[$0] ?? 0))" }.joined(separator: ", ") + "\n"
         out += "  background:   \(secs(backgroundSeconds)) running in the background\n"
         let l = LaunchCause.allCases.compactMap { c in launches[c].map { "\(c) \($0)" } }
-        out += "  launches:     " + (l.isEmpty ? "none" : l.joined(separator: ", "))
-            + " — \(coldLaunches) cold (a new process), \(warmLaunches) warm (back to the front from memory)\n"
+        // Process starts by cause, then returns of a live process: "user 1 — 1 cold,
+        // 20 warm" read as "opened once".
+        let starts = coldLaunches == 1 ? "1 new process" : "\(coldLaunches) new processes"
+        let returns = warmLaunches == 1 ? "1 return to the front from memory" : "\(warmLaunches) returns to the front from memory"
+        out += "  launches:     " + starts + (l.isEmpty ? "" : " (" + l.joined(separator: ", ") + ")") + ", " + returns + "\n"
         let t = TerminationReason.allCases.compactMap { r in terminations[r].map { "\(r) \($0)" } }
         out += "  terminations: " + (t.isEmpty ? "none" : t.joined(separator: ", ")) + "\n"
         out += "  bg tasks:     \(backgroundTasksBegun) begun, \(backgroundTasksExpired) expired\n"

@@ -91,6 +91,6 @@ struct DemoStoryTests {
         let device = Self.run.device
         let text = device.engine.appIDs.map { device.summary(of: $0).text }.joined()
         #expect(!text.contains(" 0s"), "\(text)")
-        #expect(text.contains("user 1 — 1 cold (a new process), 20 warm (back to the front from memory)"))
+        #expect(text.contains("launches:     1 new process (user 1), 20 returns to the front from memory"))
     }
 }

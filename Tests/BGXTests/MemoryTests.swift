@@ -197,7 +197,7 @@ struct MemoryTests {
         device.perform(.launch(reader))      // cold: it was purged
         let summary = device.summary(of: reader)
         #expect(summary.coldLaunches == 2 && summary.warmLaunches == 1)
-        #expect(summary.text.contains("2 cold (a new process), 1 warm (back to the front from memory)"))
+        #expect(summary.text.contains("2 new processes (user 2), 1 return to the front from memory"))
     }
 
     @Test("SPEC §10: GPU use in the background terminates at once (gpuInBackground); in front it is fine")
