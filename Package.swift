@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "BGXCore", targets: ["BGXCore"]),
         .library(name: "BGXApp", targets: ["BGXApp"]),
         .library(name: "BGXSimulation", targets: ["BGXSimulation"]),
+        .library(name: "BGXKit", targets: ["BGXKit"]),
         .executable(name: "bgx", targets: ["bgx"]),
     ],
     dependencies: [
@@ -26,16 +27,26 @@ let package = Package(
             dependencies: [.product(name: "Collections", package: "swift-collections")],
             swiftSettings: v5),
         .target(name: "BGXApp", dependencies: ["BGXCore"], swiftSettings: v5),
+        // App code's clocks on a simulated device (C: it interposes libc's).
+        .target(name: "CBGXClock"),
         .target(
             name: "BGXSimulation",
-            dependencies: ["BGXCore", "BGXApp", .product(name: "Yams", package: "Yams")],
+            dependencies: ["BGXCore", "BGXApp", "CBGXClock", .product(name: "Yams", package: "Yams")],
             swiftSettings: v5),
+        // iOS's names for app code: `import BGXKit` in place of UIKit and friends.
+        .target(name: "BGXKit", dependencies: ["BGXApp", "BGXCore", "BGXSimulation"], swiftSettings: v5),
         .executableTarget(
             name: "bgx",
             dependencies: [
                 "BGXCore", "BGXSimulation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            swiftSettings: v5),
+        // Examples/: iOS-style app code compiled for bgx through BGXKit.
+        .target(name: "ColorFeedExample", dependencies: ["BGXKit"], path: "Examples/ColorFeed", swiftSettings: v5),
+        .testTarget(
+            name: "BGXKitTests",
+            dependencies: ["BGXKit", "BGXSimulation", "BGXCore", "ColorFeedExample"],
             swiftSettings: v5),
         .testTarget(
             name: "BGXTests",

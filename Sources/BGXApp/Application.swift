@@ -91,6 +91,9 @@ public final class Application {
     public let connection: SystemConnection
     public let bundleIdentifier: String
     public private(set) var delegate: ApplicationDelegate?
+    /// The host sets the delegate once it exists: the delegate's `init` may
+    /// already use `Application.shared` (SwiftUI's `App.init()` pattern).
+    public func attachDelegate(_ delegate: ApplicationDelegate) { self.delegate = delegate }
     /// The process's service objects, which the system's events reach (SPEC §4).
     var locationManagers: [LocationManager] = []
     var accessorySessions: [AccessorySession] = []

@@ -30,7 +30,16 @@ public final class BGTaskScheduler {
     /// Synchronous; throws `BGTaskScheduler.Error` (`unavailable`,
     /// `tooManyPendingTaskRequests`, `notPermitted`).
     public func submit(_ taskRequest: BGTaskRequest) throws {
+        if let continued = taskRequest as? BGContinuedProcessingTaskRequest {
+            try connection.submitContinuedProcessingTask(continued.request)
+            return
+        }
         try connection.submitTask(taskRequest.spec(now: connection.now))
+    }
+
+    /// What a continued-processing task may ask for on this device (iOS 26).
+    public static var supportedResources: BGContinuedProcessingTaskRequest.Resources {
+        Application.shared.connection.supportsBackgroundGPU ? [.gpu] : []
     }
 
     public func cancel(taskRequestWithIdentifier identifier: String) { connection.cancelTask(identifier: identifier) }
@@ -116,6 +125,60 @@ public class BGTask {
 }
 
 public final class BGAppRefreshTask: BGTask {}
+
+/// `BGContinuedProcessingTaskRequest` (iOS 26, SPEC §13): submitted from the
+/// foreground in response to the person; starts at once if it can.
+/// The identifier falls under a wildcard permitted identifier
+/// (`com.example.export.*`), for which the handler is registered.
+public final class BGContinuedProcessingTaskRequest: BGTaskRequest {
+    public enum SubmissionStrategy: Sendable { case fail, queue }
+    public struct Resources: OptionSet, Sendable {
+        public let rawValue: Int
+        public init(rawValue: Int) { self.rawValue = rawValue }
+        public static let gpu = Resources(rawValue: 1)
+    }
+    public var title: String
+    public var subtitle: String
+    /// `.queue` by default.
+    public var strategy: SubmissionStrategy = .queue
+    public var requiredResources: Resources = []
+
+    public init(identifier: String, title: String, subtitle: String) {
+        self.title = title
+        self.subtitle = subtitle
+        super.init(identifier: identifier)
+    }
+
+    var request: ContinuedProcessingRequest {
+        ContinuedProcessingRequest(identifier: identifier, title: title, subtitle: subtitle,
+                                   strategy: strategy == .fail ? .fail : .queue,
+                                   requiresGPU: requiredResources.contains(.gpu))
+    }
+}
+
+/// `BGContinuedProcessingTask`: conforms to `ProgressReporting`; the system
+/// shows `progress` to the person and, under resource pressure, ends first
+/// the tasks whose progress has not moved.
+public final class BGContinuedProcessingTask: BGTask {
+    /// Set `totalUnitCount` and `completedUnitCount` as the work goes; each change reaches the system.
+    public private(set) lazy var progress: Progress = TaskProgress(task: self)
+
+    /// A `Progress` that tells the system each time it moves.
+    final class TaskProgress: Progress, @unchecked Sendable {
+        weak var task: BGContinuedProcessingTask?
+        init(task: BGContinuedProcessingTask) {
+            self.task = task
+            super.init(parent: nil, userInfo: nil)
+        }
+        override var completedUnitCount: Int64 { didSet { report() } }
+        override var totalUnitCount: Int64 { didSet { report() } }
+        func report() {
+            guard let task else { return }
+            task.connection.reportContinuedProgress(identifier: task.identifier, completed: completedUnitCount,
+                                                    total: totalUnitCount)
+        }
+    }
+}
 public final class BGProcessingTask: BGTask {}
 
 /// `UIBackgroundFetchResult`.

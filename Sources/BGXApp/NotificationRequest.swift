@@ -10,8 +10,21 @@ public class UNNotificationContent {
     public internal(set) var sound: UNNotificationSound?
     /// The app icon's badge once delivered; nil leaves it as it is.
     public internal(set) var badge: NSNumber?
+    public internal(set) var subtitle = ""
+    public internal(set) var userInfo: [AnyHashable: Any] = [:]
+    public internal(set) var categoryIdentifier = ""
+    public internal(set) var threadIdentifier = ""
 
     init() {}
+
+    /// What the system keeps of a request but does not schedule by: the
+    /// engine holds title, body, sound and badge; the process keeps these.
+    func copyExtras(from other: UNNotificationContent) {
+        subtitle = other.subtitle
+        userInfo = other.userInfo
+        categoryIdentifier = other.categoryIdentifier
+        threadIdentifier = other.threadIdentifier
+    }
 
     init(_ content: NotificationContent) {
         title = content.title
@@ -32,6 +45,12 @@ public final class UNMutableNotificationContent: UNNotificationContent {
     public override var body: String { get { super.body } set { super.body = newValue } }
     public override var sound: UNNotificationSound? { get { super.sound } set { super.sound = newValue } }
     public override var badge: NSNumber? { get { super.badge } set { super.badge = newValue } }
+    public override var subtitle: String { get { super.subtitle } set { super.subtitle = newValue } }
+    public override var userInfo: [AnyHashable: Any] { get { super.userInfo } set { super.userInfo = newValue } }
+    public override var categoryIdentifier: String {
+        get { super.categoryIdentifier } set { super.categoryIdentifier = newValue }
+    }
+    public override var threadIdentifier: String { get { super.threadIdentifier } set { super.threadIdentifier = newValue } }
 }
 
 /// `UNNotificationSoundName`: a sound file's name in the bundle.
@@ -121,6 +140,7 @@ public final class UNNotificationRequest {
     public init(identifier: String, content: UNNotificationContent, trigger: UNNotificationTrigger?) {
         self.identifier = identifier
         self.content = UNNotificationContent(content.value)
+        self.content.copyExtras(from: content)
         self.trigger = trigger
     }
 }

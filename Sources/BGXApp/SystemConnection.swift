@@ -45,6 +45,13 @@ public protocol SystemConnection: AnyObject {
     func pendingTaskRequests() -> [TaskRequestSpec]
     func setTaskExpirationHandler(identifier: String, isSet: Bool)
     func completeTask(identifier: String, success: Bool)
+    // Continued processing (SPEC §13, iOS 26)
+    func submitContinuedProcessingTask(_ request: ContinuedProcessingRequest) throws
+    func reportContinuedProgress(identifier: String, completed: Int64, total: Int64)
+    /// The kind of a task handed to the app (which `BGTask` subclass it gets).
+    func runningTaskKind(identifier: String) -> BGTaskKind?
+    /// `BGTaskScheduler.supportedResources` contains `.gpu`.
+    var supportsBackgroundGPU: Bool { get }
 
     // Background fetch (SPEC §6); nil interval is "never"
     func setMinimumBackgroundFetchInterval(seconds: Double?)
@@ -97,6 +104,10 @@ public protocol SystemConnection: AnyObject {
     func reportNewIncomingCall()
     func setKeepAliveTimeout(seconds: Double, handler: @escaping () -> Void) -> Bool
     func clearKeepAliveTimeout()
+    // Data protection (SPEC §13): files on the device's disk
+    func writeFile(path: String, data: Data, protection: FileProtection) -> FileAccess
+    func readFile(path: String) -> (FileAccess, Data?)
+    var isProtectedDataAvailable: Bool { get }
 }
 
 /// The process the code running now belongs to. The device sets it whenever

@@ -47,6 +47,17 @@ extension UNUserNotificationCenterDelegate {
 public final class UNUserNotificationCenter {
     let connection: SystemConnection
     public weak var delegate: UNUserNotificationCenterDelegate?
+    /// The contents this process added, for what the engine does not keep
+    /// (`subtitle`, `userInfo`, `categoryIdentifier`, `threadIdentifier`).
+    /// A new process starts without them.
+    private var addedContents: [String: UNNotificationContent] = [:]
+
+    /// A notification's content as the app added it.
+    func content(_ identifier: String, _ value: NotificationContent) -> UNNotificationContent {
+        let content = UNNotificationContent(value)
+        if let added = addedContents[identifier] { content.copyExtras(from: added) }
+        return content
+    }
 
     init(connection: SystemConnection) { self.connection = connection }
 
@@ -56,6 +67,7 @@ public final class UNUserNotificationCenter {
     /// keeps at most 64 (the soonest-firing; 128 on iOS 6, where the rest are
     /// refused) — a dropped request is not an error.
     public func add(_ request: UNNotificationRequest, withCompletionHandler completionHandler: ((Error?) -> Void)? = nil) {
+        addedContents[request.identifier] = request.content
         connection.addNotification(identifier: request.identifier, content: request.content.value,
                                    trigger: request.trigger?.value ?? .immediate)
         completionHandler?(nil)
@@ -69,7 +81,7 @@ public final class UNUserNotificationCenter {
     /// Soonest-firing first.
     public func getPendingNotificationRequests(completionHandler: @escaping ([UNNotificationRequest]) -> Void) {
         completionHandler(connection.pendingNotifications().map {
-            UNNotificationRequest(identifier: $0.id, content: UNNotificationContent($0.content),
+            UNNotificationRequest(identifier: $0.id, content: content($0.id, $0.content),
                                   trigger: UNNotificationTrigger.from($0.trigger))
         })
     }
@@ -79,7 +91,7 @@ public final class UNUserNotificationCenter {
         let now = connection.now
         completionHandler(connection.deliveredNotifications().map {
             UNNotification(date: now.addingTimeInterval(Time.toSeconds($0.deliveredAt)),
-                           request: UNNotificationRequest(identifier: $0.id, content: UNNotificationContent($0.content),
+                           request: UNNotificationRequest(identifier: $0.id, content: content($0.id, $0.content),
                                                           trigger: nil))
         })
     }
@@ -119,6 +131,6 @@ extension Application {
             return
         }
         call(handler, center, UNNotification(date: connection.now, request: UNNotificationRequest(
-            identifier: identifier, content: UNNotificationContent(content), trigger: nil)))
+            identifier: identifier, content: center.content(identifier, content), trigger: nil)))
     }
 }

@@ -137,8 +137,9 @@ struct AppProcess: Sendable {
     /// `setMinimumBackgroundFetchInterval`; nil is "never" (the default).
     var fetchInterval: Nanoseconds?
     var lastFetch: Nanoseconds?
-    /// 1 for an app that fetches fast and reports honestly; less otherwise.
-    var fetchReputation = 1.0
+    var fetchStanding = FetchStanding()
+    /// Files the app wrote, with their protection class (SPEC §13): on disk, so they outlive the process.
+    var files: [TextID: ProtectedFile] = [:]
     var fetchNumber: UInt32 = 0
     var fetchDeferKey: Engine.DecisionKey?
 

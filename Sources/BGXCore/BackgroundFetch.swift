@@ -70,16 +70,8 @@ extension Engine {
         apps[i].fetchInFlight = nil
         record(app, .fetchComplete(result: result))
         let took = now - fetch.started
-        var reputation = apps[i].fetchReputation
-        if result == .newData && fetch.asyncWork == 0 {
-            reputation *= 0.7  // claimed new data but fetched nothing
-        } else if took > schedulerPolicy.fetchTimeout * 2 / 3 {
-            reputation *= 0.8  // slow
-        } else if took <= schedulerPolicy.fetchTimeout / 3 {
-            reputation = min(1, reputation + 0.1)  // fast and honest
-        }
-        apps[i].fetchReputation = reputation
-        stopEnergyClock(app)
+        judgeFetch(app, fetchVerdict(result: result, took: took, asyncWork: fetch.asyncWork), took: took)
+        // The energy clock runs on until the app leaves the background: time awake counts, not only busy CPU.
         markSchedulerDirty(for: app)
         suspendIfThreadFree(app)
     }
@@ -87,7 +79,7 @@ extension Engine {
     mutating func fetchTimeoutFired(_ app: AppID, epoch: UInt32, fetch: UInt32) {
         let i = Int(app.index)
         guard apps[i].epoch == epoch, apps[i].fetchInFlight?.number == fetch else { return }
-        apps[i].fetchReputation *= 0.5
+        judgeFetch(app, .timedOut, took: now - apps[i].fetchInFlight!.started)
         terminate(app, .completionHandlerTimeout,
                   detail: "performFetch: the completion handler was not called within "
                     + Time.describe(schedulerPolicy.fetchTimeout) + " (handler: fetch)")

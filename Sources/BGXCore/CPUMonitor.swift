@@ -15,7 +15,10 @@ extension Engine {
     }
 
     func isExemptFromCPUMonitor(_ app: AppID) -> Bool {
-        apps[Int(app.index)].runningTasks.contains { $0.kind == .processing && $0.requiresExternalPower }
+        apps[Int(app.index)].runningTasks.contains {
+            // SPEC §13 [D]: continued processing may do intensive CPU work in the background.
+            ($0.kind == .processing && $0.requiresExternalPower) || $0.kind == .continuedProcessing
+        }
     }
 
     func busy(_ app: AppID, from: Nanoseconds, to: Nanoseconds) -> Nanoseconds {

@@ -35,6 +35,8 @@ public struct DeviceState: Sendable, Equatable {
     public var unlockedSinceBoot: Bool = true
     /// The device's clock, which floating notification dates follow (SPEC §9).
     public var timeZone: TimeZoneRules = .utc
+    /// `BGTaskScheduler.supportedResources` contains `.gpu` (SPEC §13): not every device has background GPU.
+    public var backgroundGPU: Bool = false
 
     public init() {}
 }
@@ -55,6 +57,7 @@ public enum DeviceChange: Sendable, Equatable {
     case memoryPressure(DeviceState.MemoryPressure)
     case cameraActive(Bool)
     case timeZone(TimeZoneRules)
+    case backgroundGPU(Bool)
     case reboot
 }
 
@@ -68,6 +71,8 @@ public enum UserAction: Sendable, Equatable {
     case forceQuit(AppID)
     /// Opens a notification from Notification Center (SPEC §9).
     case tapNotification(NotificationID)
+    /// Cancels a continued-processing task from its Live Activity (SPEC §13).
+    case cancelTask(TextID)
 }
 
 /// An installed app's handle inside the engine.

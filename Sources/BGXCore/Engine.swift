@@ -59,6 +59,8 @@ public struct Engine: Sendable {
     /// Fetch apps in the order they set an interval (the order `fetchApps` keeps).
     var fetchRank: [Int32: Int] = [:]
     var nextFetchRank = 0
+    /// Continued-processing tasks, queued or running, device-wide (SPEC §13).
+    var continuedTasks: [ContinuedTask] = []
     /// `profile.scheduler`'s weights as tables indexed by policy.
     let refreshWeights: [Double]
     let processingWeights: [Double]
@@ -278,6 +280,8 @@ public struct Engine: Sendable {
         }
         apps[i].state = to
         apps[i].stateSince = now
+        // Every second awake in the background is energy (SPEC §12), busy or waiting.
+        if from == .background { stopEnergyClock(app) }
         if to == .suspended { noteSuspended(app) }
         record(app, .state(from: from, to: to, reason: reason))
     }
@@ -303,7 +307,10 @@ public struct Engine: Sendable {
             for i in residentApps.sorted() where apps[Int(i)].state != .notRunning { _ = enforceLimit(AppID(index: i)) }
             checkMemoryPressure()
         case let .multitasking(v): device.multitasking = v; recordDevice("multitasking", "\(v)")
-        case let .thermal(v): device.thermal = v; recordDevice("thermal", v.rawValue)
+        case let .thermal(v):
+            device.thermal = v; recordDevice("thermal", v.rawValue)
+            if !continuedTasks.isEmpty { relieveContinuedProcessingPressure(v) }
+        case let .backgroundGPU(v): device.backgroundGPU = v; recordDevice("backgroundGPU", "\(v)")
         case let .cpuLoad(v): device.cpuLoad = v; recordDevice("cpuLoad", "\(v)%")
         case let .memoryPressure(v): device.memoryPressure = v; recordDevice("memoryPressure", v.rawValue)
         case let .cameraActive(v): device.cameraActive = v; recordDevice("cameraActive", "\(v)")
@@ -418,6 +425,9 @@ struct TextTable: Sendable {
 
 extension Engine {
     /// Interns a piece of trace text.
+    /// Interns a name for an input that carries one (`UserAction.cancelTask`).
+    public mutating func internText(_ s: String) -> TextID { text(s) }
+
     mutating func text(_ s: String) -> TextID {
         if let i = texts.index[s] { return TextID(index: i) }
         texts.strings.append(s)

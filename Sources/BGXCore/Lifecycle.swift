@@ -9,7 +9,7 @@ extension Engine {
         // involved; lock and unlock mark it themselves (setLocked).
         switch action {
         case let .launch(app), let .switchTo(app), let .forceQuit(app): markSchedulerDirty(for: app)
-        case .home, .lock, .unlock, .tapNotification: break
+        case .home, .lock, .unlock, .tapNotification, .cancelTask: break
         }
         if let front = frontApp { markSchedulerDirty(for: front) }
         if let previous = frontAppWhenLocked { markSchedulerDirty(for: previous) }
@@ -52,6 +52,8 @@ extension Engine {
             forceQuit(app)
         case let .tapNotification(id):
             tapNotification(id)
+        case let .cancelTask(id):
+            cancelContinuedTask(for: nil, identifier: text(id))
         }
     }
 
@@ -248,8 +250,9 @@ extension Engine {
         case let .notificationResponse(id):
             deliver(.notificationResponse(id), to: app, watchdog: nil)
         case let .bgTask(id):
-            guard apps[i].runningTasks.contains(where: { $0.identifier == id }) else { return }
-            guard apps[i].registered.contains(id) else {
+            guard let task = apps[i].runningTasks.first(where: { $0.identifier == id }) else { return }
+            let wildcard = task.kind == .continuedProcessing ? wildcardIdentifier(of: app, matching: text(id)) : nil
+            guard apps[i].registered.contains(id) || wildcard.map({ apps[i].registered.contains(text($0)) }) == true else {
                 terminate(app, .noLaunchHandler, detail: "NSInternalInconsistencyException: No launch handler "
                           + "registered for task with identifier \(text(id))")
                 return
@@ -436,6 +439,7 @@ extension Engine {
             noteTaskHistory(app, task.identifier, "lost: the app was terminated (\(reason)) while it ran")
         }
         stopEnergyClock(app)
+        dropContinuedTasks(of: app, forceQuit: reason == .userForceQuit)
         apps[i].processEnded()
         markSchedulerDirty(for: app)
         if frontApp == app { frontApp = nil }

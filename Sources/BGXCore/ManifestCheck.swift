@@ -50,7 +50,9 @@ public enum ManifestCheck {
                 "\(app): UIBackgroundModes has 'processing' but BGTaskSchedulerPermittedIdentifiers is missing; "
                 + "every BGTaskScheduler.submit will fail with notPermitted"))
         }
-        if !manifest.permittedTaskIdentifiers.isEmpty && !usesScheduler {
+        // A wildcard identifier (`com.example.export.*`) is for continued processing, which needs no mode (iOS 26).
+        let needsMode = manifest.permittedTaskIdentifiers.contains { !$0.hasSuffix(".*") }
+        if needsMode && !usesScheduler {
             findings.append(.init(severity: .error, message:
                 "\(app): BGTaskSchedulerPermittedIdentifiers is set but UIBackgroundModes has neither 'fetch' "
                 + "nor 'processing'; submitting these tasks fails with notPermitted"))
@@ -67,7 +69,12 @@ public enum ManifestCheck {
             findings.append(.init(severity: .error, message:
                 "\(app): \(use) needs UIBackgroundModes '\(mode.rawValue)', which is not declared"))
         }
-        for identifier in Set(usage.taskIdentifiers).sorted() where !manifest.permittedTaskIdentifiers.contains(identifier) {
+        func permitted(_ identifier: String) -> Bool {
+            manifest.permittedTaskIdentifiers.contains(identifier) || manifest.permittedTaskIdentifiers.contains {
+                $0.hasSuffix(".*") && identifier.count > $0.count - 1 && identifier.hasPrefix($0.dropLast())
+            }
+        }
+        for identifier in Set(usage.taskIdentifiers).sorted() where !permitted(identifier) {
             findings.append(.init(severity: .error, message:
                 "\(app): task identifier '\(identifier)' is not in BGTaskSchedulerPermittedIdentifiers; "
                 + "register returns false and submit throws notPermitted"))

@@ -60,6 +60,10 @@ public struct PolicyProfile: Sendable, Equatable {
     // MARK: SPEC §4 — long-running services
     public var longRunning: LongRunningPolicy
 
+    // MARK: SPEC §13 — data protection, continued processing
+    public var dataProtection = DataProtectionPolicy()
+    public var continuedProcessing = ContinuedProcessingPolicy()
+
     public init(
         name: String,
         backgroundTaskBudget: Nanoseconds,
@@ -127,7 +131,16 @@ public struct PolicyProfile: Sendable, Equatable {
         transfers: .ios6,                                // [D] background sessions are iOS 7+
         push: .ios6)
 
-    public static let all: [PolicyProfile] = [.modern, .ios12, .ios6]
+    /// iOS 26 and later: `modern` plus what iOS 26 added —
+    /// `BGContinuedProcessingTaskRequest` (SPEC §13) [D]. Profiles grow by
+    /// version: a profile is named for the iOS release whose behaviour it adds.
+    public static let ios26: PolicyProfile = {
+        var p = PolicyProfile(name: "ios26", backgroundTaskBudget: Time.seconds(30))
+        p.continuedProcessing.available = true
+        return p
+    }()
+
+    public static let all: [PolicyProfile] = [.modern, .ios26, .ios12, .ios6]
 
     public static func named(_ name: String) -> PolicyProfile? {
         all.first { $0.name == name }

@@ -105,7 +105,7 @@ public struct RequestLedger: Sendable {
             running[app, default: [:]][id] = k
         case let .taskCancel(id):
             if let k = pending[app]?[id] { finishWait(k, .cancelled(at: t)) }
-        case let .taskExpire(id):
+        case let .taskExpire(id), let .taskExpireWithReason(id, _):
             if let k = running[app]?[id] { lives[k].expired = t }
         case let .taskComplete(id, success):
             if let k = running[app]?.removeValue(forKey: id) { lives[k].run = .completed(at: t, success: success) }

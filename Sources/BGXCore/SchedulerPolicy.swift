@@ -100,6 +100,16 @@ public struct SchedulerPolicy: Sendable, Equatable {
 
     /// Legacy background fetch: the completion handler must be called within 30 s [S][D].
     public var fetchTimeout: Nanoseconds = Time.seconds(30)
+    /// Fetch reputation (SPEC §6 [D][S]: fast, honest fetchers get more time;
+    /// slow ones and ones claiming data they did not fetch get less). The
+    /// spacing between an app's fetches is divided by its reputation; the
+    /// numbers are bgx's choice — Apple documents the direction, not the size.
+    public var fetchReputationReward = 0.1
+    public var fetchReputationSlowFactor = 0.8
+    public var fetchReputationDishonestFactor = 0.7
+    public var fetchReputationTimeoutFactor = 0.5
+    /// The lowest reputation: fetches at most 20× further apart.
+    public var fetchReputationFloor = 0.05
     /// `UIApplicationBackgroundFetchIntervalMinimum` as the system applies it [O].
     public var minimumFetchInterval: Nanoseconds = Time.minutes(15)
 

@@ -252,7 +252,7 @@ extension Engine {
             let perDay = apps[ai].usage.usesPerDay(todayWall: wall(now), firstUseWall: wall(firstUse))
             var spacing = perDay >= 3 ? p.spacingFrequentApp : perDay >= 1 ? p.spacingDailyApp : p.spacingRareApp
             spacing <<= Int64(min(apps[ai].penalties, p.maxPenaltyDoublings))
-            if c.kind == .fetch { spacing = Nanoseconds(Double(spacing) / max(0.25, apps[ai].fetchReputation)) }
+            if c.kind == .fetch { spacing = Nanoseconds(Double(spacing) * fetchSpacingFactor(c.app)) }
             if now < last + spacing {
                 return out(.mustNotProceed, .launchSpacing(last: last, nextAt: last + spacing, perDay: perDay,
                                                            penalties: apps[ai].penalties),

@@ -5,9 +5,24 @@ public enum BGTaskKind: UInt8, Sendable, CaseIterable, CustomStringConvertible {
     case appRefresh
     /// `BGProcessingTaskRequest`: minutes, only while the device is idle.
     case processing
-    public var description: String { self == .appRefresh ? "appRefresh" : "processing" }
-    /// The background mode the request needs (SPEC §3).
-    public var requiredMode: BackgroundMode { self == .appRefresh ? .fetch : .processing }
+    /// `BGContinuedProcessingTaskRequest` (iOS 26, SPEC §13): started from the
+    /// foreground, runs on in the background until completed.
+    case continuedProcessing
+    public var description: String {
+        switch self {
+        case .appRefresh: "appRefresh"
+        case .processing: "processing"
+        case .continuedProcessing: "continuedProcessing"
+        }
+    }
+    /// The background mode the request needs (SPEC §3); continued processing needs none.
+    public var requiredMode: BackgroundMode? {
+        switch self {
+        case .appRefresh: .fetch
+        case .processing: .processing
+        case .continuedProcessing: nil
+        }
+    }
 }
 
 /// `BGAppRefreshTaskRequest` / `BGProcessingTaskRequest`.
@@ -34,11 +49,14 @@ public enum BGTaskSchedulerError: Int, Error, Sendable, CustomStringConvertible 
     case unavailable = 1
     case tooManyPendingTaskRequests = 2
     case notPermitted = 3
+    /// A continued-processing request with strategy `.fail` could not start now (iOS 26) [D].
+    case immediateRunIneligible = 4
     public var description: String {
         switch self {
         case .unavailable: "unavailable"
         case .tooManyPendingTaskRequests: "tooManyPendingTaskRequests"
         case .notPermitted: "notPermitted"
+        case .immediateRunIneligible: "immediateRunIneligible"
         }
     }
 }

@@ -60,8 +60,12 @@ extension Engine {
         if !apps[i].manifest.backgroundAppRefresh {
             throw reject(.unavailable, "Background App Refresh is off for this app in Settings")
         }
-        if !apps[i].manifest.backgroundModes.contains(request.kind.requiredMode) {
-            throw reject(.notPermitted, "UIBackgroundModes lacks '\(request.kind.requiredMode.rawValue)'")
+        guard let mode = request.kind.requiredMode else {
+            throw reject(.notPermitted, "a continued-processing request is a BGContinuedProcessingTaskRequest, "
+                         + "with a title and subtitle")
+        }
+        if !apps[i].manifest.backgroundModes.contains(mode) {
+            throw reject(.notPermitted, "UIBackgroundModes lacks '\(mode.rawValue)'")
         }
         if !apps[i].manifest.permittedTaskIdentifiers.contains(request.identifier) {
             throw reject(.notPermitted, "\(request.identifier) is not in BGTaskSchedulerPermittedIdentifiers")
@@ -154,6 +158,13 @@ extension Engine {
     }
 
     /// The kind of a task running in the app, if it runs.
+    /// The identifier a running task's launch handler was registered under:
+    /// itself, or the wildcard it falls under (continued processing).
+    public func launchHandlerIdentifier(for app: AppID, identifier: String) -> String {
+        if let id = texts.index[identifier], apps[Int(app.index)].registered.contains(TextID(index: id)) { return identifier }
+        return wildcardIdentifier(of: app, matching: identifier) ?? identifier
+    }
+
     public func runningTaskKind(for app: AppID, identifier: String) -> BGTaskKind? {
         guard let id = texts.index[identifier] else { return nil }
         return apps[Int(app.index)].runningTasks.first { $0.identifier.index == id }?.kind
@@ -181,16 +192,21 @@ extension Engine {
         if kind == .processing { apps[i].lastProcessingEnd = (now, success) }
         record(app, .taskComplete(identifier: id, success: success))
         noteTaskHistory(app, id, "completed, success \(success)")
+        if kind == .continuedProcessing {
+            continuedTaskEnded(app, id)
+            suspendIfThreadFree(app)
+            return
+        }
         if success && apps[i].penalties > 0 { apps[i].penalties -= 1 }
         finishTaskWindowIfDone(app)
     }
 
     mutating func finishTaskWindowIfDone(_ app: AppID) {
         let i = Int(app.index)
-        guard apps[i].runningTasks.isEmpty else { return }
+        // A continued-processing task has no window (SPEC §13: no fixed time limit).
+        guard !apps[i].runningTasks.contains(where: { $0.kind != .continuedProcessing }) else { return }
         apps[i].taskDeadline = nil
         apps[i].taskWindowNumber &+= 1
-        stopEnergyClock(app)
         markSchedulerDirty(for: app)
         suspendIfThreadFree(app)
     }
@@ -204,7 +220,7 @@ extension Engine {
 
     mutating func expireRunningTasks(_ app: AppID, because why: String) {
         let i = Int(app.index)
-        for task in apps[i].runningTasks where !task.expired {
+        for task in apps[i].runningTasks where !task.expired && task.kind != .continuedProcessing {
             guard let t = apps[i].runningTasks.firstIndex(where: { $0.identifier == task.identifier }) else { continue }
             apps[i].runningTasks[t].expired = true
             apps[i].stats.scheduledTasksExpired += 1
@@ -226,9 +242,11 @@ extension Engine {
 
     mutating func taskDeadlineFired(_ app: AppID, epoch: UInt32, window: UInt32) {
         let i = Int(app.index)
-        guard apps[i].epoch == epoch, apps[i].taskWindowNumber == window, !apps[i].runningTasks.isEmpty else { return }
-        let names = apps[i].runningTasks.map { text($0.identifier) }.joined(separator: ", ")
-        for task in apps[i].runningTasks where !task.simulated {
+        guard apps[i].epoch == epoch, apps[i].taskWindowNumber == window,
+              apps[i].runningTasks.contains(where: { $0.kind != .continuedProcessing }) else { return }
+        let windowed = apps[i].runningTasks.filter { $0.kind != .continuedProcessing }
+        let names = windowed.map { text($0.identifier) }.joined(separator: ", ")
+        for task in windowed where !task.simulated {
             noteTaskHistory(app, task.identifier, "never completed: the app was killed and will be launched less often")
         }
         apps[i].penalties += 1

@@ -85,6 +85,11 @@ public struct TraceEvent: Sendable, Equatable {
         case taskDefer(identifier: TextID, reason: TextID)
         case taskStart(identifier: TextID, reason: TextID)
         case taskExpire(identifier: TextID)
+        /// A `task.expire` line with its reason: a continued-processing task
+        /// the person cancelled or resource pressure ended (SPEC §13).
+        case taskExpireWithReason(identifier: TextID, reason: TextID)
+        /// A continued-processing task's progress (SPEC §13).
+        case taskProgress(identifier: TextID, completed: Int64, total: Int64)
         case taskComplete(identifier: TextID, success: Bool)
         case fetchDefer(reason: TextID)
         case fetchStart
@@ -140,6 +145,10 @@ public struct TraceEvent: Sendable, Equatable {
         case transferCancel(session: TextID, reason: TextID)
         /// A session's results wait for the app (rate limiter, force-quit, session not recreated …).
         case transferHold(session: TextID, reason: TextID)
+        /// SPEC §13: a file written or read with its protection class; `ok`
+        /// false when the class key was not available (the device locked).
+        case fileWrite(path: TextID, protection: FileProtection, ok: Bool, reason: TextID)
+        case fileRead(path: TextID, protection: FileProtection?, ok: Bool, reason: TextID)
     }
 
     /// The reason of a `terminate` line (a jetsam kill is one too).
@@ -179,7 +188,8 @@ public struct TraceEvent: Sendable, Equatable {
         case .taskCancel: "task.cancel"
         case .taskDefer: "task.defer"
         case .taskStart: "task.start"
-        case .taskExpire: "task.expire"
+        case .taskExpire, .taskExpireWithReason: "task.expire"
+        case .taskProgress: "task.progress"
         case .taskComplete: "task.complete"
         case .fetchDefer: "fetch.defer"
         case .fetchStart: "fetch.start"
@@ -210,6 +220,8 @@ public struct TraceEvent: Sendable, Equatable {
         case .transferFail: "transfer.fail"
         case .transferCancel: "transfer.cancel"
         case .transferHold: "transfer.hold"
+        case .fileWrite: "file.write"
+        case .fileRead: "file.read"
         case .pushDeliver: "push.deliver"
         case .pushDrop: "push.drop"
         case .pushComplete: "push.complete"
@@ -221,7 +233,7 @@ public struct TraceEvent: Sendable, Equatable {
 }
 
 public enum UserActionName: String, Sendable {
-    case launch, home, lock, unlock, switchTo, forceQuit, tapNotification
+    case launch, home, lock, unlock, switchTo, forceQuit, tapNotification, cancelTask
 }
 
 /// Why a process changed state. Fixed phrases, so they cost nothing to record.
@@ -330,6 +342,11 @@ extension TraceEvent {
             return f
         case let .taskRegister(id), let .taskCancel(id), let .taskExpire(id):
             return [("identifier", .string(text(id)))]
+        case let .taskExpireWithReason(id, reason):
+            return [("identifier", .string(text(id))), ("reason", .string(text(reason)))]
+        case let .taskProgress(id, completed, total):
+            return [("identifier", .string(text(id))), ("completed", .number(Double(completed))),
+                    ("total", .number(Double(total)))]
         case let .taskStart(id, reason):
             return [("identifier", .string(text(id))), ("reason", .string(text(reason)))] + names.scoreFields(reason)
         case let .taskSubmit(id, kind, replaced):
@@ -415,6 +432,14 @@ extension TraceEvent {
             return [("trigger", .string(trigger.description))]
         case let .voipDrop(trigger, reason):
             return [("trigger", .string(trigger.description)), ("reason", .string(text(reason)))]
+        case let .fileWrite(path, protection, ok, reason):
+            return [("path", .string(text(path))), ("protection", .string(protection.description)), ("ok", .bool(ok)),
+                    ("reason", .string(text(reason)))]
+        case let .fileRead(path, protection, ok, reason):
+            var f: [(String, TraceField)] = [("path", .string(text(path)))]
+            if let protection { f.append(("protection", .string(protection.description))) }
+            f += [("ok", .bool(ok)), ("reason", .string(text(reason)))]
+            return f
         }
     }
 }

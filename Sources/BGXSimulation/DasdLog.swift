@@ -10,7 +10,7 @@ import Foundation
 ///      ], FinalDecision: Must Not Proceed}
 ///
 /// — with the `CurrentScore … ThresholdScore … DecisionToRun` line that may
-/// follow. Whatever is not such a decision is ignored; a decision that is
+/// follow (alone, that line is a decision with no policies printed). Whatever is not such a decision is ignored; a decision that is
 /// cut off or garbled is skipped and counted, never a crash.
 public struct DasdLog: Sendable {
     public struct Policy: Sendable, Equatable {
@@ -92,6 +92,15 @@ public struct DasdLog: Sendable {
                     decisions[k].currentScore = threshold.current
                     decisions[k].thresholdScore = threshold.threshold
                     decisions[k].decisionToRun = threshold.run
+                } else {
+                    // The score line alone (its policy block filtered out or not
+                    // copied): still a decision, with no policies printed.
+                    let (time, seconds) = Self.time(in: Substring(line))
+                    decisions.append(Decision(activity: threshold.activity, tag: threshold.tag, time: time, secondsOfDay: seconds,
+                                              policies: [], sumScores: nil, denominator: nil,
+                                              finalDecision: threshold.run ? "Can Proceed" : "Must Not Proceed", finalScore: nil,
+                                              currentScore: threshold.current, thresholdScore: threshold.threshold,
+                                              decisionToRun: threshold.run, line: n + 1))
                 }
                 continue
             } else {

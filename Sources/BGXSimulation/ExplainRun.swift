@@ -9,6 +9,9 @@ public struct ExplainedMoment {
     /// `explain --app`: the app's background transfers and pushes at the moment ("" when none).
     public var transfers: String
     public var pushes: String
+    /// The app's background-fetch standing (SPEC §6) and continued-processing tasks (SPEC §13) ("" when none).
+    public var fetch: String = ""
+    public var continuedProcessing: String = ""
 }
 
 extension ScenarioRun {
@@ -20,8 +23,10 @@ extension ScenarioRun {
         let engine = device.engine
         let names = identifiers ?? engine.taskIdentifiers(of: app)
         var tasks = names.map { engine.explainTask(app: app, identifier: $0) }
-        let result = ExplainedMoment(tasks: [], transfers: engine.explainTransfers(app: app),
+        var result = ExplainedMoment(tasks: [], transfers: engine.explainTransfers(app: app),
                                      pushes: engine.explainPushes(app: app))
+        result.fetch = engine.explainFetch(app: app)
+        result.continuedProcessing = engine.explainContinuedProcessing(app: app)
         for k in tasks.indices { tasks[k].submittedBy = Self.submitters(of: tasks[k].identifier, in: scenario) }
         let seen = device.trace.count
         if moment < scenario.duration, device.keepsTrace {
@@ -39,7 +44,8 @@ extension ScenarioRun {
             }
         }
         for k in tasks.indices { tasks[k].runEnd = scenario.duration }
-        return ExplainedMoment(tasks: tasks, transfers: result.transfers, pushes: result.pushes)
+        result.tasks = tasks
+        return result
     }
 
     /// Where the scenario submits an identifier: each handler with a

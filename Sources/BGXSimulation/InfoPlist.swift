@@ -139,7 +139,12 @@ public enum InfoPlist {
                     usage.taskIdentifiers.append(s.identifier)
                     usage.submittedTaskIdentifiers.append(s.identifier)
                     if handler == .didFinishLaunching { usage.submitsDuringLaunch.append("line \(a.location.line)") }
-                    usage.modesUsed.append((s.kind.requiredMode, "'submit' (\(s.kind), line \(a.location.line))"))
+                    if let mode = s.kind.requiredMode {
+                        usage.modesUsed.append((mode, "'submit' (\(s.kind), line \(a.location.line))"))
+                    }
+                case let .submitContinued(r):
+                    usage.taskIdentifiers.append(r.identifier)
+                    usage.submittedTaskIdentifiers.append(r.identifier)
                 case .setMinimumBackgroundFetchInterval(.some):
                     usage.modesUsed.append((.fetch, "setMinimumBackgroundFetchInterval (line \(a.location.line))"))
                 case .playAudio:

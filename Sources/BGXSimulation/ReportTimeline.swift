@@ -275,7 +275,7 @@ enum MarkerStyle: String, CaseIterable {
         case .notificationDrop: self = .notificationDrop
         case .notificationTap: self = .notificationTap
         case .taskStart: self = .bgTaskStart
-        case .taskExpire: self = .bgTaskExpire
+        case .taskExpire, .taskExpireWithReason: self = .bgTaskExpire
         case .taskReject: self = .bgTaskReject
         case .taskCancel: self = .bgTaskCancel
         case .fetchStart: self = .fetchStart

@@ -80,6 +80,8 @@ public struct Scenario: Sendable {
         case launch(String), home, lock, unlock, switchTo(String), forceQuit(String)
         /// Opens the newest notification with this id in Notification Center (SPEC §9).
         case tapNotification(String)
+        /// Cancels a continued-processing task from its Live Activity (SPEC §13).
+        case cancelTask(String)
     }
 }
 

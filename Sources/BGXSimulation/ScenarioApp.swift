@@ -113,6 +113,9 @@ public final class ScenarioApp: HostedApp {
     public enum Action: Sendable, Equatable {
         case register(String)
         case submit(Submit)
+        /// SPEC §13: a `BGContinuedProcessingTaskRequest`, and its task's progress.
+        case submitContinued(ContinuedProcessingRequest)
+        case progress(completed: Int64, total: Int64)
         case cancel(String)
         case complete(Completion)
         /// nil is `never`.
@@ -147,6 +150,9 @@ public final class ScenarioApp: HostedApp {
         case requestSceneSessionRefresh
         /// The person's work: `makeUnsavedChanges` (true) / `saveChanges` (false).
         case unsavedChanges(Bool)
+        /// SPEC §13: `writeFile: {path, protection}`, `readFile: PATH`.
+        case writeFile(path: String, protection: FileProtection)
+        case readFile(String)
         /// SPEC §13: `performExpiringActivity: {reason, work}` — the block,
         /// on the background queue, is busy for `work` and returns.
         case performExpiringActivity(reason: String, work: Nanoseconds)
@@ -168,6 +174,10 @@ public final class ScenarioApp: HostedApp {
     /// `backgroundTaskExpired` handler runs, as the closure passed to that
     /// `beginBackgroundTask` would.
     var taskNames: [Int: String] = [:]
+    /// How many times each BGTask identifier's launch handler has been
+    /// called: a handler's actions belong to one run, as an iOS handler's
+    /// closures hold that run's `BGTask` object.
+    var taskRuns: [String: Int] = [:]
     /// Background sessions this process has created.
     var sessions: Set<String> = []
     /// What each expiring activity's block does (`expired == false`).
@@ -177,7 +187,7 @@ public final class ScenarioApp: HostedApp {
 
     /// What `complete` completes: the task or fetch whose handler runs.
     /// `newsstand`: a Newsstand download's result — no completion handler to call.
-    enum Context { case none, task(String), fetch, transferEvents(String), newsstand, push(UInt32) }
+    enum Context { case none, task(String, run: Int), fetch, transferEvents(String), newsstand, push(UInt32) }
 
     public func handle(_ callback: Callback, process: AppRuntime) -> Bool {
         let handler: Handler
@@ -185,14 +195,17 @@ public final class ScenarioApp: HostedApp {
         switch callback {
         case let .bgTask(id):
             let name = process.device.withEngine { $0.text(id) }
-            handler = .task(name)
-            context = .task(name)
+            // A continued-processing task runs the handler registered for its wildcard form.
+            let registered = process.device.withEngine { $0.launchHandlerIdentifier(for: process.app, identifier: name) }
+            handler = .task(registered)
+            taskRuns[name, default: 0] += 1
+            context = .task(name, run: taskRuns[name]!)
             // The expiration handler is "set" when the scenario has one.
-            process.setTaskExpirationHandler(identifier: name, isSet: spec.handlers[.expire(name)] != nil)
+            process.setTaskExpirationHandler(identifier: name, isSet: spec.handlers[.expire(registered)] != nil)
         case let .bgTaskExpired(id):
             let name = process.device.withEngine { $0.text(id) }
-            handler = .expire(name)
-            context = .task(name)
+            handler = .expire(process.device.withEngine { $0.launchHandlerIdentifier(for: process.app, identifier: name) })
+            context = .task(name, run: taskRuns[name, default: 0])
         case .performFetch:
             handler = .performFetch
             context = .fetch
@@ -274,11 +287,32 @@ public final class ScenarioApp: HostedApp {
                                               requiresExternalPower: s.requiresExternalPower)
                 // A rejection is in the trace (task.reject, with its reason); the app carries on.
                 try? process.device.withEngine { try $0.submitTask(for: process.app, request) }
+            case let .submitContinued(r):
+                // A rejection is in the trace (task.reject, with its reason); the app carries on.
+                try? process.device.withEngine { try $0.submitContinuedProcessingTask(for: process.app, r) }
+            case let .progress(completed, total):
+                guard case let .task(name, _) = context else {
+                    preconditionFailure("the parser only allows 'progress' in a task handler")
+                }
+                process.device.withEngine {
+                    $0.reportContinuedProgress(for: process.app, identifier: name, completed: completed, total: total)
+                }
             case let .cancel(identifier):
                 process.cancelTask(identifier: identifier)
             case let .complete(completion):
                 switch (completion, context) {
-                case let (.task(success), .task(name)): process.completeTask(identifier: name, success: success)
+                case let (.task(success), .task(name, run)):
+                    // A continuation of an earlier run (its `wait` outlived that run's
+                    // expiry) holds the old task, not the one running now: on iOS
+                    // its setTaskCompleted does not complete the new run.
+                    guard run == taskRuns[name] else {
+                        process.device.withEngine {
+                            $0.log(process.app, "BGTaskScheduler: setTaskCompleted on run \(run) of \(name), "
+                                   + "which has already ended (run \(self.taskRuns[name] ?? 0) is the current one); ignored")
+                        }
+                        break
+                    }
+                    process.completeTask(identifier: name, success: success)
                 case let (.fetch(result), .fetch): process.completeFetch(result)
                 case let (.task(true), .transferEvents(session)):
                     process.completeBackgroundSessionEvents(identifier: session)
@@ -335,6 +369,11 @@ public final class ScenarioApp: HostedApp {
                 process.requestSnapshotRefresh()
             case let .unsavedChanges(unsaved):
                 process.hasUnsavedChanges = unsaved
+            case let .writeFile(path, protection):
+                // A refusal is in the trace (file.write, ok false, with its reason); the app carries on.
+                _ = process.device.withEngine { $0.writeFile(for: process.app, path: path, protection: protection) }
+            case let .readFile(path):
+                _ = process.device.withEngine { $0.readFile(for: process.app, path: path) }
             case let .performExpiringActivity(reason, work):
                 // No assertion to be had: the block's one call (expired) does nothing; traced activity.refuse.
                 if let id = process.device.withEngine({ $0.performExpiringActivity(for: process.app, reason: reason) }) {

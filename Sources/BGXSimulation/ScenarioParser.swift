@@ -28,7 +28,7 @@ public struct ScenarioParser {
     static let topKeys = ["profile", "seed", "start", "duration", "device", "apps", "usage", "timeline", "expect"]
     static let deviceKeys = ["battery", "charging", "network", "bandwidth", "lowPowerMode", "backgroundAppRefresh",
                              "passcode", "memory", "multitasking", "thermal", "timeZone", "cpuLoad", "memoryPressure",
-                             "cameraActive"]
+                             "cameraActive", "backgroundGPU"]
     static let appKeys = ["bundle", "backgroundModes", "permittedTaskIdentifiers", "exitsOnSuspend", "memory",
                           "backgroundAppRefresh", "extensionOf", "sounds", "on"]
     static let lifecycleHandlers: [String: ScenarioApp.Handler] = [
@@ -50,12 +50,13 @@ public struct ScenarioParser {
                               "showSensitiveContent", "hideSensitiveContent", "requestSceneSessionRefresh",
                               "makeUnsavedChanges", "saveChanges", "playAudio", "stopAudio", "startLocation",
                               "stopLocation", "download", "createSession", "reportCall", "setKeepAliveTimeout",
-                              "performExpiringActivity"]
+                              "writeFile", "readFile", "progress", "performExpiringActivity"]
     static let futureActions: [String: String] = [:]
     static let timelineKeys = ["at", "user", "device", "push", "voipSocket", "location", "accessory", "bluetooth",
                                "network", "debug"]
     static let futureTimeline: [String: String] = [:]
-    static let userCommands = ["launch", "home", "lock", "unlock", "switchTo", "forceQuit", "tapNotification"]
+    static let userCommands = ["launch", "home", "lock", "unlock", "switchTo", "forceQuit", "tapNotification",
+                               "cancelTask"]
     /// Trace kinds an `expect:` may name, with the fields each carries.
     static let traceKinds: [String: [String]] = [
         "state": ["from", "to", "reason"], "launch": ["cause"], "callback": ["name", "launchOptions", "id",
@@ -72,7 +73,8 @@ public struct ScenarioParser {
         "task.register": ["identifier"], "task.submit": ["identifier", "type", "replaced"],
         "task.reject": ["identifier", "error", "code", "reason"], "task.cancel": ["identifier"],
         "task.defer": ["identifier", "reason", "currentScore", "thresholdScore", "decisionToRun"],
-        "task.start": ["identifier", "reason", "currentScore", "thresholdScore", "decisionToRun"], "task.expire": ["identifier"],
+        "task.start": ["identifier", "reason", "currentScore", "thresholdScore", "decisionToRun"],
+        "task.expire": ["identifier", "reason"], "task.progress": ["identifier", "completed", "total"],
         "task.complete": ["identifier", "success"], "fetch.defer": ["reason"], "fetch.start": [],
         "fetch.complete": ["result"],
         "memory.warning": ["footprintMB", "freeMB"], "snapshot": ["sensitiveContentVisible"],
@@ -89,6 +91,7 @@ public struct ScenarioParser {
         "transfer.cancel": ["session", "reason"], "transfer.hold": ["session", "reason"],
         "push.deliver": ["type", "priority", "to"], "push.drop": ["type", "priority", "reason", "held"],
         "push.complete": ["result"], "call.report": [], "voip.wake": ["trigger"], "voip.drop": ["trigger", "reason"],
+        "file.write": ["path", "protection", "ok", "reason"], "file.read": ["path", "protection", "ok", "reason"],
     ]
     static let futureTraceKinds: [String: String] = [:]
     /// Background modes of newer iOS, recognised and not yet simulated: what
@@ -114,7 +117,8 @@ public struct ScenarioParser {
     static let timelineOnlyDeviceKeys = ["reboot"]
     static let expectationKeys = ["kind", "app", "between", "count"]
     static let usageKeys = ["app", "daily"]
-    static let submitKeys = ["identifier", "type", "earliestBegin", "requiresNetworkConnectivity", "requiresExternalPower"]
+    static let submitKeys = ["identifier", "type", "earliestBegin", "requiresNetworkConnectivity", "requiresExternalPower",
+                             "title", "subtitle", "strategy", "requiredResources"]
     static let notifyKeys = ["id", "after", "at", "repeat", "body", "sound", "badge", "timeZone"]
     static let soundKeys = ["file", "format", "length"]
     static let pushKeys = ["app", "type", "priority"]
@@ -292,6 +296,8 @@ public struct ScenarioParser {
                 }
                 d.memory = v; changes.append(.memory(v))
             case "multitasking": d.multitasking = try bool(value, key); changes.append(.multitasking(d.multitasking))
+            case "backgroundGPU":
+                d.backgroundGPU = try bool(value, key); changes.append(.backgroundGPU(d.backgroundGPU))
             case "thermal":
                 guard let v = DeviceState.Thermal(rawValue: text) else {
                     throw unknown(value, "thermal state", text, DeviceState.Thermal.allCases.map(\.rawValue))
@@ -364,6 +370,13 @@ public struct ScenarioParser {
                 guard handlers[handler] == nil else { throw err(hm.keyNodes[name]!, "handler '\(name)' is listed twice") }
                 let list = try actions(listNode, context, device: device)
                 for a in list {
+                    if case .progress = a.action {
+                        switch handler {
+                        case .task, .expire: continue
+                        default: throw ScenarioError(a.location, "'progress' belongs in a 'task ID' or 'expire ID' handler "
+                                                     + "(a continued-processing task's), not in '\(handler)'")
+                        }
+                    }
                     guard case let .complete(completion) = a.action else { continue }
                     switch (handler, completion) {
                     case (.task, .task), (.expire, .task), (.performFetch, .fetch), (.backgroundTransfer, .task(true)),
@@ -471,9 +484,17 @@ public struct ScenarioParser {
         case "setKeepAliveTimeout": action = .setKeepAliveTimeout(try duration(try arg("a duration (at least 600s)"), name))
         case "register": action = .register(try scalar(try arg("a task identifier"), name))
         case "cancel": action = .cancel(try scalar(try arg("a task identifier"), name))
-        case "submit": action = .submit(try submit(try arg("{identifier, type, earliestBegin, …}")))
+        case "submit": action = try submit(try arg("{identifier, type, earliestBegin, …}"))
+        case "progress":
+            let m = try mapping(try arg("{completed, total}"), name, known: ["completed", "total"])
+            guard let c = m["completed"], let t = m["total"] else { throw err(nameNode, "'progress' needs {completed, total}") }
+            guard let completed = Int64(try scalar(c, "completed")), let total = Int64(try scalar(t, "total")),
+                  completed >= 0, total >= 0 else { throw err(c, "progress: completed and total are whole numbers ≥ 0") }
+            action = .progress(completed: completed, total: total)
         case "download": action = .download(try download(try arg("{session, bytes, discretionary, …}")))
         case "createSession": action = .createSession(try scalar(try arg("a session identifier"), name))
+        case "writeFile": action = try writeFile(try arg("{path, protection}"))
+        case "readFile": action = .readFile(try scalar(try arg("a file path"), name))
         case "complete":
             let a = try arg("true, false, newData, noData or failed")
             let v = try scalar(a, name)
@@ -521,10 +542,16 @@ public struct ScenarioParser {
         return ScenarioApp.LocatedAction(action: action, location: location(nameNode))
     }
 
-    func submit(_ node: Node) throws -> ScenarioApp.Submit {
+    static let continuedKeys = ["title", "subtitle", "strategy", "requiredResources"]
+
+    func submit(_ node: Node) throws -> ScenarioApp.Action {
         let m = try mapping(node, "submit", known: Self.submitKeys)
         guard let idNode = m["identifier"] else { throw err(node, "'submit' needs an identifier") }
         let type = try m["type"].map { try scalar($0, "type") } ?? "appRefresh"
+        if type == "continuedProcessing" { return .submitContinued(try continuedSubmit(m, idNode, node)) }
+        for key in Self.continuedKeys where m[key] != nil {
+            throw err(m.keyNodes[key]!, "\(key) belongs to continuedProcessing requests")
+        }
         if let feature = Self.futureTaskTypes[type] { throw err(m["type"]!, "not yet supported: \(feature)") }
         guard let kind = BGTaskKind.allCases.first(where: { $0.description == type }) else {
             throw unknown(m["type"]!, "task type", type, BGTaskKind.allCases.map(\.description))
@@ -539,7 +566,51 @@ public struct ScenarioParser {
             guard kind == .processing else { throw err(n, "requiresExternalPower belongs to processing requests") }
             s.requiresExternalPower = try bool(n, "requiresExternalPower")
         }
-        return s
+        return .submit(s)
+    }
+
+    /// `submit: {identifier, type: continuedProcessing, title, subtitle, strategy, requiredResources}` (SPEC §13).
+    func continuedSubmit(_ m: Mapping, _ idNode: Node, _ node: Node) throws -> ContinuedProcessingRequest {
+        for key in ["earliestBegin", "requiresNetworkConnectivity", "requiresExternalPower"] where m[key] != nil {
+            throw err(m.keyNodes[key]!, "\(key) does not belong to continuedProcessing requests (they start at once)")
+        }
+        guard let title = m["title"], let subtitle = m["subtitle"] else {
+            throw err(node, "a continuedProcessing request needs a title and a subtitle (the person sees them)")
+        }
+        var r = ContinuedProcessingRequest(identifier: try scalar(idNode, "identifier"), title: try scalar(title, "title"),
+                                           subtitle: try scalar(subtitle, "subtitle"))
+        if let s = m["strategy"] {
+            let word = try scalar(s, "strategy")
+            guard let v = ContinuedProcessingStrategy(rawValue: word) else {
+                throw unknown(s, "strategy", word, ContinuedProcessingStrategy.allCases.map(\.rawValue))
+            }
+            r.strategy = v
+        }
+        if let res = m["requiredResources"] {
+            let word = try scalar(res, "requiredResources")
+            guard word == "gpu" || word == "default" else { throw unknown(res, "required resource", word, ["default", "gpu"]) }
+            r.requiresGPU = word == "gpu"
+        }
+        return r
+    }
+
+    /// `writeFile: {path, protection}` (SPEC §13); protection defaults to iOS's
+    /// default for app files, `completeUntilFirstUserAuthentication`.
+    func writeFile(_ node: Node) throws -> ScenarioApp.Action {
+        let m = try mapping(node, "writeFile", known: ["path", "protection"])
+        guard let pathNode = m["path"] else { throw err(node, "'writeFile' needs a path") }
+        var protection = FileProtection.completeUntilFirstUserAuthentication
+        if let p = m["protection"] {
+            let word = try scalar(p, "protection")
+            if word == "completeUnlessOpen" {
+                throw err(p, "not yet supported: completeUnlessOpen protection (a file kept open across the lock)")
+            }
+            guard let v = FileProtection(rawValue: word) else {
+                throw unknown(p, "protection class", word, FileProtection.allCases.map(\.rawValue))
+            }
+            protection = v
+        }
+        return .writeFile(path: try scalar(pathNode, "path"), protection: protection)
     }
 
     /// `performExpiringActivity: {reason: save, work: 10s}` (SPEC §13): the
@@ -858,6 +929,11 @@ public struct ScenarioParser {
                 throw unknown(node, "notification id (no 'notify' action schedules it)", words[1], notificationIDs.sorted())
             }
             return .tapNotification(words[1])
+        case "cancelTask":
+            guard words.count == 2 else {
+                throw err(node, "'cancelTask' needs a continued-processing task identifier: 'cancelTask IDENTIFIER'")
+            }
+            return .cancelTask(words[1])
         default: throw unknown(node, "user action", verb, Self.userCommands)
         }
     }

@@ -102,6 +102,7 @@ public final class ScenarioRun {
         case .lock: .lock
         case .unlock: .unlock
         case let .tapNotification(id): .tapNotification(device.withEngine { $0.internNotification(id) })
+        case let .cancelTask(id): .cancelTask(device.withEngine { $0.internText(id) })
         }
     }
 

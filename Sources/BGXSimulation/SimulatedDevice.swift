@@ -22,6 +22,9 @@ public final class SimulatedDevice {
     public let startDate: Date
     var factories: [() -> HostedApp] = []
     var processes: [AppRuntime?] = []
+    /// What apps wrote to the device's disk, by app and path (SPEC §13); the
+    /// engine keeps each file's protection class and decides who may read it.
+    var fileContents: [AppID: [String: Data]] = [:]
     private var directives: [Directive] = []
     /// Trace events taken from the engine so far.
     public private(set) var trace: [TraceEvent] = []
@@ -83,6 +86,11 @@ public final class SimulatedDevice {
     /// The person taps a notification in Notification Center, now (SPEC §9).
     public func tapNotification(_ id: String) {
         perform(.tapNotification(withEngine { $0.internNotification(id) }))
+    }
+
+    /// The person cancels a continued-processing task from its Live Activity, now (SPEC §13).
+    public func cancelContinuedTask(_ identifier: String) {
+        perform(.cancelTask(withEngine { $0.internText(identifier) }))
     }
 
     /// The device changes, now.
@@ -160,7 +168,12 @@ public final class SimulatedDevice {
         switch directive {
         case let .launch(app, cause):
             let i = Int(app.index)
-            processes[i] = AppRuntime(device: self, app: app, cause: cause, program: factories[i]())
+            let process = AppRuntime(device: self, app: app, cause: cause, program: LaunchingApp())
+            processes[i] = process
+            // The delegate's `init` is app code of the new process: it may register task
+            // handlers (SwiftUI's `App.init()` pattern), and it reads the device's clocks.
+            process.program = runningAppCode(app) { ProcessContext.$current.withValue(process.application) { factories[i]() } }
+            if let delegate = (process.program as? DelegateApp)?.delegate { process.application.attachDelegate(delegate) }
         case let .deliver(app, callback):
             guard let process = processes[Int(app.index)] else { return }
             let queue = withEngine { $0.queue(of: callback, for: app) }
@@ -218,7 +231,7 @@ public final class AppRuntime: SystemConnection {
     unowned let device: SimulatedDevice
     public let app: AppID
     public let launchCause: LaunchCause?
-    public let program: HostedApp
+    public internal(set) var program: HostedApp
     public var application: Application {
         if let made = madeApplication { return made }
         let made = Application(bundleIdentifier: device.withEngine { $0.bundleIdentifier(app) }, connection: self,
@@ -288,7 +301,8 @@ public final class AppRuntime: SystemConnection {
         pendingBusy = 0
         currentQueue = queue
         // Scenario apps never ask for `Application.shared`; any other code may.
-        let done = program is ScenarioApp ? body() : ProcessContext.$current.withValue(application) { body() }
+        let done = program is ScenarioApp ? body()
+            : device.runningAppCode(app) { ProcessContext.$current.withValue(application) { body() } }
         guard !isTerminated else { return }
         if done {
             if pendingBusy > 0 {
@@ -422,6 +436,7 @@ public final class AppRuntime: SystemConnection {
     public func submitTask(_ request: TaskRequestSpec) throws {
         var absolute = request
         absolute.earliestBegin = request.earliestBegin.map { device.now + $0 }
+        if let delay = request.earliestBegin { noteWallClockEscape(request.identifier, delay) }
         try device.withEngine { try $0.submitTask(for: app, absolute) }
     }
     public func cancelTask(identifier: String) { device.withEngine { $0.cancelTask(for: app, identifier: identifier) } }
@@ -434,6 +449,16 @@ public final class AppRuntime: SystemConnection {
             return relative
         }
     }
+    public func submitContinuedProcessingTask(_ request: ContinuedProcessingRequest) throws {
+        try device.withEngine { try $0.submitContinuedProcessingTask(for: app, request) }
+    }
+    public func reportContinuedProgress(identifier: String, completed: Int64, total: Int64) {
+        device.withEngine { $0.reportContinuedProgress(for: app, identifier: identifier, completed: completed, total: total) }
+    }
+    public func runningTaskKind(identifier: String) -> BGTaskKind? {
+        device.withEngine { $0.runningTaskKind(for: app, identifier: identifier) }
+    }
+    public var supportsBackgroundGPU: Bool { device.withEngine { $0.device.backgroundGPU } }
     public func setTaskExpirationHandler(identifier: String, isSet: Bool) {
         device.withEngine { $0.setTaskExpirationHandler(for: app, identifier: identifier, isSet: isSet) }
     }
@@ -465,6 +490,21 @@ public final class AppRuntime: SystemConnection {
 
     public func allocate(bytes: Int64) { device.withEngine { $0.allocate(for: app, bytes: bytes) } }
     public func useGPU() { device.withEngine { $0.useGPU(for: app) } }
+
+    // MARK: Data protection (SPEC §13)
+
+    public func writeFile(path: String, data: Data, protection: FileProtection) -> FileAccess {
+        let access = device.withEngine { $0.writeFile(for: app, path: path, protection: protection, bytes: Int64(data.count)) }
+        if access == .ok { device.fileContents[app, default: [:]][path] = data }
+        return access
+    }
+
+    public func readFile(path: String) -> (FileAccess, Data?) {
+        let access = device.withEngine { $0.readFile(for: app, path: path) }
+        return (access, access == .ok ? device.fileContents[app]?[path] : nil)
+    }
+
+    public var isProtectedDataAvailable: Bool { device.withEngine { $0.isProtectedDataAvailable } }
     public func holdLock(_ name: String) { device.withEngine { $0.holdLock(for: app, name) } }
     public func releaseLock(_ name: String) { device.withEngine { $0.releaseLock(for: app, name) } }
     public func openSocket(_ socket: NetworkSocket) {
@@ -573,11 +613,20 @@ public final class AppRuntime: SystemConnection {
     func task(for id: TextID) -> BGTask {
         let name = device.withEngine { $0.text(id) }
         if let existing = runningTasks[name] { return existing }
-        let task: BGTask = device.withEngine { $0.runningTaskKind(for: app, identifier: name) } == .processing
-            ? BGProcessingTask(identifier: name, connection: self) : BGAppRefreshTask(identifier: name, connection: self)
+        let task: BGTask
+        switch device.withEngine({ $0.runningTaskKind(for: app, identifier: name) }) {
+        case .processing: task = BGProcessingTask(identifier: name, connection: self)
+        case .continuedProcessing: task = BGContinuedProcessingTask(identifier: name, connection: self)
+        default: task = BGAppRefreshTask(identifier: name, connection: self)
+        }
         runningTasks[name] = task
         return task
     }
+}
+
+/// The program of a process whose code is still being created.
+final class LaunchingApp: HostedApp {
+    func handle(_ callback: Callback, process: AppRuntime) -> Bool { true }
 }
 
 /// Runs an `ApplicationDelegate` as iOS would.
@@ -605,7 +654,9 @@ final class DelegateApp: HostedApp {
             application.open(notification: n.name, content: n.content)
         case let .bgTask(id):
             let task = process.task(for: id)
-            process.taskHandlers[task.identifier]?(task)
+            // A continued-processing task runs the handler registered for its wildcard form.
+            let registered = process.device.withEngine { $0.launchHandlerIdentifier(for: process.app, identifier: task.identifier) }
+            process.taskHandlers[registered]?(task)
         case let .bgTaskExpired(id):
             process.task(for: id).expirationHandler?()
         case .performFetch:

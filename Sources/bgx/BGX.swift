@@ -252,6 +252,13 @@ struct Explain: ParsableCommand {
                 if !pushes.isEmpty {
                     print((explanations.isEmpty && transfers.isEmpty ? "" : "\n") + pushes, terminator: "")
                 }
+                // …its background-fetch standing (SPEC §6) and continued-processing tasks (SPEC §13).
+                var shown = !explanations.isEmpty || !transfers.isEmpty || !pushes.isEmpty
+                for section in [explained.fetch, explained.continuedProcessing]
+                where !section.isEmpty {
+                    print((shown ? "\n" : "") + section, terminator: "")
+                    shown = true
+                }
             }
         }
     }

@@ -61,6 +61,21 @@ struct DasdLogTests {
         #expect(d.decidingPolicies == ["ApplicationPolicy"])
     }
 
+    @Test("a CurrentScore line whose policy block was not copied is a decision of its own, with no policies")
+    func scoreLineAlone() throws {
+        // e-mission/e-mission-phone#290: the thread quotes a push's score line without its policies.
+        let log = DasdLog(text: """
+            Sep 30 12:38:43 phone dasd(DuetActivitySchedulerDaemon)[139] <Notice>: 'com.apple.pushLaunch.edu.example:F2252C' CurrentScore: 0.634566, ThresholdScore: 0.465102 DecisionToRun:1
+            """)
+        #expect(log.skipped == 0)
+        let d = try #require(log.decisions.first)
+        #expect(log.decisions.count == 1)
+        #expect(d.activity == "com.apple.pushLaunch.edu.example" && d.tag == "F2252C")
+        #expect(d.policies.isEmpty && d.ran && d.finalDecision == "Can Proceed")
+        #expect(d.time == "12:38:43")
+        #expect(d.currentScore == 0.634566 && d.thresholdScore == 0.465102)
+    }
+
     @Test("a syslog line (iOS 11), and a policy line quoted without its activity")
     func syslogAndHeadless() throws {
         let log = DasdLog(text: """

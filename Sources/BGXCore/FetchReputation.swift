@@ -1,0 +1,127 @@
+/// SPEC §6: "Apps that download small amounts of content quickly, and
+/// accurately reflect when they had content available to download, are more
+/// likely to receive execution time in the future than apps that take a long
+/// time to download their content or that claim that content was available
+/// but then do not download anything" (UIApplicationDelegate,
+/// `application(_:performFetchWithCompletionHandler:)` [D]; the seed [S]).
+/// Each fetch is judged as it ends; the standing it adds up to stretches the
+/// spacing between the app's fetches (ActivityRateLimitPolicy).
+public enum FetchVerdict: UInt8, Sendable {
+    /// Finished within a third of the fetch time, having fetched what it reported.
+    case fastAndHonest
+    /// Neither fast nor slow.
+    case ordinary
+    /// Took more than two thirds of the fetch time.
+    case slow
+    /// Reported `newData` having started no network work.
+    case claimedWithoutFetching
+    /// Never called the completion handler (terminated, 0x2182bad4).
+    case timedOut
+
+    var words: String {
+        switch self {
+        case .fastAndHonest: "fast and honest"
+        case .ordinary: "neither fast nor slow"
+        case .slow: "slow"
+        case .claimedWithoutFetching: "claimed newData without fetching anything"
+        case .timedOut: "did not call its completion handler in time"
+        }
+    }
+}
+
+/// What the system remembers of an app's fetches. It survives termination:
+/// it is the scheduler's knowledge, not the process's.
+struct FetchStanding: Sendable {
+    /// 1 for an app that fetches fast and reports honestly; less otherwise.
+    var reputation = 1.0
+    /// Fetches judged, by verdict (`FetchVerdict.rawValue`).
+    var counts = [Int](repeating: 0, count: 5)
+    var last: (verdict: FetchVerdict, took: Nanoseconds, at: Nanoseconds)?
+}
+
+extension Engine {
+    /// Judges a fetch that ended and moves the app's standing.
+    mutating func judgeFetch(_ app: AppID, _ verdict: FetchVerdict, took: Nanoseconds) {
+        let i = Int(app.index)
+        let p = schedulerPolicy
+        var s = apps[i].fetchStanding
+        switch verdict {
+        case .fastAndHonest: s.reputation = min(1, s.reputation + p.fetchReputationReward)
+        case .ordinary: break
+        case .slow: s.reputation *= p.fetchReputationSlowFactor
+        case .claimedWithoutFetching: s.reputation *= p.fetchReputationDishonestFactor
+        case .timedOut: s.reputation *= p.fetchReputationTimeoutFactor
+        }
+        s.reputation = max(p.fetchReputationFloor, s.reputation)
+        s.counts[Int(verdict.rawValue)] += 1
+        s.last = (verdict, took, now)
+        apps[i].fetchStanding = s
+    }
+
+    /// The verdict on a fetch that called its completion handler after `took`.
+    func fetchVerdict(result: BackgroundFetchResult, took: Nanoseconds, asyncWork: Int) -> FetchVerdict {
+        if result == .newData && asyncWork == 0 { return .claimedWithoutFetching }
+        if took > schedulerPolicy.fetchTimeout * 2 / 3 { return .slow }
+        if took <= schedulerPolicy.fetchTimeout / 3 { return .fastAndHonest }
+        return .ordinary
+    }
+
+    /// How much the app's standing stretches the spacing between its fetches.
+    func fetchSpacingFactor(_ app: AppID) -> Double {
+        1 / apps[Int(app.index)].fetchStanding.reputation
+    }
+
+    /// The app's fetch standing, for `explain` and tests.
+    public func fetchReputation(of app: AppID) -> Double { apps[Int(app.index)].fetchStanding.reputation }
+
+    /// `bgx explain --app`: the app's background-fetch standing and why —
+    /// its reputation, what its fetches were judged, the energy its
+    /// background time used today, and what that does to its next fetch.
+    /// Empty for an app that never asked for fetches.
+    public func explainFetch(app: AppID) -> String {
+        let i = Int(app.index)
+        let s = apps[i].fetchStanding
+        guard apps[i].fetchInterval != nil || s.last != nil else { return "" }
+        func when(_ t: Nanoseconds) -> String { Time.wallClock(wall(t), seconds: true) }
+        var out = "background fetch of \(bundleIdentifier(app)) at \(when(now))\n"
+        if let interval = apps[i].fetchInterval {
+            out += "  interval: at least \(Time.describe(interval))"
+            out += apps[i].lastFetch.map { "; last fetch \(when($0))" } ?? "; no fetch yet"
+            out += "\n"
+        } else {
+            out += "  interval: never (setMinimumBackgroundFetchInterval not called, or set to never)\n"
+        }
+        let standing = s.reputation >= 0.9 ? "good" : s.reputation >= 0.5 ? "fair" : "poor"
+        out += "  standing: \(standing) — reputation \(Self.twoDecimals(s.reputation)) of 1"
+        out += s.reputation < 1 ? "; fetches are spaced \(Self.twoDecimals(1 / s.reputation))× further apart\n" : "\n"
+        let judged = [FetchVerdict.fastAndHonest, .ordinary, .slow, .claimedWithoutFetching, .timedOut]
+            .filter { s.counts[Int($0.rawValue)] > 0 }
+            .map { "\(s.counts[Int($0.rawValue)]) \($0.words)" }
+        out += "  fetches judged: " + (judged.isEmpty ? "none yet" : judged.joined(separator: ", ")) + "\n"
+        if let last = s.last {
+            out += "  last: \(when(last.at)) — \(last.verdict.words) (took \(Time.describe(last.took)))\n"
+        }
+        let p = schedulerPolicy
+        let used = backgroundEnergyUsedToday(of: app)
+        out += "  energy: \(Time.describe(used)) of \(Time.describe(p.dailyEnergyBudget)) awake in the background today\n"
+        out += "  why: fast, honest fetches raise the reputation by \(Self.twoDecimals(p.fetchReputationReward)); "
+            + "a slow one (over \(Time.describe(p.fetchTimeout * 2 / 3))) multiplies it by "
+            + "\(Self.twoDecimals(p.fetchReputationSlowFactor)), newData without fetching by "
+            + "\(Self.twoDecimals(p.fetchReputationDishonestFactor)), a timeout by "
+            + "\(Self.twoDecimals(p.fetchReputationTimeoutFactor))\n"
+        return out
+    }
+}
+
+extension Engine {
+    /// Seconds the app has spent awake in the background today, launched
+    /// for refresh or fetch work (EnergyBudgetPolicy's count), the current
+    /// stretch included.
+    public func backgroundEnergyUsedToday(of app: AppID) -> Nanoseconds {
+        let i = Int(app.index)
+        let day = wall(now) / Time.days(1)
+        var used = apps[i].energyDay == day ? apps[i].energyUsed : 0
+        if let started = apps[i].energyStartedAt { used += now - started }
+        return used
+    }
+}

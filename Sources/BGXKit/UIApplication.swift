@@ -1,0 +1,96 @@
+import BGXApp
+import BGXCore
+import BGXSimulation
+import Foundation
+
+/// `UIApplication`: BGXApp's `Application` (`shared`, `applicationState`,
+/// `beginBackgroundTask(withName:expirationHandler:)`, `endBackgroundTask(_:)`,
+/// `backgroundTimeRemaining`, `setMinimumBackgroundFetchInterval(_:)`,
+/// `registerForRemoteNotifications()` …).
+public typealias UIApplication = Application
+/// `UIBackgroundTaskIdentifier`.
+public typealias UIBackgroundTaskIdentifier = BackgroundTaskIdentifier
+/// `UIBackgroundFetchResult`: `.newData`, `.noData`, `.failed`.
+public typealias UIBackgroundFetchResult = BackgroundFetchResult
+
+/// `UIBackgroundRefreshStatus`: whether the system lets the app refresh in the background.
+public enum UIBackgroundRefreshStatus: Int, Sendable {
+    /// Parental controls and the like; bgx's devices never restrict.
+    case restricted
+    /// The person turned Background App Refresh off, for the device or for this app.
+    case denied
+    case available
+}
+
+extension Application {
+    /// `UIApplication.backgroundRefreshStatus`: Settings' Background App
+    /// Refresh switches, the device's and the app's own.
+    public var backgroundRefreshStatus: UIBackgroundRefreshStatus {
+        guard let runtime = connection as? AppRuntime else { return .available }
+        return runtime.backgroundAppRefreshAllowed ? .available : .denied
+    }
+
+    /// `UIApplication.LaunchOptionsKey`: why the system launched the app,
+    /// in the options `application(_:didFinishLaunchingWithOptions:)` receives.
+    public struct LaunchOptionsKey: RawRepresentable, Hashable, Sendable {
+        public var rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public init(_ rawValue: String) { self.rawValue = rawValue }
+
+        /// A push launched the app; the value is the push's payload (`[AnyHashable: Any]`).
+        public static let remoteNotification = LaunchOptionsKey("UIApplicationLaunchOptionsRemoteNotificationKey")
+        /// Deprecated on iOS: the person tapped a local notification. In bgx the
+        /// value is the notification request's identifier (`String`).
+        public static let localNotification = LaunchOptionsKey("UIApplicationLaunchOptionsLocalNotificationKey")
+        /// A location event (a significant change, a region) launched the app; the value is `true`.
+        public static let location = LaunchOptionsKey("UIApplicationLaunchOptionsLocationKey")
+        /// Core Bluetooth relaunched the app for a central manager; the value
+        /// is the restoration identifiers (`[String]`) — bgx does not yet carry
+        /// them, so the array is empty.
+        public static let bluetoothCentrals = LaunchOptionsKey("UIApplicationLaunchOptionsBluetoothCentralsKey")
+        /// As `bluetoothCentrals`, for peripheral managers (bgx never sets it yet).
+        public static let bluetoothPeripherals = LaunchOptionsKey("UIApplicationLaunchOptionsBluetoothPeripheralsKey")
+        // Keys iOS sets for launches bgx does not model (opening a URL, a Home
+        // Screen quick action, another app, Handoff): declared so code that reads
+        // them compiles; bgx never sets them.
+        public static let url = LaunchOptionsKey("UIApplicationLaunchOptionsURLKey")
+        public static let sourceApplication = LaunchOptionsKey("UIApplicationLaunchOptionsSourceApplicationKey")
+        public static let annotation = LaunchOptionsKey("UIApplicationLaunchOptionsAnnotationKey")
+        public static let shortcutItem = LaunchOptionsKey("UIApplicationLaunchOptionsShortcutItemKey")
+        public static let userActivityDictionary = LaunchOptionsKey("UIApplicationLaunchOptionsUserActivityDictionaryKey")
+        public static let userActivityType = LaunchOptionsKey("UIApplicationLaunchOptionsUserActivityTypeKey")
+    }
+
+    /// The launch options iOS passes for a launch cause: nil for a plain
+    /// launch by the person and for causes that have their own callback
+    /// instead (a task, a fetch, a transfer, a VoIP push).
+    static func launchOptions(for cause: LaunchCause, notification: String?)
+        -> [LaunchOptionsKey: Any]? {
+        switch cause {
+        case .silentPush: [.remoteNotification: ["aps": ["content-available": 1]] as [AnyHashable: Any]]
+        case .notification: notification.map { [.localNotification: $0] }
+        case .location, .region: [.location: true]
+        case .bluetooth: [.bluetoothCentrals: [String]()]
+        case .user, .bgTask, .fetch, .voipPush, .transfer, .accessory, .audio, .newsstand, .boot: nil
+        }
+    }
+
+    // `UIApplication`'s notifications, posted on `NotificationCenter.default`
+    // right after the delegate's method of the same moment returns; the
+    // object is the `UIApplication`.
+    public static let didFinishLaunchingNotification = Notification.Name("UIApplicationDidFinishLaunchingNotification")
+    public static let didBecomeActiveNotification = Notification.Name("UIApplicationDidBecomeActiveNotification")
+    public static let willResignActiveNotification = Notification.Name("UIApplicationWillResignActiveNotification")
+    public static let didEnterBackgroundNotification = Notification.Name("UIApplicationDidEnterBackgroundNotification")
+    public static let willEnterForegroundNotification = Notification.Name("UIApplicationWillEnterForegroundNotification")
+    public static let willTerminateNotification = Notification.Name("UIApplicationWillTerminateNotification")
+    public static let didReceiveMemoryWarningNotification =
+        Notification.Name("UIApplicationDidReceiveMemoryWarningNotification")
+
+}
+
+/// `UIResponder`, so that `class AppDelegate: UIResponder, UIApplicationDelegate`
+/// compiles; bgx has no responder chain.
+open class UIResponder: NSObject {
+    public override init() { super.init() }
+}

@@ -1,0 +1,115 @@
+import BGXCore
+import CBGXClock
+import Foundation
+
+/// The clocks app code reads on a simulated device. While the device runs
+/// app code, that thread's `clock_gettime`, `gettimeofday` and `time` (which
+/// `Date()`, `Date(timeIntervalSinceNow:)`, `CFAbsoluteTimeGetCurrent`,
+/// `ProcessInfo.systemUptime` and `DispatchTime.now()` end in) answer with the
+/// device's virtual time; everywhere else they are the real clocks.
+public enum DeviceClock {
+    /// The simulated device booted this long before the scenario starts: its
+    /// monotonic clock (uptime) reads this at t = 0.
+    public static let uptimeAtStart: Nanoseconds = 60_000_000_000
+
+    /// Runs `body` with this thread's clocks set to `now` (nanoseconds since
+    /// `startDate`), and says how long it slept (`Thread.sleep`, `usleep` …:
+    /// the clocks moved on by that much). Nests: the previous setting comes
+    /// back afterwards.
+    /// `process`, when given, receives what app code puts on the main queue.
+    static func run<R>(at now: Nanoseconds, startDate: Date, process: AppRuntime?,
+                       _ body: () -> R) -> (result: R, slept: Nanoseconds) {
+        let epoch = Int64((startDate.timeIntervalSince1970 * 1e9).rounded())
+        let start = uptimeAtStart &+ now
+        let previous = bgx_virtual_clock_swap(bgx_virtual_clock(
+            enabled: 1, realtime: epoch &+ now, monotonic: start,
+            schedule: process == nil ? nil : scheduleOnMainQueue,
+            context: process.map { Unmanaged.passUnretained($0).toOpaque() }))
+        let result = body()
+        let after = bgx_virtual_clock_swap(previous)
+        return (result, after.monotonic &- start)
+    }
+
+    /// The real wall clock, wherever it is read (even inside app code).
+    public static var realNow: Date { Date(timeIntervalSince1970: Double(bgx_real_realtime_ns()) / 1e9) }
+
+    /// Whether this thread reads the device's clocks now (inside app code).
+    public static var isVirtual: Bool {
+        let current = bgx_virtual_clock_swap(bgx_virtual_clock())
+        _ = bgx_virtual_clock_swap(current)
+        return current.enabled != 0
+    }
+}
+
+extension SimulatedDevice {
+    /// Runs app code on the device's clocks; what it slept is busy time for `app`.
+    func runningAppCode<R>(_ app: AppID, _ body: () -> R) -> R {
+        let (result, slept) = DeviceClock.run(at: engine.now, startDate: startDate,
+                                              process: processes[Int(app.index)], body)
+        if slept > 0, let process = processes[Int(app.index)], !process.isTerminated {
+            process.work(seconds: Time.toSeconds(slept))
+        }
+        return result
+    }
+}
+
+/// `DispatchQueue.main.async` / `asyncAfter(deadline:)` in app code: the
+/// block runs as a job on the app's main thread at its deadline in virtual
+/// time; the engine holds it while the app is suspended and drops it with
+/// the process.
+private let scheduleOnMainQueue: @convention(c) (UnsafeMutableRawPointer?, Int64, UnsafeMutableRawPointer?) -> Int32 = {
+    context, deadline, block in
+    guard let context else { return 0 }
+    let process = Unmanaged<AppRuntime>.fromOpaque(context).takeUnretainedValue()
+    guard let block else {
+        process.refuseWallClockBlock()
+        return 1
+    }
+    process.enqueueMainQueueBlock(deadline: deadline, DispatchedBlock(block))
+    return 1
+}
+
+/// A block copied off libdispatch's path, released with the last job that holds it.
+final class DispatchedBlock {
+    let block: UnsafeMutableRawPointer
+    init(_ block: UnsafeMutableRawPointer) { self.block = block }
+    func run() { bgx_block_run(block) }
+    deinit { bgx_block_release(block) }
+}
+
+extension AppRuntime {
+    /// Refused, and said so in the trace: a block left to libdispatch would
+    /// run on a real thread, on the real clock, beside the device.
+    func refuseWallClockBlock() {
+        device.withEngine {
+            $0.log(app, "not yet supported: DispatchQueue.main.asyncAfter(wallDeadline:) in app code; "
+                   + "the block was not run (use asyncAfter(deadline:))")
+        }
+    }
+
+    /// `deadline` is on the device's monotonic clock; `Int64.max` (`.distantFuture`) never comes.
+    func enqueueMainQueueBlock(deadline: Int64, _ block: DispatchedBlock) {
+        guard !isTerminated, deadline != .max else { return }
+        let now = DeviceClock.uptimeAtStart &+ device.now
+        // The main queue, even when submitted from a launch handler on a background queue.
+        enqueue(after: max(0, deadline &- now), on: .main) { block.run(); return true }
+    }
+}
+
+extension AppRuntime {
+    /// An `earliestBeginDate` months past the device's now was most likely
+    /// computed from the real clock (`Date()` off the app's threads, or a date
+    /// saved by another run), not the device's: said so in the trace.
+    func noteWallClockEscape(_ identifier: String, _ delay: Nanoseconds) {
+        guard delay > DeviceClock.implausibleDelay else { return }
+        device.withEngine {
+            $0.log(app, "earliestBeginDate of '\(identifier)' is \(Time.describe(delay)) after the device's now: "
+                   + "this date was computed from the wall clock, not the device's")
+        }
+    }
+}
+
+extension DeviceClock {
+    /// Longer than any delay apps ask for (BGTaskScheduler's own are minutes to days).
+    static let implausibleDelay: Nanoseconds = 30 * 86_400 * 1_000_000_000
+}

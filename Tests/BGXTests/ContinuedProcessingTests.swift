@@ -1,0 +1,161 @@
+import BGXApp
+import BGXCore
+import BGXSimulation
+import Foundation
+import Testing
+
+/// A photo app that exports when the person taps Export (iOS 26): it
+/// registers its handler for the wildcard identifier and reports progress.
+final class ExportApp: ApplicationDelegate {
+    let journal: Journal
+    var strategy: BGContinuedProcessingTaskRequest.SubmissionStrategy = .queue
+    var resources: BGContinuedProcessingTaskRequest.Resources = []
+    init(journal: Journal) { self.journal = journal }
+
+    func application(_ application: Application, didFinishLaunchingWithOptions options: LaunchOptions?) -> Bool {
+        BGTaskScheduler.shared.register(forTaskWithIdentifier: "com.example.photos.export.*", using: nil) { task in
+            guard let task = task as? BGContinuedProcessingTask else { return self.journal.write("not a continued task") }
+            self.journal.write("started \(task.identifier)")
+            task.expirationHandler = {
+                self.journal.write("expired \(task.identifier)")
+                task.setTaskCompleted(success: false)
+            }
+            task.progress.totalUnitCount = 3
+            func step(_ n: Int64) {
+                Runtime.asyncAfter(seconds: 60) {
+                    task.progress.completedUnitCount = n
+                    if n == 3 { task.setTaskCompleted(success: true); self.journal.write("done \(task.identifier)") }
+                    else { step(n + 1) }
+                }
+            }
+            step(1)
+        }
+        return true
+    }
+
+    /// The person tapped Export.
+    func export(_ name: String) {
+        let request = BGContinuedProcessingTaskRequest(identifier: "com.example.photos.export.\(name)",
+                                                       title: "Exporting \(name)", subtitle: "3 items")
+        request.strategy = strategy
+        request.requiredResources = resources
+        do { try BGTaskScheduler.shared.submit(request) } catch {
+            journal.write("refused \(name): \(error)")
+        }
+    }
+}
+
+/// SPEC §13 [D]: BGContinuedProcessingTaskRequest (iOS 26) — Apple's
+/// BackgroundTasks documentation ("Performing long-running tasks on iOS and
+/// iPadOS", BGContinuedProcessingTask, BGTaskScheduler.Error.Code) and WWDC25
+/// "Finish tasks in the background".
+@Suite("Continued processing (SPEC §13, iOS 26)")
+struct ContinuedProcessingTests {
+    static let manifest = AppManifest(bundleIdentifier: "com.example.photos",
+                                      permittedTaskIdentifiers: ["com.example.photos.export.*"])
+
+    func device(_ profile: PolicyProfile = .ios26, gpu: Bool = false) -> (SimulatedDevice, AppID, () -> ExportApp?) {
+        var state = DeviceState()
+        state.backgroundGPU = gpu
+        let device = SimulatedDevice(profile: profile, device: state)
+        var made: ExportApp?
+        let journal = Journal()
+        let app = device.install(Self.manifest, delegate: { made = ExportApp(journal: journal); return made! })
+        device.perform(.launch(app))
+        device.advance(seconds: 1)
+        return (device, app, { made })
+    }
+
+    /// Runs app code the way a tap in the app would.
+    func tap(_ device: SimulatedDevice, _ app: AppID, _ body: () -> Void) {
+        ProcessContext.$current.withValue(device.process(of: app)!.application) { body() }
+    }
+
+    @Test("SPEC §13: submitted in front, it starts at once under the wildcard handler, reports progress and runs on in the background until completed")
+    func startsAtOnceAndRunsInBackground() {
+        let (device, app, delegate) = device()
+        tap(device, app) { delegate()!.export("album") }
+        device.advance(seconds: 1)
+        device.perform(.home)
+        device.advance(seconds: 100)
+        #expect(device.state(of: app) == .background)   // not suspended: the task holds it
+        device.advance(seconds: 100)
+        #expect(delegate()!.journal.entries == ["started com.example.photos.export.album", "done com.example.photos.export.album"])
+        #expect(device.state(of: app) == .suspended)
+        let progress = device.story(of: app, only: ["task.progress"])
+        #expect(progress.count == 4)   // total set, then 1, 2, 3 of 3
+    }
+
+    @Test("SPEC §13: from the background the request is refused (notPermitted), with its reason")
+    func refusedFromBackground() {
+        let (device, app, delegate) = device()
+        device.perform(.home)
+        device.advance(seconds: 1)
+        tap(device, app) { delegate()!.export("late") }
+        #expect(delegate()!.journal.entries == ["refused late: notPermitted"])
+        #expect(device.traceLines.contains { $0.contains("task.reject") && $0.contains("not in the foreground") })
+    }
+
+    @Test("SPEC §13: requiredResources .gpu is refused where the device has no background GPU, accepted where it has")
+    func gpuNeedsBackgroundGPU() {
+        let (without, a1, d1) = device(gpu: false)
+        tap(without, a1) { d1()!.resources = .gpu; d1()!.export("upscale") }
+        #expect(d1()!.journal.entries == ["refused upscale: unavailable"])
+        let (with, a2, d2) = device(gpu: true)
+        tap(with, a2) { d2()!.resources = .gpu; d2()!.export("upscale") }
+        with.advance(seconds: 1)
+        #expect(d2()!.journal.entries == ["started com.example.photos.export.upscale"])
+    }
+
+    @Test("SPEC §13: with every slot taken, strategy .fail is refused (immediateRunIneligible, 4) and .queue waits for a slot")
+    func failAndQueueStrategies() {
+        let (device, app, delegate) = device()
+        tap(device, app) {
+            delegate()!.export("a")
+            delegate()!.export("b")
+            delegate()!.strategy = .fail
+            delegate()!.export("c")
+            delegate()!.strategy = .queue
+            delegate()!.export("d")
+        }
+        device.advance(seconds: 1)
+        #expect(delegate()!.journal.entries.contains("refused c: immediateRunIneligible"))
+        #expect(!delegate()!.journal.entries.contains("started com.example.photos.export.d"))
+        device.advance(seconds: 200)
+        #expect(delegate()!.journal.entries.contains("started com.example.photos.export.d"))
+        #expect(BGTaskSchedulerError.immediateRunIneligible.rawValue == 4)
+    }
+
+    @Test("SPEC §13: profiles before iOS 26 do not have the request: refused as unavailable, saying which profile has it")
+    func olderProfileRefuses() {
+        let (device, app, delegate) = device(.modern)
+        tap(device, app) { delegate()!.export("album") }
+        #expect(delegate()!.journal.entries == ["refused album: unavailable"])
+        #expect(device.traceLines.contains { $0.contains("use profile ios26") })
+    }
+
+    @Test("SPEC §13: the person cancelling the task runs its expiration handler")
+    func personCancelRunsExpirationHandler() {
+        let (device, app, delegate) = device()
+        tap(device, app) { delegate()!.export("album") }
+        device.perform(.home)
+        device.advance(seconds: 30)
+        device.cancelContinuedTask("com.example.photos.export.album")
+        device.advance(seconds: 1)
+        #expect(delegate()!.journal.entries == ["started com.example.photos.export.album", "expired com.example.photos.export.album"])
+        #expect(device.traceLines.contains { $0.contains("\"task.expire\"") && $0.contains("the person cancelled it") })
+        device.advance(seconds: 10)
+        #expect(device.state(of: app) == .suspended)
+    }
+
+    @Test("SPEC §13: under resource pressure the system ends first the task whose progress has not moved")
+    func pressureEndsStalledTaskFirst() throws {
+        let path = repositoryRoot.appendingPathComponent("Scenarios/spec13-continued-processing.yaml").path
+        let run = try ScenarioRun(try ScenarioParser.parse(contentsOf: path))
+        run.run()
+        let ended = run.device.traceLines.filter { $0.contains("\"task.expire\"") && $0.contains("resource pressure") }
+        #expect(ended.count == 1)
+        #expect(ended.first?.contains("com.example.stuck.job.1") == true)
+        #expect(ended.first?.contains("has not moved") == true)
+    }
+}
