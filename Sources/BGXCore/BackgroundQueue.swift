@@ -41,10 +41,16 @@ extension Engine {
     /// (a suspended app's threads are frozen, whichever queue they serve).
     mutating func pumpBackgroundQueue(_ app: AppID) {
         let i = Int(app.index)
-        while apps[i].state.isRunning, apps[i].backgroundQueue?.inFlight == nil,
-              let job = apps[i].backgroundQueue?.jobs.popFirst() {
+        while apps[i].state.isRunning, let job = Self.nextJob(&apps[i].backgroundQueue) {
             runInBackground(job, for: app)
         }
+    }
+
+    /// The next job when the queue is free. In place: optional chaining
+    /// through `apps[i]` copied the whole app on every call (most apps have no queue).
+    @inline(__always) static func nextJob(_ queue: inout BackgroundQueueState?) -> MainThreadJob? {
+        guard queue != nil, queue!.inFlight == nil else { return nil }
+        return queue!.jobs.popFirst()
     }
 
     mutating func runInBackground(_ job: MainThreadJob, for app: AppID) {

@@ -27,7 +27,7 @@ public struct Engine: Sendable {
     var unarmedWatchdogs: [PendingWatchdog] = []
     /// Apps with a process (any state but not running): few, as memory bounds
     /// them, so jetsam and memory warnings look at these, not at every app.
-    var residentApps: Set<Int32> = []
+    var residentApps = AppIndexSet()
     /// Apps with a push held for them (SPEC §7): a device change retries these, not every app.
     var heldPushApps: Set<Int32> = []
     /// Footprints of every running process, in bytes (see `freeMemory`).

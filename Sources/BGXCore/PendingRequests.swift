@@ -33,6 +33,12 @@ struct PendingRequests: Sendable {
         _modify { yield &tasks[serial]! }
     }
 
+    /// Reads a request in place, with one lookup and no copy of it.
+    @inline(__always) func withTask<R>(_ serial: UInt64, _ body: (borrowing PendingTask) -> R) -> R {
+        let index = tasks.index(forKey: serial)!
+        return body(tasks.values[index])
+    }
+
     mutating func append(_ task: PendingTask) {
         let serial = nextSerial
         nextSerial += 1

@@ -48,7 +48,7 @@ extension Engine {
         for app in fetchers { refreshPredictionCache(app) }
         for s in serials {
             // Fields read in place: `let p = pendingTasks[s]` copied (and retained) the whole request.
-            let app = pendingTasks[s].app, identifier = pendingTasks[s].identifier
+            let (app, identifier) = pendingTasks.withTask(s) { ($0.app, $0.identifier) }
             // One run at a time per identifier: a request resubmitted from its
             // own launch handler waits for that run to end — else it would
             // start again at the same instant, forever (SPEC §5: to repeat,
@@ -58,13 +58,8 @@ extension Engine {
             schedulerJudgements &+= 1
             var judgement = decide(candidate)
             if judgement.run { refuseIfLaunchPolicySaysNo(&judgement, app, cause: .bgTask, taskIdentifier: identifier) }
-            for index in 0..<pendingTasks[s].blockedSince.count {
-                if judgement.mustNotMask & (1 << UInt32(index)) != 0 {
-                    if pendingTasks[s].blockedSince[index] == nil { pendingTasks[s].blockedSince[index] = now }
-                } else if pendingTasks[s].blockedSince[index] != nil {
-                    pendingTasks[s].blockedSince[index] = nil
-                }
-            }
+            // One access to the request, not one per policy: each `pendingTasks[s]` is a hash lookup.
+            Self.noteBlocked(&pendingTasks[s].blockedSince, mask: judgement.mustNotMask, now: now)
             if judgement.run {
                 starting.append(s)
                 reasons.append(decision(judgement))
@@ -102,6 +97,18 @@ extension Engine {
             }
         }
         scheduleNextSchedulerWake()
+    }
+
+    /// Each policy holding a request back (a bit of `mask`) since when: set
+    /// when it starts to, cleared when it stops (for `explain`).
+    @inline(__always) static func noteBlocked(_ blockedSince: inout [Nanoseconds?], mask: UInt32, now: Nanoseconds) {
+        for index in blockedSince.indices {
+            if mask & (1 << UInt32(index)) != 0 {
+                if blockedSince[index] == nil { blockedSince[index] = now }
+            } else if blockedSince[index] != nil {
+                blockedSince[index] = nil
+            }
+        }
     }
 
     /// Time alone changes an answer about `app` at `time`: judge its

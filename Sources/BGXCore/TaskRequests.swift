@@ -96,11 +96,13 @@ extension Engine {
     /// `pendingTasks[k].candidate`, read field by field: a computed property
     /// of an array element copies the whole request (its strings and arrays) first.
     @inline(__always) func candidate(ofPending k: UInt64) -> Candidate {
-        Candidate(app: pendingTasks[k].app, kind: pendingTasks[k].request.kind == .processing ? .processing : .appRefresh,
-                  earliest: pendingTasks[k].request.earliestBegin ?? pendingTasks[k].submittedAt,
-                  submittedAt: pendingTasks[k].submittedAt,
-                  requiresNetwork: pendingTasks[k].request.requiresNetworkConnectivity,
-                  requiresPower: pendingTasks[k].request.requiresExternalPower)
+        // One lookup (each `pendingTasks[k]` hashes the serial), then fields read from it.
+        pendingTasks.withTask(k) { p in
+            Candidate(app: p.app, kind: p.request.kind == .processing ? .processing : .appRefresh,
+                      earliest: p.request.earliestBegin ?? p.submittedAt, submittedAt: p.submittedAt,
+                      requiresNetwork: p.request.requiresNetworkConnectivity,
+                      requiresPower: p.request.requiresExternalPower)
+        }
     }
 }
 

@@ -44,6 +44,10 @@ public final class SimulatedDevice {
         self.startDate = startDate
     }
 
+    deinit {
+        for process in processes { process?.tearDown() }
+    }
+
     // MARK: Installing apps
 
     /// Installs an app whose code is a `HostedApp`; `make` creates a fresh
@@ -181,6 +185,7 @@ public final class SimulatedDevice {
             break  // in process, a suspended app simply gets no events
         case let .terminate(app):
             processes[Int(app.index)]?.isTerminated = true
+            processes[Int(app.index)]?.tearDown()
             processes[Int(app.index)] = nil
         }
     }
@@ -227,9 +232,15 @@ public final class AppRuntime: SystemConnection {
     public let app: AppID
     public let launchCause: LaunchCause?
     public internal(set) var program: HostedApp
-    public private(set) lazy var application: Application = Application(
-        bundleIdentifier: device.withEngine { $0.bundleIdentifier(app) }, connection: self,
-        delegate: (program as? DelegateApp)?.delegate)
+    public var application: Application {
+        if let made = madeApplication { return made }
+        let made = Application(bundleIdentifier: device.withEngine { $0.bundleIdentifier(app) }, connection: self,
+                               delegate: (program as? DelegateApp)?.delegate)
+        madeApplication = made
+        return made
+    }
+    /// Made on first use; it holds this process (its connection), so `tearDown` lets it go.
+    private var madeApplication: Application?
     /// Pending work by timer token, with the queue it runs on.
     var timers: [Int32: (queue: ExecutionQueue, body: () -> Bool)] = [:]
     /// The queue of the job running now: its busy work and waits continue there.
@@ -256,6 +267,24 @@ public final class AppRuntime: SystemConnection {
     var voipPushHandler: ((@escaping () -> Void) -> Void)?
     var voipSocketHandler: (() -> Void)?
     var keepAliveHandler: (() -> Void)?
+
+    /// The process has ended or its device is gone: let go of the app's
+    /// closures and objects. They hold this process (a timer's job, a
+    /// handler, the `Application`), a cycle that would keep it — and the
+    /// memory of its device — alive forever.
+    func tearDown() {
+        timers.removeAll()
+        taskHandlers.removeAll()
+        activityBlocks.removeAll()
+        runningTasks.removeAll()
+        expirationHandlers.removeAll()
+        urlSessions.removeAll()
+        sockets.removeAll()
+        voipPushHandler = nil
+        voipSocketHandler = nil
+        keepAliveHandler = nil
+        madeApplication = nil
+    }
 
     init(device: SimulatedDevice, app: AppID, cause: LaunchCause, program: HostedApp) {
         self.device = device

@@ -103,7 +103,8 @@ func runScenario(_ scenario: Scenario, seed: UInt64?, tracePath: String?, json: 
     // Stream the trace as it is made: a long run never holds it twice.
     if traceHandle != nil || traceToStdout {
         let device = run.device
-        device.traceSink = { events in
+        // Unowned: the device keeps its sink, so a strong capture would keep the device forever.
+        device.traceSink = { [unowned device] events in
             let r = device.renderer
             var chunk = ""
             for e in events { chunk += r.jsonLine(e); chunk += "\n" }
