@@ -53,6 +53,8 @@ public struct Engine: Sendable {
     var pendingTasks = PendingRequests()
     /// Apps to judge again at the next evaluation (`schedulerDirty` judges all).
     var schedulerDirtyApps: Set<Int32> = []
+    /// The set `schedulerDirtyApps` trades places with at each evaluation, kept empty between them.
+    var schedulerDirtyAppsSpare: Set<Int32> = []
     /// Each app's earliest time-based change, earliest first; stale entries are skipped.
     var schedulerWakes = Heap<SchedulerWakeEntry>()
     var schedulerWakeAt: [Int32: Nanoseconds] = [:]

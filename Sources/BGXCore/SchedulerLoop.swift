@@ -15,8 +15,10 @@ extension Engine {
         let everything = schedulerDirty
         schedulerDirty = false
         schedulerEvaluations &+= 1
-        let dirty = schedulerDirtyApps
-        schedulerDirtyApps.removeAll(keepingCapacity: true)
+        // The two sets trade places rather than copy and clear: clearing a set still shared with
+        // a copy allocated a new table on every evaluation. The spare is emptied in place at the end.
+        swap(&schedulerDirtyApps, &schedulerDirtyAppsSpare)
+        defer { schedulerDirtyAppsSpare.removeAll(keepingCapacity: true) }
         if pendingTasks.isEmpty && fetchApps.isEmpty {
             schedulerWakes = Heap()
             schedulerWakeAt.removeAll()
@@ -29,10 +31,15 @@ extension Engine {
         if everything {
             serials = pendingTasks.serials
             fetchers = fetchApps
+        } else if schedulerDirtyAppsSpare.count == 1, let index = schedulerDirtyAppsSpare.first {
+            // The common case, one app: its serials are already in submission order.
+            let app = AppID(index: index)
+            serials = pendingTasks.serials(of: app)
+            fetchers = fetchRank[index] != nil ? [app] : []
         } else {
             serials = []
             var ranked: [(rank: Int, app: AppID)] = []
-            for index in dirty {
+            for index in schedulerDirtyAppsSpare {
                 let app = AppID(index: index)
                 serials += pendingTasks.serials(of: app)
                 if let rank = fetchRank[index] { ranked.append((rank, app)) }
