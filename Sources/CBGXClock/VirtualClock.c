@@ -70,7 +70,8 @@ static int64_t virtual_ns(clockid_t id) {
 
 int clock_gettime(clockid_t id, struct timespec *ts) {
     int64_t ns = virtual_ns(id);
-    if (ns < 0 || ts == NULL) return real_clock_gettime(id, ts);
+    // glibc declares `ts` nonnull: a NULL here is the caller's fault, as with the real one.
+    if (ns < 0) return real_clock_gettime(id, ts);
     ts->tv_sec = (time_t)(ns / 1000000000);
     ts->tv_nsec = (long)(ns % 1000000000);
     return 0;
@@ -87,10 +88,9 @@ int gettimeofday(struct timeval *restrict tv, void *restrict tz) {
         if (real != NULL) return real(tv, tz);
         ns = read_ns(CLOCK_REALTIME);
     }
-    if (tv != NULL) {
-        tv->tv_sec = (time_t)(ns / 1000000000);
-        tv->tv_usec = (suseconds_t)(ns % 1000000000 / 1000);
-    }
+    // glibc declares `tv` nonnull, as for clock_gettime.
+    tv->tv_sec = (time_t)(ns / 1000000000);
+    tv->tv_usec = (suseconds_t)(ns % 1000000000 / 1000);
     return 0;
 }
 
