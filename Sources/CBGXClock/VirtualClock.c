@@ -6,6 +6,11 @@
 // other thread, and this one outside app code, gets the real clock through
 // dlsym(RTLD_NEXT), so nothing else in the process changes behaviour.
 #define _GNU_SOURCE
+// The interposition relies on ELF symbol resolution (a definition in the
+// executable wins over libc's) and on Linux's clocks and syscalls. Elsewhere
+// (macOS: two-level namespaces) app code keeps the real clocks, and only the
+// functions Swift calls exist — see docs/bgxkit.md.
+#if defined(__linux__)
 #include "CBGXClock.h"
 
 #include <dlfcn.h>
@@ -236,3 +241,32 @@ void dispatch_after(uint64_t deadline, void *queue, void *block) {
     dispatch_after_fn real = (dispatch_after_fn)resolve(&real_slot, RTLD_NEXT, "dispatch_after");
     real(deadline, queue, block);
 }
+
+#else  // not Linux: no interposition
+
+#include "CBGXClock.h"
+#include <time.h>
+
+static __thread bgx_virtual_clock current;
+
+bgx_virtual_clock bgx_virtual_clock_swap(bgx_virtual_clock clock) {
+    bgx_virtual_clock previous = current;
+    current = clock;
+    return previous;
+}
+
+static int64_t read_ns(clockid_t id) {
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int64_t bgx_real_realtime_ns(void) { return read_ns(CLOCK_REALTIME); }
+int64_t bgx_real_monotonic_ns(void) { return read_ns(CLOCK_MONOTONIC); }
+
+// Nothing schedules blocks here (dispatch is not interposed), so these are
+// never handed one; they exist so that the Swift side links.
+void bgx_block_run(void *block) { (void)block; }
+void bgx_block_release(void *block) { (void)block; }
+
+#endif
