@@ -120,7 +120,7 @@ public class BGTask {
     }
 
     public func setTaskCompleted(success: Bool) {
-        connection.completeTask(identifier: identifier, success: success)
+        connection.completeTask(self, success: success)
     }
 }
 

@@ -45,6 +45,9 @@ public protocol SystemConnection: AnyObject {
     func pendingTaskRequests() -> [TaskRequestSpec]
     func setTaskExpirationHandler(identifier: String, isSet: Bool)
     func completeTask(identifier: String, success: Bool)
+    /// `task.setTaskCompleted(success:)`: the object is one run's; a host that
+    /// hands out a new object per run ignores an earlier run's call.
+    func completeTask(_ task: BGTask, success: Bool)
     // Continued processing (SPEC §13, iOS 26)
     func submitContinuedProcessingTask(_ request: ContinuedProcessingRequest) throws
     func reportContinuedProgress(identifier: String, completed: Int64, total: Int64)
@@ -114,4 +117,11 @@ public protocol SystemConnection: AnyObject {
 /// it calls into an app, so `Application.shared` resolves to that app.
 public enum ProcessContext {
     @TaskLocal public static var current: Application?
+}
+
+extension SystemConnection {
+    /// A host that does not track task objects completes by identifier.
+    public func completeTask(_ task: BGTask, success: Bool) {
+        completeTask(identifier: task.identifier, success: success)
+    }
 }

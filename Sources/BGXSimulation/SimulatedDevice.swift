@@ -466,6 +466,17 @@ public final class AppRuntime: SystemConnection {
         runningTasks[identifier] = nil
         device.withEngine { $0.completeTask(for: app, identifier: identifier, success: success) }
     }
+    /// An earlier run's task object (a completion block that outlived its
+    /// run's expiry) completes nothing: the run it belongs to has ended.
+    public func completeTask(_ task: BGTask, success: Bool) {
+        guard runningTasks[task.identifier] === task else {
+            device.withEngine {
+                $0.log(app, "BGTaskScheduler: setTaskCompleted on a \(task.identifier) task whose run has already ended; ignored")
+            }
+            return
+        }
+        completeTask(identifier: task.identifier, success: success)
+    }
     /// SPEC §13: the block runs on the background queue (`false`), and again
     /// with `true` as the time runs out; with no assertion to be had, once,
     /// with `true`, on the background queue.
@@ -609,10 +620,11 @@ public final class AppRuntime: SystemConnection {
         device.withEngine { $0.clearKeepAliveTimeout(for: app) }
     }
 
-    /// The BGTask object for a task the system hands over.
-    func task(for id: TextID) -> BGTask {
+    /// The BGTask object for a task the system hands over: a new one for each
+    /// run (`handingOver`), the run's own for its expiration.
+    func task(for id: TextID, handingOver: Bool = false) -> BGTask {
         let name = device.withEngine { $0.text(id) }
-        if let existing = runningTasks[name] { return existing }
+        if !handingOver, let existing = runningTasks[name] { return existing }
         let task: BGTask
         switch device.withEngine({ $0.runningTaskKind(for: app, identifier: name) }) {
         case .processing: task = BGProcessingTask(identifier: name, connection: self)
@@ -653,7 +665,7 @@ final class DelegateApp: HostedApp {
             let n = process.notification(id)
             application.open(notification: n.name, content: n.content)
         case let .bgTask(id):
-            let task = process.task(for: id)
+            let task = process.task(for: id, handingOver: true)
             // A continued-processing task runs the handler registered for its wildcard form.
             let registered = process.device.withEngine { $0.launchHandlerIdentifier(for: process.app, identifier: task.identifier) }
             process.taskHandlers[registered]?(task)
