@@ -135,7 +135,7 @@ extension ScenarioRun {
         }
         guard logged.activity.hasPrefix("bgProcessing-") || logged.activity.hasPrefix("bgRefresh-") else { return nil }
         let id = logged.subject
-        guard let app = scenario.apps.first(where: { $0.manifest.permittedTaskIdentifiers.contains(id) }) else { return nil }
-        return (app.manifest.bundleIdentifier, id)
+        guard let bundle = ScenarioRun.app(for: id, named: nil, in: scenario) else { return nil }
+        return (bundle, id)
     }
 }

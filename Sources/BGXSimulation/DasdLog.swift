@@ -138,10 +138,7 @@ public struct DasdLog: Sendable {
         // The activity is the last token before the tag; a `uid:` prefix
         // (`501:com.apple…`) belongs to it, whitespace and quotes do not.
         let start = name.lastIndex { $0 == " " || $0 == "\t" || $0 == "'" }.map { name.index(after: $0) } ?? name.startIndex
-        var activity = String(name[start...])
-        if let uid = activity.firstIndex(of: ":"), activity[..<uid].allSatisfy(\.isNumber) {
-            activity = String(activity[activity.index(after: uid)...])
-        }
+        let activity = droppingUID(String(name[start...]))
         guard !activity.isEmpty else { return nil }
         return (activity, String(tag), bracket.upperBound)
     }
@@ -221,10 +218,7 @@ public struct DasdLog: Sendable {
         let run = line[runRange.upperBound...].trimmingCharacters(in: .whitespaces).hasPrefix("1")
         let quoted = line[line.index(after: quote)...].prefix { $0 != "'" }
         guard let colon = quoted.lastIndex(of: ":") else { return nil }
-        var activity = String(quoted[..<colon])
-        if let uid = activity.firstIndex(of: ":"), activity[..<uid].allSatisfy(\.isNumber) {
-            activity = String(activity[activity.index(after: uid)...])
-        }
+        let activity = droppingUID(String(quoted[..<colon]))
         return (activity, String(quoted[quoted.index(after: colon)...]), current, threshold, run)
     }
 
@@ -235,20 +229,23 @@ public struct DasdLog: Sendable {
         return Double(digits)
     }
 
+    /// An activity without its `uid:` prefix (`501:com.apple…`).
+    static func droppingUID(_ activity: String) -> String {
+        guard let uid = activity.firstIndex(of: ":"), activity[..<uid].allSatisfy(\.isNumber) else { return activity }
+        return String(activity[activity.index(after: uid)...])
+    }
+
     /// The first `HH:MM:SS` on the line.
     static func time(in line: Substring) -> (String?, Int?) {
         let chars = Array(line)
         var i = 0
-        while i + 7 < chars.count + 0, i + 8 <= chars.count {
+        while i + 8 <= chars.count {
             let w = chars[i..<(i + 8)]
             let d = w.map { $0.isNumber }
             if d[0], d[1], w[w.startIndex + 2] == ":", d[3], d[4], w[w.startIndex + 5] == ":", d[6], d[7],
                i == 0 || !chars[i - 1].isNumber {
                 let text = String(w)
-                let parts = text.split(separator: ":").compactMap { Int($0) }
-                if parts.count == 3, parts[0] < 24, parts[1] < 60, parts[2] < 60 {
-                    return (text, parts[0] * 3600 + parts[1] * 60 + parts[2])
-                }
+                if let t = Units.timeOfDay(text) { return (text, Int(Time.toSeconds(t))) }
             }
             i += 1
         }

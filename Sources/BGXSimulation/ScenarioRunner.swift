@@ -79,7 +79,8 @@ public final class ScenarioRun {
         }
     }
 
-    static func app(for identifier: String, named bundle: String?, in scenario: Scenario) -> String? {
+    /// The app named, else the first that permits `identifier`.
+    public static func app(for identifier: String, named bundle: String?, in scenario: Scenario) -> String? {
         if let bundle { return bundle }
         return scenario.apps.first { $0.manifest.permittedTaskIdentifiers.contains(identifier) }?.manifest.bundleIdentifier
     }

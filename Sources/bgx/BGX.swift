@@ -222,9 +222,7 @@ struct Explain: ParsableCommand {
             }
             moment = t
         }
-        let bundle = app ?? task.flatMap { id in
-            s.apps.first { $0.manifest.permittedTaskIdentifiers.contains(id) }?.manifest.bundleIdentifier
-        }
+        let bundle = app ?? task.flatMap { ScenarioRun.app(for: $0, named: nil, in: s) }
         guard let bundle, let appID = run.device.app(bundle) else {
             throw fail("error: no app " + (app.map { "'\($0)'" } ?? "permits '\(task ?? "")'; name one with --app"))
         }
