@@ -64,10 +64,7 @@ extension Engine {
     /// The permitted identifier with a wildcard that `identifier` falls under
     /// (`com.example.export.*` for `com.example.export.photos`), if any.
     func wildcardIdentifier(of app: AppID, matching identifier: String) -> String? {
-        apps[Int(app.index)].manifest.permittedTaskIdentifiers.first { permitted in
-            permitted.hasSuffix(".*") && identifier.count > permitted.count - 1
-                && identifier.hasPrefix(permitted.dropLast())
-        }
+        apps[Int(app.index)].manifest.wildcardIdentifier(matching: identifier)
     }
 
     /// `submit(_:)` of a `BGContinuedProcessingTaskRequest`.
@@ -108,7 +105,7 @@ extension Engine {
         if continuedTasks.contains(where: { $0.app == app && $0.identifier == id }) {
             throw reject(.tooManyPendingTaskRequests, "\(request.identifier) is already queued or running")
         }
-        let running = continuedTasks.filter(\.running).count
+        let running = continuedTasks.count(where: \.running)
         if running >= policy.slots && request.strategy == .fail {
             throw reject(.immediateRunIneligible, "strategy .fail: \(running) continued-processing task(s) already "
                          + "running (at most \(policy.slots)); it cannot start now")
@@ -171,7 +168,7 @@ extension Engine {
     }
 
     mutating func startQueuedContinuedTasks() {
-        while continuedTasks.filter(\.running).count < profile.continuedProcessing.slots,
+        while continuedTasks.count(where: \.running) < profile.continuedProcessing.slots,
               let next = continuedTasks.firstIndex(where: { !$0.running }) {
             startContinuedTask(next, reason: "a slot came free (it was queued)")
         }

@@ -70,9 +70,7 @@ public enum ManifestCheck {
                 "\(app): \(use) needs UIBackgroundModes '\(mode.rawValue)', which is not declared"))
         }
         func permitted(_ identifier: String) -> Bool {
-            manifest.permittedTaskIdentifiers.contains(identifier) || manifest.permittedTaskIdentifiers.contains {
-                $0.hasSuffix(".*") && identifier.count > $0.count - 1 && identifier.hasPrefix($0.dropLast())
-            }
+            manifest.permittedTaskIdentifiers.contains(identifier) || manifest.wildcardIdentifier(matching: identifier) != nil
         }
         for identifier in Set(usage.taskIdentifiers).sorted() where !permitted(identifier) {
             findings.append(.init(severity: .error, message:

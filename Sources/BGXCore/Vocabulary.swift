@@ -272,3 +272,15 @@ public enum VoIPTrigger: UInt8, Sendable, CustomStringConvertible {
     case keepAlive
     public var description: String { self == .socket ? "socket" : "keepAlive" }
 }
+
+extension AppManifest {
+    /// The permitted identifier with a wildcard that `identifier` falls under
+    /// (`com.example.export.*` for `com.example.export.photos`), if any — the
+    /// form continued-processing requests are permitted and registered in.
+    public func wildcardIdentifier(matching identifier: String) -> String? {
+        permittedTaskIdentifiers.first { permitted in
+            permitted.hasSuffix(".*") && identifier.count > permitted.count - 1
+                && identifier.hasPrefix(permitted.dropLast())
+        }
+    }
+}
