@@ -100,7 +100,8 @@ extension Engine {
         guard let pending = pendingTask(for: app, identifier: identifier) else { return nil }
         let c = pending.candidate
         let processing = c.kind == .processing
-        let j = decide(c)
+        var j = decide(c)
+        if j.run { refuseIfLaunchPolicySaysNo(&j, app, cause: .bgTask, taskIdentifier: pending.identifier) }
         var responses: [DasdDecision.Response] = []
         var sum = 0.0, denominator = 0.0
         for policy in SchedulingPolicy.ordered {
@@ -109,8 +110,7 @@ extension Engine {
             if case let .canProceed(s) = o.verdict { sum += w * s; denominator += w }
             responses.append(.init(name: policy.rawValue, weight: w, verdict: o.verdict, rationale: o.rationale))
         }
-        var run = j.run
-        var final: PolicyVerdict
+        let final: PolicyVerdict
         switch j.key {
         case .mustNot:
             // Any Absolutely Must Not Proceed makes the final decision one.
@@ -122,16 +122,9 @@ extension Engine {
             final = .mustNotProceed
         case .ran, .waits: final = .canProceed(j.score)
         }
-        if case .mustNot = j.key { run = false }
-        let launchVerdict = launchVerdict(for: app, cause: .bgTask, taskIdentifier: identifier)
-        if run, let refusal = launchVerdict.refusal {
-            responses.append(.init(name: "LaunchPolicy", weight: 0, verdict: .mustNotProceed, rationale: refusal.reason))
-            final = .mustNotProceed
-            run = false
-        }
         return DasdDecision(activity: (processing ? "bgProcessing-" : "bgRefresh-") + identifier, responses: responses,
                             sumScores: sum, denominator: denominator, final: final,
-                            thresholdScore: j.threshold, decisionToRun: run)
+                            thresholdScore: j.threshold, decisionToRun: j.run)
     }
 
     /// A background push (priority 5) for `app` arriving now, judged in
