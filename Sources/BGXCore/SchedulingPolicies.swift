@@ -433,10 +433,6 @@ extension Engine {
         DecisionWords(key: j.key, score: j.score, threshold: j.threshold, rationale: j.decisiveWords)
     }
 
-    /// The decision in words: the deciding policy's rationale, and the score
-    /// against the threshold where the score decided.
-    func reason(_ j: Judgement, _ c: Candidate) -> String { decision(j).text(wallClockOffset: wallClockOffset) }
-
     /// `0.79`, `1.0`: the score as a rationale shows it (truncated, as before),
     /// without formatting a Double.
     static func twoDecimals(_ v: Double) -> String {
@@ -498,13 +494,5 @@ extension Engine {
         if device.cameraActive { return .cameraActive }
         if device.memoryPressure == .critical { return .memoryCritical }
         return nil
-    }
-
-    /// `decide` and `reason` together, for `explain` and tests.
-    func judge(_ c: Candidate, detailed: Bool = false) -> (outcomes: [PolicyOutcome], run: Bool, score: Double,
-                                                          reason: String, nextChange: Nanoseconds?) {
-        let j = decide(c, detailed: detailed)
-        let outcomes = SchedulingPolicy.ordered.map { evaluate($0, c, detailed: detailed) }
-        return (outcomes, j.run, j.score, reason(j, c), j.nextChange)
     }
 }

@@ -54,7 +54,6 @@ static int64_t read_ns(clockid_t id) {
 }
 
 int64_t bgx_real_realtime_ns(void) { return read_ns(CLOCK_REALTIME); }
-int64_t bgx_real_monotonic_ns(void) { return read_ns(CLOCK_MONOTONIC); }
 
 /// The virtual reading for a clock, or -1 when this clock stays real.
 static int64_t virtual_ns(clockid_t id) {
@@ -262,7 +261,6 @@ static int64_t read_ns(clockid_t id) {
 }
 
 int64_t bgx_real_realtime_ns(void) { return read_ns(CLOCK_REALTIME); }
-int64_t bgx_real_monotonic_ns(void) { return read_ns(CLOCK_MONOTONIC); }
 
 // Nothing schedules blocks here (dispatch is not interposed), so these are
 // never handed one; they exist so that the Swift side links.

@@ -31,6 +31,5 @@ bgx_virtual_clock bgx_virtual_clock_swap(bgx_virtual_clock clock);
 
 /// The real clocks, whatever this thread's setting (nanoseconds).
 int64_t bgx_real_realtime_ns(void);
-int64_t bgx_real_monotonic_ns(void);
 
 #endif
