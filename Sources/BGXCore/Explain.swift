@@ -181,7 +181,7 @@ public struct TaskExplanation: Sendable {
                 let passes = score >= threshold
                 out += "      sum \(Self.number(sum)) / weights \(Self.number(total)) = score \(Self.number(score)) "
                     + (passes ? "≥" : "<") + " threshold \(Self.number(threshold))"
-                let vetoes = policies.filter { $0.verdict == "must not proceed" }.map(\.policy)
+                let vetoes = policies.filter { $0.verdict == "must not proceed" || $0.verdict == "absolutely must not" }.map(\.policy)
                 if !vetoes.isEmpty {
                     out += passes ? " — but vetoed by \(vetoes.joined(separator: ", "))" : "; vetoed too by \(vetoes.joined(separator: ", "))"
                 }
@@ -424,7 +424,7 @@ extension Engine {
             return [TaskExplanation.Hold(policy: "launch policy", waitsFor: words.waitsFor, change: words.change,
                                          since: nil, changesAt: nil)]
         }
-        let vetoes = outcomes.filter { $0.verdict == .mustNotProceed }
+        let vetoes = outcomes.filter { $0.verdict.blocks }
         if !vetoes.isEmpty {
             return vetoes.map { hold($0, since: pending.blockedSince[$0.policy.index] ?? now) }
         }

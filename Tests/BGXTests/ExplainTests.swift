@@ -77,6 +77,15 @@ struct ExplainTests {
         #expect(e.startedInRun?.time == Time.hours(14))
     }
 
+    @Test("SPEC §6 [O]: a policy that absolutely must not proceed (thermal serious, as logged) is named as what the task waits for")
+    func absoluteVetoIsAHold() throws {
+        let hot = Self.power.replacingOccurrences(of: "device: {charging: false}", with: "device: {charging: true, thermal: serious}")
+        #expect(hot != Self.power)
+        let e = try #require(try explain(hot, app: "com.example.photos", task: "com.example.photos.index", at: "21:00").first)
+        #expect(e.holds.map(\.policy) == ["ThermalPolicy"])
+        #expect(e.text.contains("vetoed by ThermalPolicy") || e.text.contains("vetoed too by ThermalPolicy"))
+    }
+
     @Test("SPEC §6: the table shows weight × score per policy and how they sum to the score against the threshold")
     func contributionsAddUp() throws {
         let e = try #require(try explain(Self.refresh, app: "com.example.feed", task: "com.example.feed.refresh", at: "12:00").first)
