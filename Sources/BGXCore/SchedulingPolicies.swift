@@ -126,6 +126,9 @@ extension Engine {
 
     /// `1d 08:15` in the scenario's wall-clock time.
     public func clockText(_ t: Nanoseconds) -> String { Time.wallClock(wall(t)) }
+    /// A run's moment as the scenario writes it: `0d 23:30`, with seconds
+    /// only when they are not zero (`0d 17:50:25`).
+    public func momentText(_ t: Nanoseconds) -> String { Time.wallClock(wall(t), seconds: t % Time.seconds(60) != 0) }
 
     /// One policy's answer, with its rationale when `detailed` (for
     /// `explain`, and the deciding policy): the scheduler judges without it.

@@ -16,11 +16,8 @@ public struct DecisionStory {
         offset = device.engine.wallClockOffset
     }
 
-    /// A run's moment as the scenario writes it: `0d 23:30`, with seconds
-    /// only when they are not zero (`0d 17:50:25`).
-    public func clock(_ t: Nanoseconds) -> String {
-        Time.wallClock(t + offset, seconds: t % Time.seconds(60) != 0)
-    }
+    /// A run's moment as the scenario writes it (`Engine.momentText`).
+    public func clock(_ t: Nanoseconds) -> String { device.engine.momentText(t) }
 
     /// One trace event with its fields as strings.
     struct Event {

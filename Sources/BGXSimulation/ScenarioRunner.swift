@@ -155,10 +155,7 @@ public final class ScenarioRun {
             message += matches.isEmpty ? "expected at least one, found none" : "found \(matches.count)"
         }
         // The moment as the scenario writes it (`0d 23:30`), not seconds from the start.
-        if let first = matches.first {
-            let wall = first + device.engine.wallClockOffset
-            message += " (first at \(Time.wallClock(wall, seconds: first % Time.seconds(60) != 0)))"
-        }
+        if let first = matches.first { message += " (first at \(device.engine.momentText(first)))" }
         return ExpectationResult(expectation: e, passed: passed, matches: matches.count, message: message)
     }
 
