@@ -59,12 +59,11 @@ struct AppProcess: Sendable {
     var lastProcessingEnd: (time: Nanoseconds, success: Bool)?
     /// Tasks left uncompleted; each doubles the spacing between launches.
     var penalties = 0
-    var energyDay: Int64 = -1
-    var energyUsed: Nanoseconds = 0
+    /// Time awake in the background today (EnergyBudgetPolicy), stretches that have ended.
+    var energy = DailyCounter<Nanoseconds>()
     var energyStartedAt: Nanoseconds?
     /// Background launches over cellular today (DataBudgetPolicy).
-    var cellularDay: Int64 = -1
-    var cellularLaunches = 0
+    var cellularLaunches = DailyCounter<Int>()
 
     // MARK: CPU monitor (SPEC §10)
     var cpu = CPUUsage()
