@@ -153,6 +153,7 @@ extension Engine {
         apps[i].push.nextNumber &+= 1
         let number = apps[i].push.nextNumber
         apps[i].push.awaitingCompletion.append((number, watched))
+        if watched { setAssertion(.pushCompletion, true, i) }
         if watched {
             queue.push(.pushTimeout(app, epoch: apps[i].epoch, push: number), at: now + profile.push.completionTimeout)
         }
@@ -168,6 +169,7 @@ extension Engine {
             return
         }
         apps[i].push.awaitingCompletion.remove(at: k)
+        setAssertion(.pushCompletion, apps[i].push.keepsAppRunning, i)
         record(app, .pushComplete(result: result))
         suspendIfThreadFree(app)
     }
