@@ -24,9 +24,9 @@ import Testing
         var engine = Engine()
         let app = engine.install(AppManifest(bundleIdentifier: "com.example.a"))
         let i = Int(app.index)
-        engine.apps[i].push.awaitingCompletion = [(number: 1, watched: true), (number: 2, watched: true)]
+        engine.pushes.apps[i].awaitingCompletion = [(number: 1, watched: true), (number: 2, watched: true)]
         #expect(engine.isOutstanding(engine.ticket(app, 1), .pushCompletion, app))
-        engine.apps[i].push.awaitingCompletion.removeFirst()
+        engine.pushes.apps[i].awaitingCompletion.removeFirst()
         #expect(!engine.isOutstanding(engine.ticket(app, 1), .pushCompletion, app))
         #expect(engine.isOutstanding(engine.ticket(app, 2), .pushCompletion, app))
     }

@@ -82,8 +82,7 @@ struct AppProcess: Sendable {
     /// Background wakes for transfer events since the app was last in front
     /// (the relaunch rate limiter; survives termination).
     var transferWakes = 0
-    // MARK: Pushes and VoIP (SPEC §7, §4)
-    var push = PushState()
+    // MARK: VoIP (SPEC §4); pushes are the push controller's
     var voip = VoIPState()
 
     init(manifest: AppManifest, usageDays: Int) {
@@ -117,7 +116,6 @@ extension AppProcess {
         taskWindowNumber &+= 1
         fetchInFlight = nil
         transferEvents = nil
-        push.processEnded()
         voip.processEnded()
         cpu.intervals.clearKeepingCapacity()
         services.processEnded()

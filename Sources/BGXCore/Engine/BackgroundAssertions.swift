@@ -58,6 +58,6 @@ extension Engine {
             && a.assertions.contains(.scheduledTask) == !a.runningTasks.isEmpty
             && a.assertions.contains(.fetch) == (a.fetchInFlight != nil)
             && a.assertions.contains(.transferEvents) == (a.transferEvents != nil)
-            && a.assertions.contains(.pushCompletion) == a.push.keepsAppRunning
+            && a.assertions.contains(.pushCompletion) == pushes.apps[i].keepsAppRunning
     }
 }

@@ -28,8 +28,8 @@ public struct Engine: Sendable {
     /// Apps with a process (any state but not running): few, as memory bounds
     /// them, so jetsam and memory warnings look at these, not at every app.
     var residentApps = AppIndexSet()
-    /// Apps with a push held for them (SPEC §7): a device change retries these, not every app.
-    var heldPushApps: Set<Int32> = []
+    /// Each app's pushes (SPEC §7).
+    var pushes = PushController()
     /// Footprints of every running process, in bytes (see `freeMemory`).
     var residentBytes: Int64 = 0
     /// Apps jetsam has chosen that have not yet ended.
@@ -121,6 +121,7 @@ public struct Engine: Sendable {
 
     public mutating func install(_ manifest: AppManifest) -> AppID {
         apps.append(AppProcess(manifest: manifest, usageDays: profile.scheduler.usageHistoryDays))
+        pushes.appInstalled()
         let index = Int32(apps.count - 1)
         // The first app of a name is the one a name finds.
         if appIndex[manifest.bundleIdentifier] == nil { appIndex[manifest.bundleIdentifier] = index }

@@ -47,7 +47,7 @@ extension Engine {
         case .serviceWake: return apps[i].services.wakeNumber == ticket.number
         case .keepAlive: return apps[i].voip.keepAliveGeneration == ticket.number
         case .transferEvents: return apps[i].transferEvents?.number == ticket.number
-        case .pushCompletion: return apps[i].push.awaitingCompletion.contains { $0.number == ticket.number }
+        case .pushCompletion: return pushes.apps[i].awaitingCompletion.contains { $0.number == ticket.number }
         }
     }
 

@@ -438,6 +438,7 @@ extension Engine {
         stopEnergyClock(app)
         dropContinuedTasks(of: app, forceQuit: reason == .userForceQuit)
         apps[i].processEnded()
+        pushes.processEnded(app)
         markSchedulerDirty(for: app)
         if frontApp == app { frontApp = nil }
         outbox.append(.terminate(app))

@@ -8,28 +8,6 @@
 /// user unless the app is in front. Every drop or hold is a `push.drop` with
 /// its reason.
 
-/// What the system keeps per app for its pushes.
-struct PushState: Sendable {
-    /// The newest background push not yet deliverable (only the newest is kept).
-    var held: Push?
-    var heldSince: Nanoseconds?
-    /// When background pushes were delivered to the app in the background
-    /// within the last hour (the hourly throttle).
-    var recent: [Nanoseconds] = []
-    /// The daily budget: background pushes delivered in the 24 h since the first.
-    var budget = DailyCounter<Int>()
-    var nextNumber: UInt32 = 0
-    /// Pushes whose completion handler the app has not called yet; `watched`
-    /// ones (delivered in the background) hold the app running and time out.
-    var awaitingCompletion: [(number: UInt32, watched: Bool)] = []
-    /// Bumped to cancel a scheduled retry.
-    var retryGeneration: UInt32 = 0
-
-    var keepsAppRunning: Bool { awaitingCompletion.contains { $0.watched } }
-
-    mutating func processEnded() { awaitingCompletion.clearKeepingCapacity() }
-}
-
 extension Engine {
     /// A push reaches the device for `app` (the scenario timeline's `push:`).
     public mutating func receivePush(_ push: Push, for app: AppID) {
@@ -38,17 +16,17 @@ extension Engine {
             // Shown to the person, unless the app is in front: then it is the app's.
             let toApp = frontApp == app && apps[Int(app.index)].state.isRunning
             record(app, .pushDeliver(type: .alert, priority: push.priority, toApp: toApp))
-            if toApp { handPushToApp(app, push, watched: false) }
+            if toApp { handPushToApp(app, push) }
         case .background:
             if frontApp == app && apps[Int(app.index)].state.isRunning {
                 record(app, .pushDeliver(type: .background, priority: push.priority, toApp: true))
-                handPushToApp(app, push, watched: false)
+                handPushToApp(app, push)
                 return
             }
             switch backgroundPushGate(app, push) {
-            case nil: deliverInBackground(app, push)
+            case nil: apply(pushes.deliverInBackground(app, push, now: now))
             case let .drop(reason): dropPush(app, push, reason)
-            case let .hold(reason, retryAt): hold(app, push, reason, retryAt: retryAt)
+            case let .hold(reason, retryAt): apply(pushes.hold(app, push, reason, retryAt: retryAt, now: now))
             }
         case .voip:
             receiveVoIPPush(push, for: app)
@@ -89,89 +67,22 @@ extension Engine {
         if p.silentPushPausedInLowPowerMode && device.lowPowerMode {
             return .hold("Low Power Mode pauses background pushes", retryAt: nil)
         }
-        let lastHour = recentDeliveries(app)
-        if lastHour.count >= p.silentPushesPerHour {
-            return .hold("throttled: \(lastHour.count) background pushes in the past hour "
-                         + "(at most \(p.silentPushesPerHour))", retryAt: lastHour[0] + Time.hours(1))
-        }
-        if let budget = p.silentPushDailyBudget, let resets = apps[i].push.budget.dayEnds(after: now),
-           apps[i].push.budget.spent(at: now) >= budget {
-            return .hold("the daily budget of \(budget) background pushes is spent; it resets at "
-                         + clockText(resets), retryAt: resets)
-        }
-        return nil
-    }
-
-    /// Background deliveries to the app in the background within the past hour.
-    func recentDeliveries(_ app: AppID) -> ArraySlice<Nanoseconds> {
-        let recent = apps[Int(app.index)].push.recent
-        return recent[(recent.firstIndex { now - $0 < Time.hours(1) } ?? recent.endIndex)...]
+        return pushes.ownHold(app, now: now, settings: p, clockText: clockText).map { .hold($0.reason, retryAt: $0.retryAt) }
     }
 
     mutating func dropPush(_ app: AppID, _ push: Push, _ reason: String) {
-        record(app, .pushDrop(type: push.type, priority: push.priority, reason: text(reason), held: false))
+        apply(.pushDrop(app, push, reason: reason, held: false))
     }
 
-    /// Keeps only the newest push; a scheduled retry comes when a throttle or budget ends.
-    mutating func hold(_ app: AppID, _ push: Push, _ reason: String, retryAt: Nanoseconds?) {
-        let i = Int(app.index)
-        if let older = apps[i].push.held {
-            dropPush(app, older, "replaced by a newer push while held: only the newest is kept")
-        }
-        apps[i].push.held = push
-        heldPushApps.insert(app.index)
-        apps[i].push.heldSince = now
-        record(app, .pushDrop(type: push.type, priority: push.priority, reason: text("held: " + reason), held: true))
-        scheduleRetry(app, at: retryAt)
-    }
-
-    mutating func scheduleRetry(_ app: AppID, at time: Nanoseconds?) {
-        guard let time else { return }
-        let i = Int(app.index)
-        apps[i].push.retryGeneration &+= 1
-        queue.push(.pushRetry(app, generation: apps[i].push.retryGeneration), at: time)
-    }
-
-    /// Wakes or launches the app with the push; it counts against the
-    /// throttle and the daily budget.
-    mutating func deliverInBackground(_ app: AppID, _ push: Push) {
-        let i = Int(app.index)
-        apps[i].push.recent = Array(recentDeliveries(app)) + [now]
-        apps[i].push.budget.add(1, at: now, day: .rolling)
-        record(app, .pushDeliver(type: push.type, priority: push.priority, toApp: true))
-        wakeIntoBackground(app, cause: .silentPush)
-        // A launch killed at once (over the memory limit) leaves no push for the next process.
-        guard apps[i].state.isRunning else { return }
-        handPushToApp(app, push, watched: true)
-    }
-
-    /// Queues `didReceiveRemoteNotification` on the main thread. A watched
-    /// push keeps the app running until its completion handler is called,
-    /// for at most `completionTimeout`.
-    mutating func handPushToApp(_ app: AppID, _ push: Push, watched: Bool) {
-        let i = Int(app.index)
-        apps[i].push.nextNumber &+= 1
-        let number = apps[i].push.nextNumber
-        apps[i].push.awaitingCompletion.append((number, watched))
-        if watched { setAssertion(.pushCompletion, true, i) }
-        if watched {
-            queue.push(.pushTimeout(app, ticket(app, number)), at: now + profile.push.completionTimeout)
-        }
-        apps[i].jobs.append(.remoteNotification(number, push.type))
-        pump(app)
+    /// Hands a push to the app in front (or launched by the user): not watched, it holds nothing.
+    mutating func handPushToApp(_ app: AppID, _ push: Push) {
+        apply(pushes.handToApp(app, push, watched: false, epoch: apps[Int(app.index)].epoch, now: now,
+                               completionTimeout: profile.push.completionTimeout))
     }
 
     /// The push's `fetchCompletionHandler`.
     public mutating func completeRemoteNotification(for app: AppID, number: UInt32, result: BackgroundFetchResult) {
-        let i = Int(app.index)
-        guard let k = apps[i].push.awaitingCompletion.firstIndex(where: { $0.number == number }) else {
-            log(app, "didReceiveRemoteNotification: the completion handler was called more than once")
-            return
-        }
-        apps[i].push.awaitingCompletion.remove(at: k)
-        setAssertion(.pushCompletion, apps[i].push.keepsAppRunning, i)
-        record(app, .pushComplete(result: result))
-        suspendIfThreadFree(app)
+        apply(pushes.completed(app, number: number, result: result))
     }
 
     mutating func pushTimeoutFired(_ app: AppID) {
@@ -181,39 +92,33 @@ extension Engine {
     }
 
     mutating func pushRetryFired(_ app: AppID, generation: UInt32) {
-        if apps[Int(app.index)].push.retryGeneration == generation { retryHeldPush(app) }
+        if pushes.apps[Int(app.index)].retryGeneration == generation { retryHeldPush(app) }
     }
 
     /// Conditions changed (the device, an unlock, a reboot): held pushes may go now.
     mutating func retryHeldPushes() {
-        for i in heldPushApps.sorted() where apps[Int(i)].push.held != nil { retryHeldPush(AppID(index: i)) }
+        for i in pushes.heldApps.sorted() where pushes.apps[Int(i)].held != nil { retryHeldPush(AppID(index: i)) }
     }
 
     mutating func retryHeldPush(_ app: AppID) {
-        let i = Int(app.index)
-        guard let push = apps[i].push.held else { return }
+        guard let push = pushes.apps[Int(app.index)].held else { return }
         if frontApp == app { return }  // the user's launch delivered it
         switch backgroundPushGate(app, push) {
         case nil:
-            apps[i].push.held = nil
-            heldPushApps.remove(app.index)
-            deliverInBackground(app, push)
+            _ = pushes.takeHeld(app)
+            apply(pushes.deliverInBackground(app, push, now: now))
         case let .drop(reason):
-            apps[i].push.held = nil
-            heldPushApps.remove(app.index)
+            _ = pushes.takeHeld(app)
             dropPush(app, push, reason)
         case let .hold(_, retryAt):
-            scheduleRetry(app, at: retryAt)
+            apply(pushes.scheduleRetry(app, at: retryAt))
         }
     }
 
     /// SPEC §7 [D]: held pushes are delivered at once when the user launches the app.
     mutating func deliverHeldPushOnUserLaunch(_ app: AppID) {
-        let i = Int(app.index)
-        guard let push = apps[i].push.held else { return }
-        apps[i].push.held = nil
-        heldPushApps.remove(app.index)
+        guard let push = pushes.takeHeld(app) else { return }
         record(app, .pushDeliver(type: push.type, priority: push.priority, toApp: true))
-        handPushToApp(app, push, watched: false)
+        handPushToApp(app, push)
     }
 }

@@ -1,0 +1,56 @@
+/// What a controller asks the engine to do. Controllers decide and return
+/// effects; `Engine.apply(_:)` carries them out, in order — the one place a
+/// controller's decision wakes an app, queues its work, schedules an event
+/// or writes the trace (AOSP's JobSchedulerService over its controllers).
+enum Effect: Sendable, Equatable {
+    /// A trace event with no words of its own.
+    case trace(AppID, TraceEvent.Kind)
+    /// A push dropped or held, with the reason.
+    case pushDrop(AppID, Push, reason: String, held: Bool)
+    /// A console message for the app.
+    case log(AppID, String)
+    case schedule(EngineEvent, at: Nanoseconds)
+    /// Wakes or launches the app into the background (asked of the launch policy by the caller).
+    case wakeIntoBackground(AppID, LaunchCause)
+    /// Queues work on the app's main thread and runs what can run.
+    case enqueue(AppID, MainThreadJob)
+    case setAssertion(AppID, BackgroundAssertions, Bool)
+    /// An assertion ended: the app suspends if nothing else holds it and its thread is free.
+    case suspendIfThreadFree(AppID)
+    /// Hands a push to the app's delegate, if the app still runs (the push controller's second step).
+    case handPushToApp(AppID, Push, watched: Bool)
+}
+
+extension Engine {
+    /// Carries out controllers' effects, in order.
+    mutating func apply(_ effects: [Effect]) {
+        for effect in effects { apply(effect) }
+    }
+
+    mutating func apply(_ effect: Effect) {
+        switch effect {
+        case let .trace(app, kind):
+            record(app, kind)
+        case let .pushDrop(app, push, reason, held):
+            record(app, .pushDrop(type: push.type, priority: push.priority, reason: text(reason), held: held))
+        case let .log(app, message):
+            log(app, message)
+        case let .schedule(event, time):
+            queue.push(event, at: time)
+        case let .wakeIntoBackground(app, cause):
+            _ = wakeIntoBackground(app, cause: cause)
+        case let .enqueue(app, job):
+            apps[Int(app.index)].jobs.append(job)
+            pump(app)
+        case let .setAssertion(app, reason, held):
+            setAssertion(reason, held, Int(app.index))
+        case let .suspendIfThreadFree(app):
+            suspendIfThreadFree(app)
+        case let .handPushToApp(app, push, watched):
+            // A launch killed at once (over the memory limit) leaves no push for the next process.
+            guard apps[Int(app.index)].state.isRunning else { return }
+            apply(pushes.handToApp(app, push, watched: watched, epoch: apps[Int(app.index)].epoch, now: now,
+                                   completionTimeout: profile.push.completionTimeout))
+        }
+    }
+}

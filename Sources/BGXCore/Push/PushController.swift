@@ -1,0 +1,110 @@
+/// SPEC §7's controller: each app's pushes — the one held, the hourly
+/// throttle, the daily budget, the pushes awaiting their completion
+/// handler — and the decisions that depend on them. It takes what it is
+/// told (the time, the settings, the process's epoch) and returns effects;
+/// the engine judges what it does not own (the launch policy, dasd's push
+/// policies, the device) and carries the effects out.
+struct PushController: Sendable {
+    /// Per app, by `AppID.index`; survives the process (the budget, the held push).
+    var apps: [PushState] = []
+    /// Apps with a push held for them: a device change retries these, not every app.
+    var heldApps: Set<Int32> = []
+
+    mutating func appInstalled() { apps.append(PushState()) }
+
+    mutating func processEnded(_ app: AppID) { apps[Int(app.index)].processEnded() }
+
+    /// Background deliveries to the app in the background within the past hour.
+    func recentDeliveries(_ app: AppID, now: Nanoseconds) -> ArraySlice<Nanoseconds> {
+        let recent = apps[Int(app.index)].recent
+        return recent[(recent.firstIndex { now - $0 < Time.hours(1) } ?? recent.endIndex)...]
+    }
+
+    /// What the controller itself holds a background push for: the hourly
+    /// throttle, then the daily budget (asked after the system's own conditions).
+    func ownHold(_ app: AppID, now: Nanoseconds, settings: PushSettings,
+                 clockText: (Nanoseconds) -> String) -> (reason: String, retryAt: Nanoseconds?)? {
+        let lastHour = recentDeliveries(app, now: now)
+        if lastHour.count >= settings.silentPushesPerHour {
+            return ("throttled: \(lastHour.count) background pushes in the past hour "
+                    + "(at most \(settings.silentPushesPerHour))", lastHour[lastHour.startIndex] + Time.hours(1))
+        }
+        let budget = apps[Int(app.index)].budget
+        if let limit = settings.silentPushDailyBudget, let resets = budget.dayEnds(after: now), budget.spent(at: now) >= limit {
+            return ("the daily budget of \(limit) background pushes is spent; it resets at " + clockText(resets), resets)
+        }
+        return nil
+    }
+
+    /// Keeps only the newest push; a retry is scheduled for when a throttle or budget ends.
+    mutating func hold(_ app: AppID, _ push: Push, _ reason: String, retryAt: Nanoseconds?, now: Nanoseconds) -> [Effect] {
+        let i = Int(app.index)
+        var effects: [Effect] = []
+        if let older = apps[i].held {
+            effects.append(.pushDrop(app, older, reason: "replaced by a newer push while held: only the newest is kept", held: false))
+        }
+        apps[i].held = push
+        heldApps.insert(app.index)
+        apps[i].heldSince = now
+        effects.append(.pushDrop(app, push, reason: "held: " + reason, held: true))
+        effects += scheduleRetry(app, at: retryAt)
+        return effects
+    }
+
+    mutating func scheduleRetry(_ app: AppID, at time: Nanoseconds?) -> [Effect] {
+        guard let time else { return [] }
+        let i = Int(app.index)
+        apps[i].retryGeneration &+= 1
+        return [.schedule(.pushRetry(app, generation: apps[i].retryGeneration), at: time)]
+    }
+
+    /// The held push, taken: it is being delivered or dropped.
+    mutating func takeHeld(_ app: AppID) -> Push? {
+        let i = Int(app.index)
+        guard let push = apps[i].held else { return nil }
+        apps[i].held = nil
+        heldApps.remove(app.index)
+        return push
+    }
+
+    /// Wakes or launches the app with the push; it counts against the
+    /// throttle and the daily budget.
+    mutating func deliverInBackground(_ app: AppID, _ push: Push, now: Nanoseconds) -> [Effect] {
+        let i = Int(app.index)
+        apps[i].recent = Array(recentDeliveries(app, now: now)) + [now]
+        apps[i].budget.add(1, at: now, day: .rolling)
+        return [.trace(app, .pushDeliver(type: push.type, priority: push.priority, toApp: true)),
+                .wakeIntoBackground(app, .silentPush),
+                .handPushToApp(app, push, watched: true)]
+    }
+
+    /// Queues `didReceiveRemoteNotification` on the main thread. A watched
+    /// push keeps the app running until its completion handler is called,
+    /// for at most `completionTimeout`.
+    mutating func handToApp(_ app: AppID, _ push: Push, watched: Bool, epoch: UInt32, now: Nanoseconds,
+                            completionTimeout: Nanoseconds) -> [Effect] {
+        let i = Int(app.index)
+        apps[i].nextNumber &+= 1
+        let number = apps[i].nextNumber
+        apps[i].awaitingCompletion.append((number, watched))
+        var effects: [Effect] = []
+        if watched {
+            effects.append(.setAssertion(app, .pushCompletion, true))
+            effects.append(.schedule(.pushTimeout(app, Ticket(epoch: epoch, number: number)), at: now + completionTimeout))
+        }
+        effects.append(.enqueue(app, .remoteNotification(number, push.type)))
+        return effects
+    }
+
+    /// The push's `fetchCompletionHandler` was called.
+    mutating func completed(_ app: AppID, number: UInt32, result: BackgroundFetchResult) -> [Effect] {
+        let i = Int(app.index)
+        guard let k = apps[i].awaitingCompletion.firstIndex(where: { $0.number == number }) else {
+            return [.log(app, "didReceiveRemoteNotification: the completion handler was called more than once")]
+        }
+        apps[i].awaitingCompletion.remove(at: k)
+        return [.setAssertion(app, .pushCompletion, apps[i].keepsAppRunning),
+                .trace(app, .pushComplete(result: result)),
+                .suspendIfThreadFree(app)]
+    }
+}

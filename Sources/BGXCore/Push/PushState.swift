@@ -1,0 +1,21 @@
+/// What the system keeps per app for its pushes.
+struct PushState: Sendable {
+    /// The newest background push not yet deliverable (only the newest is kept).
+    var held: Push?
+    var heldSince: Nanoseconds?
+    /// When background pushes were delivered to the app in the background
+    /// within the last hour (the hourly throttle).
+    var recent: [Nanoseconds] = []
+    /// The daily budget: background pushes delivered in the 24 h since the first.
+    var budget = DailyCounter<Int>()
+    var nextNumber: UInt32 = 0
+    /// Pushes whose completion handler the app has not called yet; `watched`
+    /// ones (delivered in the background) hold the app running and time out.
+    var awaitingCompletion: [(number: UInt32, watched: Bool)] = []
+    /// Bumped to cancel a scheduled retry.
+    var retryGeneration: UInt32 = 0
+
+    var keepsAppRunning: Bool { awaitingCompletion.contains { $0.watched } }
+
+    mutating func processEnded() { awaitingCompletion.clearKeepingCapacity() }
+}

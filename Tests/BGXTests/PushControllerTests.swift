@@ -1,0 +1,73 @@
+@testable import BGXCore
+import Testing
+
+/// SPEC §7's push controller on its own: no engine, no device — what it is
+/// told in, effects out.
+@Suite struct PushControllerTests {
+    let app = AppID(index: 0)
+    let push = Push(type: .background, priority: 5)
+
+    func controller() -> PushController {
+        var c = PushController()
+        c.appInstalled()
+        return c
+    }
+
+    @Test("SPEC §7: only the newest held push is kept; the older one is dropped with its reason")
+    func onlyTheNewestIsHeld() {
+        var c = controller()
+        #expect(c.hold(app, push, "Low Power Mode", retryAt: nil, now: 0)
+                == [.pushDrop(app, push, reason: "held: Low Power Mode", held: true)])
+        let newer = Push(type: .background, priority: 10)
+        #expect(c.hold(app, newer, "Low Power Mode", retryAt: Time.hours(1), now: 5) == [
+            .pushDrop(app, push, reason: "replaced by a newer push while held: only the newest is kept", held: false),
+            .pushDrop(app, newer, reason: "held: Low Power Mode", held: true),
+            .schedule(.pushRetry(app, generation: 1), at: Time.hours(1)),
+        ])
+        #expect(c.heldApps == [0])
+        #expect(c.takeHeld(app) == newer)
+        #expect(c.takeHeld(app) == nil)
+        #expect(c.heldApps.isEmpty)
+    }
+
+    @Test("SPEC §7: past the hourly throttle a push is held until the oldest delivery is an hour old; then the daily budget")
+    func throttleThenBudget() {
+        var c = controller()
+        var settings = PushSettings()
+        settings.silentPushesPerHour = 2
+        settings.silentPushDailyBudget = 3
+        let text: (Nanoseconds) -> String = { "\($0 / Time.hours(1))h" }
+        _ = c.deliverInBackground(app, push, now: 0)
+        #expect(c.ownHold(app, now: Time.minutes(5), settings: settings, clockText: text) == nil)
+        _ = c.deliverInBackground(app, push, now: Time.minutes(10))
+        let throttled = c.ownHold(app, now: Time.minutes(20), settings: settings, clockText: text)
+        #expect(throttled?.retryAt == Time.hours(1))
+        _ = c.deliverInBackground(app, push, now: Time.hours(2))
+        let spent = c.ownHold(app, now: Time.hours(3), settings: settings, clockText: text)
+        #expect(spent?.reason == "the daily budget of 3 background pushes is spent; it resets at 24h")
+        #expect(spent?.retryAt == Time.hours(24))
+    }
+
+    @Test("SPEC §7: a background delivery wakes the app and hands it a watched push, which holds the app until completed")
+    func watchedPushHoldsTheApp() {
+        var c = controller()
+        #expect(c.deliverInBackground(app, push, now: 0) == [
+            .trace(app, .pushDeliver(type: .background, priority: 5, toApp: true)),
+            .wakeIntoBackground(app, .silentPush),
+            .handPushToApp(app, push, watched: true),
+        ])
+        let handed = c.handToApp(app, push, watched: true, epoch: 3, now: 0, completionTimeout: Time.seconds(30))
+        #expect(handed == [
+            .setAssertion(app, .pushCompletion, true),
+            .schedule(.pushTimeout(app, Ticket(epoch: 3, number: 1)), at: Time.seconds(30)),
+            .enqueue(app, .remoteNotification(1, .background)),
+        ])
+        #expect(c.completed(app, number: 1, result: .newData) == [
+            .setAssertion(app, .pushCompletion, false),
+            .trace(app, .pushComplete(result: .newData)),
+            .suspendIfThreadFree(app),
+        ])
+        #expect(c.completed(app, number: 1, result: .newData)
+                == [.log(app, "didReceiveRemoteNotification: the completion handler was called more than once")])
+    }
+}
