@@ -30,8 +30,9 @@ final class LiveHost {
 
     struct Unavailable: Error { var reason: String }
 
-    init(freezer: String = "auto", timeScale: Int = 1, extra: [String] = []) throws {
-        let daemon = try #require(Self.executable("bgx-daemon"), "bgx-daemon was not built beside the tests")
+    /// `viaBGX`: started as `bgx daemon …`, which hands over to bgx-daemon.
+    init(freezer: String = "auto", timeScale: Int = 1, viaBGX: Bool = false, extra: [String] = []) throws {
+        let daemon = try #require(Self.executable(viaBGX ? "bgx" : "bgx-daemon"), "bgx-daemon was not built beside the tests")
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("bgx-live-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         socket = directory + "/daemon.sock"

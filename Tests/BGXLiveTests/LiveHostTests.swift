@@ -182,4 +182,20 @@ struct LiveHostTests {
         try host.ctl("device", "charging=true")
         try host.wait(for: ["kind": "device", "property": "charging", "value": "true"])
     }
+
+    @Test("bgx daemon and bgx ctl hand over to bgx-daemon")
+    func throughBGX() throws {
+        let host = try LiveHost(freezer: "sigstop", viaBGX: true)
+        let bgx = try #require(LiveHost.executable("bgx"))
+        let ctl = Process()
+        ctl.executableURL = URL(fileURLWithPath: bgx)
+        ctl.arguments = ["ctl", "--socket", host.socket, "status"]
+        let out = Pipe()
+        ctl.standardOutput = out
+        try ctl.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        ctl.waitUntilExit()
+        #expect(ctl.terminationStatus == 0)
+        #expect(text.hasPrefix("freezer: sigstop"), "bgx ctl status said: \(text)")
+    }
 }
