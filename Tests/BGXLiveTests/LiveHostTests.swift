@@ -198,4 +198,40 @@ struct LiveHostTests {
         #expect(ctl.terminationStatus == 0)
         #expect(text.hasPrefix("freezer: sigstop"), "bgx ctl status said: \(text)")
     }
+
+    @Test("an app in Python (Clients/python) speaks the protocol: a background task begun and ended, then frozen",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"), "no python3"))
+    func pythonClient() throws {
+        let host = try LiveHost()
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Clients/python").path
+        let copy = host.directory + "/python"
+        try FileManager.default.copyItem(atPath: source, toPath: copy)
+        try host.ctl("install", copy + "/Example.app")
+        try host.ctl("launch", "com.example.python-sync")
+        try host.wait(for: ["kind": "state", "to": "active"])
+        try host.ctl("home")
+        let begin = try host.wait(for: ["kind": "bgtask.begin", "name": "sync"])
+        try host.wait(for: ["kind": "bgtask.end"], after: host.index(of: begin))
+        try host.wait(for: ["kind": "process.freeze", "app": "com.example.python-sync"])
+        #expect(FileManager.default.fileExists(atPath: copy + "/Example.app/synced"))
+    }
+
+    @Test("an app acts only on its own work: a second app cannot end the first's background task")
+    func peerIsolation() throws {
+        let host = try LiveHost()
+        try host.install("com.example.owner", behaviour: "overrun")
+        let thief = try host.install("com.example.thief", behaviour: "steal")
+        try host.ctl("launch", "com.example.owner")
+        try host.wait(for: ["kind": "state", "to": "active", "app": "com.example.owner"])
+        try host.ctl("home")
+        try host.wait(for: ["kind": "bgtask.begin", "id": "1", "app": "com.example.owner"])
+        try host.ctl("launch", "com.example.thief")
+        // The thief's call is answered before its didFinishLaunching returns.
+        try host.wait(for: ["kind": "state", "to": "active", "app": "com.example.thief"])
+        let result = try String(contentsOfFile: thief + "/steal-result", encoding: .utf8)
+        #expect(result == "false no background task 1 of this app")
+        #expect(!host.lines.contains { $0["kind"] as? String == "bgtask.end" })
+        #expect(try host.ctl("status").contains("com.example.owner: background, pid"))
+    }
 }

@@ -10,6 +10,8 @@ import Glibc
 //   hang-launch       never returns from didFinishLaunching
 //   no-connect        never connects to the daemon
 //   exit-in-background  exits with status 3 once in the background
+//   steal             as it launches, tries to end background task 1 — another
+//                     app's — and writes the reply to `steal-result`
 // Meanwhile a thread counts, writing the count to `counter` in the bundle
 // every millisecond: a frozen process's count stands still.
 
@@ -45,6 +47,9 @@ client.onCallback = { callback in
         id = (try? client.beginBackgroundTask(withName: "upload") { try? client.endBackgroundTask(id) }) ?? 0
     case ("exit-in-background", "didEnterBackground"):
         exit(3)
+    case ("steal", "didFinishLaunching"):
+        let reply = try? client.call("endBackgroundTask", ["id": "1"])
+        try? "\(reply?.ok == true) \(reply?.text ?? "")".write(toFile: bundle + "/steal-result", atomically: true, encoding: .utf8)
     case (_, "didReceiveRemoteNotification"):
         if let number = callback.args["number"] {
             _ = try? client.call("completeRemoteNotification", ["number": number, "result": "newData"])

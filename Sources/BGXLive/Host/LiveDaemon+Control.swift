@@ -58,7 +58,9 @@ extension LiveDaemon {
                 return .success(engine.explainTask(app: app, identifier: args[1]).text)
             })
         case "trace":
-            for line in traceLines { send(LiveMessage(type: "trace", text: line), to: c.fd) }
+            // From the file: a daemon that runs for weeks does not hold its trace in memory.
+            let text = (try? String(contentsOfFile: options.stateDirectory + "/trace.jsonl", encoding: .utf8)) ?? ""
+            for line in text.split(separator: "\n") { send(LiveMessage(type: "trace", text: String(line)), to: c.fd) }
             if args.contains("--follow") { c.role = .follower } else { send(LiveMessage(type: "end"), to: c.fd) }
         default:
             reply(.failure(LiveError("not yet supported: ctl \(verb)")))

@@ -42,8 +42,6 @@ public final class LiveDaemon {
     var running = true
     let traceFD: Int32
     let auditFD: Int32
-    /// Every trace line so far (`bgx ctl trace` without `--follow`).
-    var traceLines: [String] = []
 
     public init(options: DaemonOptions) throws {
         self.options = options
@@ -192,7 +190,6 @@ public final class LiveDaemon {
     }
 
     func emit(_ line: String) {
-        traceLines.append(line)
         let bytes = Array((line + "\n").utf8)
         _ = bytes.withUnsafeBytes { write(traceFD, $0.baseAddress, $0.count) }
         for (fd, c) in connections where c.role == .follower {
