@@ -9,7 +9,7 @@ struct BGXDaemonTool: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bgx-daemon",
         abstract: "The live host: the bgx engine governing real Linux processes.",
-        subcommands: [Daemon.self, Ctl.self])
+        subcommands: [Daemon.self, Ctl.self, Bench.self])
 }
 
 /// Bad input: `error: message` on stderr, exit code 2 (as bgx does).
@@ -74,4 +74,7 @@ struct Ctl: ParsableCommand {
     }
 }
 
+if ProcessInfo.processInfo.environment["BGX_BENCH_APP"] == "1", ProcessInfo.processInfo.environment["BGX_SOCKET"] != nil {
+    try BenchApp.run()
+}
 BGXDaemonTool.main()
