@@ -35,7 +35,7 @@ public struct ContinuedProcessingRequest: Sendable, Equatable {
 }
 
 /// The profile's continued-processing numbers.
-public struct ContinuedProcessingPolicy: Sendable, Equatable {
+public struct ContinuedProcessingSettings: Sendable, Equatable {
     /// The profile has `BGContinuedProcessingTaskRequest` (iOS 26 and later).
     public var available = false
     /// How many continued-processing tasks run at once on the device; more

@@ -326,18 +326,14 @@ extension Engine {
         let i = Int(app.index)
         guard let started = apps[i].energyStartedAt else { return }
         apps[i].energyStartedAt = nil
-        let day = wall(now) / Time.days(1)
-        if apps[i].energyDay != day { apps[i].energyDay = day; apps[i].energyUsed = 0 }
-        apps[i].energyUsed += now - started
+        apps[i].energy.add(now - started, at: now, day: .calendar(wallClockOffset: wallClockOffset))
     }
 
     /// A background launch over cellular spends the app's data budget.
     mutating func noteCellularLaunch(_ app: AppID) {
         guard device.network == .cellular else { return }
         let i = Int(app.index)
-        let day = wall(now) / Time.days(1)
-        if apps[i].cellularDay != day { apps[i].cellularDay = day; apps[i].cellularLaunches = 0 }
-        apps[i].cellularLaunches += 1
+        apps[i].cellularLaunches.add(1, at: now, day: .calendar(wallClockOffset: wallClockOffset))
     }
 
     // MARK: History for `explain`
