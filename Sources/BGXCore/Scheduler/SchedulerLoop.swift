@@ -18,7 +18,7 @@ extension Engine {
         // The two sets trade places rather than copy and clear: clearing a set still shared with
         // a copy allocated a new table on every evaluation. The spare is emptied in place at the end.
         swap(&schedulerDirtyApps, &schedulerDirtyAppsSpare)
-        defer { schedulerDirtyAppsSpare.removeAll(keepingCapacity: true) }
+        defer { schedulerDirtyAppsSpare.removeAll() }
         if pendingTasks.isEmpty && fetchApps.isEmpty {
             schedulerWakes = Heap()
             schedulerWakeAt.removeAll()
@@ -66,15 +66,18 @@ extension Engine {
             var judgement = decide(candidate)
             if judgement.run { refuseIfLaunchPolicySaysNo(&judgement, app, cause: .bgTask, taskIdentifier: identifier) }
             // One access to the request, not one per policy: each `pendingTasks[s]` is a hash lookup.
-            Self.noteBlocked(&pendingTasks[s].blockedSince, mask: judgement.mustNotMask, now: now)
+            if pendingTasks[s].blockedMask != judgement.mustNotMask {
+                pendingTasks[s].blockedMask = judgement.mustNotMask
+                Self.noteBlocked(&pendingTasks[s].blockedSince, mask: judgement.mustNotMask, now: now)
+            }
             if judgement.run {
                 starting.append(s)
-                reasons.append(decision(judgement))
+                reasons.append(decision(judgement, candidate))
             } else {
                 // A deferral is recorded when what holds the task back changes.
                 if pendingTasks[s].lastDeferKey != judgement.key {
                     pendingTasks[s].lastDeferKey = judgement.key
-                    let why = appendDecision(decision(judgement))
+                    let why = appendDecision(decision(judgement, candidate))
                     record(app, .taskDefer(identifier: identifier, reason: why))
                     noteTaskHistory(app, identifier, event: "deferred", detail: why)
                 }
@@ -143,7 +146,6 @@ extension Engine {
         guard let refusal = verdict.refusal else { return }
         j.run = false
         j.key = .launchRefused(refusal)
-        j.decisiveWords = nil
     }
 
     /// Something changed for `app`: judge it again if the scheduler has

@@ -81,6 +81,9 @@ struct PendingTask: Sendable {
     var submittedAt: Nanoseconds
     /// Since when each policy has answered Must Not Proceed.
     var blockedSince = [Nanoseconds?](repeating: nil, count: SchedulingPolicy.ordered.count)
+    /// The policies `blockedSince` holds a time for (bit `index`): the table is
+    /// rewritten only when they change, not at every judgement.
+    var blockedMask: UInt32 = 0
     /// What held the task back at its last `task.defer` event.
     var lastDeferKey: Engine.DecisionKey?
 

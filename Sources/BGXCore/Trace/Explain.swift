@@ -346,9 +346,9 @@ extension Engine {
             e.earliestBegin = pending.request.earliestBegin
             let candidate = pending.candidate
             let processing = candidate.kind == .processing
-            var j = decide(candidate, detailed: true)
+            var j = decide(candidate)
             if j.run { refuseIfLaunchPolicySaysNo(&j, app, cause: .bgTask, taskIdentifier: pending.identifier) }
-            let reason = decision(j).text(wallClockOffset: wallClockOffset)
+            let reason = decision(j, candidate).text(wallClockOffset: wallClockOffset)
             e.wouldStartNow = j.run
             e.decision = j.run ? "would start now (\(reason))" : "deferred: \(reason)"
             e.score = j.score
@@ -456,7 +456,7 @@ extension Engine {
         for _ in 0..<64 {
             var j = copy.decide(c)
             if j.run { copy.refuseIfLaunchPolicySaysNo(&j, app, cause: .bgTask, taskIdentifier: identifier) }
-            if j.run { return (copy.now, copy.decision(j).text(wallClockOffset: wallClockOffset)) }
+            if j.run { return (copy.now, copy.decision(j, c).text(wallClockOffset: wallClockOffset)) }
             guard let next = j.nextChange, next > copy.now else { return nil }
             copy.now = next
             copy.refreshPredictionCache(app)
