@@ -20,9 +20,9 @@ struct AppIndexSet: Sendable, Sequence {
     var first: Int32? { count == 0 ? nil : bits.first.map { Int32($0) } }
     /// Empties the set, keeping its words.
     mutating func removeAll() {
-        guard count > 0 else { return }
-        for index in sorted() { bits.remove(Int(index)) }
-        count = 0
+        // A few members (the usual case) one by one, without an array; many by dropping the words.
+        if count > 16 { bits = BitSet(); count = 0 }
+        while let index = first { remove(index) }
     }
 
     /// Ascending, as `sorted()` would give.

@@ -53,9 +53,19 @@ struct PendingRequests: Sendable {
         _modify { yield &slots[Self.slot(serial)] }
     }
 
-    /// Reads a request in place, with one lookup and no copy of it.
-    @inline(__always) func withTask<R>(_ serial: UInt64, _ body: (borrowing PendingTask) -> R) -> R {
-        body(slots[Self.slot(serial)])
+    /// A request's fields, read in place: a copy of the request retains its strings and arrays.
+    @inline(__always) func app(_ serial: UInt64) -> AppID { slots[Self.slot(serial)].app }
+    @inline(__always) func identifier(_ serial: UInt64) -> TextID { slots[Self.slot(serial)].identifier }
+    @inline(__always) func kind(_ serial: UInt64) -> BGTaskKind { slots[Self.slot(serial)].request.kind }
+
+    /// What the scheduler judges for a request (`PendingTask.candidate`), field by field.
+    @inline(__always) func candidate(_ serial: UInt64) -> Candidate {
+        let k = Self.slot(serial)
+        return Candidate(app: slots[k].app, kind: slots[k].request.kind == .processing ? .processing : .appRefresh,
+                         earliest: slots[k].request.earliestBegin ?? slots[k].submittedAt,
+                         submittedAt: slots[k].submittedAt,
+                         requiresNetwork: slots[k].request.requiresNetworkConnectivity,
+                         requiresPower: slots[k].request.requiresExternalPower)
     }
 
     mutating func append(_ task: PendingTask) {

@@ -95,20 +95,6 @@ struct PendingTask: Sendable {
     }
 }
 
-extension Engine {
-    /// `pendingTasks[k].candidate`, read field by field: a computed property
-    /// of an array element copies the whole request (its strings and arrays) first.
-    @inline(__always) func candidate(ofPending k: UInt64) -> Candidate {
-        // One lookup (each `pendingTasks[k]` hashes the serial), then fields read from it.
-        pendingTasks.withTask(k) { p in
-            Candidate(app: p.app, kind: p.request.kind == .processing ? .processing : .appRefresh,
-                      earliest: p.request.earliestBegin ?? p.submittedAt, submittedAt: p.submittedAt,
-                      requiresNetwork: p.request.requiresNetworkConnectivity,
-                      requiresPower: p.request.requiresExternalPower)
-        }
-    }
-}
-
 /// A task handed to the app and not yet completed.
 struct RunningTask: Sendable {
     var identifier: TextID
