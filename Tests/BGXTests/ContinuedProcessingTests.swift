@@ -178,4 +178,49 @@ struct ContinuedProcessingTests {
         #expect(ended.first?.contains("com.example.stuck.job.1") == true)
         #expect(ended.first?.contains("has not moved") == true)
     }
+
+    @Test("SPEC §13: resource pressure ends a task still working, not one already expired and winding down (the engine alone)")
+    func pressurePassesOverExpiredTasks() throws {
+        var engine = Engine(profile: .ios26)
+        let app = engine.install(Self.manifest)
+        func run(until time: Nanoseconds) {
+            var directives: [Directive] = []
+            func drain() {
+                while engine.hasDirectives {
+                    engine.takeDirectives(into: &directives)
+                    for case let .deliver(to, callback) in directives {
+                        if case .didFinishLaunching = callback {
+                            _ = engine.registerTask(for: to, identifier: "com.example.photos.export.*")
+                        }
+                        engine.returned(to)   // handlers return at once; tasks run until completed
+                    }
+                }
+            }
+            drain()
+            while let next = engine.nextEventTime, next <= time { engine.step(); drain() }
+            engine.advanceClock(to: time)
+        }
+        func request(_ name: String) -> ContinuedProcessingRequest {
+            ContinuedProcessingRequest(identifier: "com.example.photos.export.\(name)", title: name, subtitle: "3 items")
+        }
+        engine.schedule(.user(.launch(app)), at: 0)
+        run(until: Time.seconds(1))
+        try engine.submitContinuedProcessingTask(for: app, request("old"))
+        try engine.submitContinuedProcessingTask(for: app, request("new"))
+        engine.setTaskExpirationHandler(for: app, identifier: "com.example.photos.export.old", isSet: true)
+        run(until: Time.seconds(100))
+        engine.reportContinuedProgress(for: app, identifier: "com.example.photos.export.new", completed: 1, total: 3)
+        // The person cancels the older one: expired, its handler winds it down (it has not completed yet).
+        engine.cancelContinuedTask(for: app, identifier: "com.example.photos.export.old")
+        run(until: Time.seconds(200))
+        engine.trace.removeAll()
+        engine.schedule(.device(.thermal(.serious)), at: Time.seconds(200))
+        run(until: Time.seconds(201))
+        let ended = engine.trace.compactMap { event -> String? in
+            guard case let .taskExpireWithReason(id, reason) = event.kind else { return nil }
+            return engine.text(id) + ": " + engine.text(reason)
+        }
+        #expect(ended.count == 1)
+        #expect(ended.first?.hasPrefix("com.example.photos.export.new: resource pressure (thermal serious)") == true)
+    }
 }

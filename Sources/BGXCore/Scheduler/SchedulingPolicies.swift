@@ -320,9 +320,8 @@ extension Engine {
             }
             return out(.canProceed(1), .cpuLevel(device.cpuLoad))
         case .memoryPressure:
-            if let why = memoryPressureBlock() { return out(.mustNotProceed, why) }
-            return out(device.memoryPressure == .warning ? .canProceed(0.5) : .canProceed(1),
-                       .memoryPressure(device.memoryPressure))
+            let a = memoryPressureAnswer()
+            return out(a.verdict, a.words)
         case .activityGroup:
             // A group runs at most `processingGroupLimit` activities at once [O]
             // (TN3163's `currentAvailableLimit == 0`): a second processing task
@@ -338,8 +337,8 @@ extension Engine {
             // `completeUntilFirstUserAuthentication` for pushes [O] (as public
             // reverse-engineered dasd sources build a push launch), data locked
             // until the first unlock after boot. bgx gives BGTasks the same class.
-            if !device.unlockedSinceBoot { return out(.mustNotProceed, .protectedDataLocked) }
-            return out(.canProceed(1), .protectedDataAvailable)
+            let a = fileProtectionAnswer()
+            return out(a.verdict, a.words)
         case .dataBudget:
             // Until transfers are simulated, data is counted in launches made
             // over cellular; Wi-Fi is not budgeted.
@@ -415,6 +414,11 @@ extension Engine {
         var nextChange: Nanoseconds?
         /// Which policies said Must Not Proceed (bit `index`).
         var mustNotMask: UInt32
+        /// Σ weight·score and Σ weight over the policies that said Can Proceed
+        /// (dasd's `sumScores` and `denominator`): `explain`, its holds and
+        /// `dasdDecision` read them here rather than adding them up again.
+        var weightedSum: Double
+        var totalWeight: Double
     }
 
     /// All policies for one candidate and the decision they add up to —
@@ -452,7 +456,7 @@ extension Engine {
         let score = total > 0 ? weighted / total : 1
         let threshold = thresholdScore(c)
         var j = Judgement(run: false, score: score, threshold: threshold, key: .waits(nil), nextChange: next,
-                          mustNotMask: mask)
+                          mustNotMask: mask, weightedSum: weighted, totalWeight: total)
         if let m = mustNot { j.key = .mustNot(m) }
         else if must { (j.run, j.key) = (true, .absolutelyMust) }
         else if score >= threshold { (j.run, j.key) = (true, .ran(best)) }
@@ -527,11 +531,19 @@ extension Engine {
         return nil
     }
 
-    /// MemoryPressurePolicy [O]: no background launch while the camera is in
-    /// use (`cameraIsActive == 1`) or memory is critically short.
-    func memoryPressureBlock() -> Rationale? {
-        if device.cameraActive { return .cameraActive }
-        if device.memoryPressure == .critical { return .memoryCritical }
-        return nil
+    /// MemoryPressurePolicy [O], for tasks and pushes alike: no background
+    /// launch while the camera is in use (`cameraIsActive == 1`) or memory is
+    /// critically short; 0.5 at `warning`.
+    @inline(__always) func memoryPressureAnswer() -> (verdict: PolicyVerdict, words: Rationale) {
+        if device.cameraActive { return (.mustNotProceed, .cameraActive) }
+        if device.memoryPressure == .critical { return (.mustNotProceed, .memoryCritical) }
+        return (device.memoryPressure == .warning ? .canProceed(0.5) : .canProceed(1), .memoryPressure(device.memoryPressure))
+    }
+
+    /// FileProtectionPolicy [O], for tasks and pushes alike: launch
+    /// activities' data (`completeUntilFirstUserAuthentication`) is locked
+    /// until the first unlock after a boot.
+    @inline(__always) func fileProtectionAnswer() -> (verdict: PolicyVerdict, words: Rationale) {
+        device.unlockedSinceBoot ? (.canProceed(1), .protectedDataAvailable) : (.mustNotProceed, .protectedDataLocked)
     }
 }
