@@ -149,6 +149,13 @@ public struct DeviceSampler: Sendable {
             at(day, person.bedtime, .user(.lock))
             if person.chargesAtNight { at(day, person.bedtime, .device([.charging(true)])) }
         }
+        // A staggered campaign: each push of the timeline later by its own draw.
+        if case .fixed(0) = p.pushSpread {} else {
+            for k in s.timeline.indices {
+                guard case .push = s.timeline[k].event else { continue }
+                s.timeline[k].at = min(s.duration, s.timeline[k].at + rng.duration(p.pushSpread))
+            }
+        }
         // The scenario's own timeline first at equal times, then the person's, in time order.
         s.timeline = (s.timeline.map { ($0, 0) } + entries.map { ($0, 1) }).enumerated()
             .sorted { ($0.element.0.at, $0.element.1, $0.offset) < ($1.element.0.at, $1.element.1, $1.offset) }

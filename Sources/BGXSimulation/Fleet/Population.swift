@@ -43,6 +43,9 @@ public struct Population: Sendable {
     public var memory: Draw<Int64> = .weighted([(3 << 30, 15), (4 << 30, 35), (6 << 30, 40), (8 << 30, 10)])
     /// How many other apps that refresh in the background the person has, each opened once a day.
     public var otherApps: Draw<Int> = .weighted([(0, 40), (1, 30), (2, 20), (3, 10)])
+    /// A server staggering its sends: each `push:` of the scenario's timeline
+    /// reaches each device this much later, drawn per device and push (default: at once).
+    public var pushSpread: Draw<Nanoseconds> = .fixed(0)
     public var location: SourceLocation
 
     public init(location: SourceLocation) { self.location = location }

@@ -8,7 +8,7 @@ import Yams
 extension ScenarioParser {
     static let populationKeys = ["seed", "usesPerDay", "useHours", "useLength", "regularity", "wake", "bedtime",
                                  "chargesAtNight", "autoLock", "network", "homeWifi", "lowPowerMode",
-                                 "backgroundAppRefreshOff", "forceQuit", "memory", "otherApps"]
+                                 "backgroundAppRefreshOff", "forceQuit", "memory", "otherApps", "pushSpread"]
     /// The range form of a distribution.
     static let distributionKeys = ["between"]
 
@@ -37,6 +37,10 @@ extension ScenarioParser {
             case "autoLock":
                 p.autoLock = try draw(value, key, "a duration between 10s and 1h", ranged: true) {
                     Units.duration($0).flatMap { $0 >= Time.seconds(10) && $0 <= Time.hours(1) ? $0 : nil }
+                }
+            case "pushSpread":
+                p.pushSpread = try draw(value, key, "a duration from 0s to 1d", ranged: true) {
+                    Units.duration($0).flatMap { $0 >= 0 && $0 <= Time.days(1) ? $0 : nil }
                 }
             case "wake":
                 p.wake = try timeOfDayDraw(value, key)
