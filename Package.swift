@@ -25,6 +25,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        // Fleet delay distributions (`bgx fleet`): small, pure Swift.
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
         .target(
@@ -39,7 +41,10 @@ let package = Package(
         .target(name: "CBGXClock"),
         .target(
             name: "BGXSimulation",
-            dependencies: ["BGXCore", "BGXApp", "BGXTestKit", "CBGXClock", .product(name: "Yams", package: "Yams")],
+            dependencies: [
+                "BGXCore", "BGXApp", "BGXTestKit", "CBGXClock", .product(name: "Yams", package: "Yams"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ],
             swiftSettings: v5),
         // iOS's names for app code: `import BGXKit` in place of UIKit and friends.
         .target(name: "BGXKit", dependencies: ["BGXApp", "BGXCore", "BGXSimulation"], swiftSettings: v5),
