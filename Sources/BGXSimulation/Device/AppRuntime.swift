@@ -44,6 +44,8 @@ public final class AppRuntime: SystemConnection {
     var voipPushHandler: ((@escaping () -> Void) -> Void)?
     var voipSocketHandler: (() -> Void)?
     var keepAliveHandler: (() -> Void)?
+    /// What app code put on dispatch queues and has not run yet, and what waits for it.
+    var dispatchState = AppDispatchState()
 
     /// The process has ended or its device is gone: let go of the app's
     /// closures and objects. They hold this process (a timer's job, a
@@ -61,6 +63,7 @@ public final class AppRuntime: SystemConnection {
         voipSocketHandler = nil
         keepAliveHandler = nil
         madeApplication = nil
+        dispatchState.tearDown()
     }
 
     init(device: SimulatedDevice, app: AppID, cause: LaunchCause, program: HostedApp) {
@@ -99,10 +102,12 @@ public final class AppRuntime: SystemConnection {
     }
 
     /// Queues new work `delay` later, on `queue` (by default the queue of the job running now).
-    public func enqueue(after delay: Nanoseconds, on queue: ExecutionQueue? = nil, _ job: @escaping () -> Bool) {
+    @discardableResult
+    public func enqueue(after delay: Nanoseconds, on queue: ExecutionQueue? = nil, _ job: @escaping () -> Bool) -> Int32 {
         let queue = queue ?? currentQueue
         let token = device.withEngine { $0.scheduleTimer(for: app, after: delay, continuation: false, on: queue) }
         timers[token] = (queue, job)
+        return token
     }
 
     /// The job running now is done (for programs that returned false).
@@ -113,6 +118,7 @@ public final class AppRuntime: SystemConnection {
 
     func fireTimer(_ token: Int32) {
         guard let timer = timers.removeValue(forKey: token) else { return }
+        dispatchState.queued[token] = nil
         runJob(on: timer.queue, timer.body)
     }
 
