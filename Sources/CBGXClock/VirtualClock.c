@@ -14,6 +14,7 @@
 #include "CBGXClock.h"
 
 #include <dlfcn.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -272,16 +273,20 @@ int bgx_real_block_try_wait(void *block) {
 
 void bgx_virtual_clock_advance_to(int64_t monotonic) { advance(monotonic - current.monotonic); }
 int64_t bgx_virtual_clock_monotonic(void) { return current.monotonic; }
+void *bgx_app_code_context(void) { return NULL; }
 
 static int in_app_code(void) { return current.enabled && current.dispatch != NULL; }
+
 
 /// The deadline in the device's monotonic nanoseconds; INT64_MIN for a
 /// wall-clock one (DispatchWallTime carries flag bits), which is not covered.
 static int64_t device_deadline(uint64_t deadline) {
     if (deadline == UINT64_MAX) return INT64_MAX;
     if (deadline == 0) return current.monotonic;
-    if ((deadline >> 62) != 0) return INT64_MIN;
-    return (int64_t)deadline;
+    if ((deadline >> 62) == 3) return INT64_MIN;  // wall clock: both flag bits
+    // Uptime, or the monotonic clock (bit 63, what Swift concurrency's
+    // sleeps use): on the device both are its uptime.
+    return (int64_t)(deadline & ~(1ULL << 63));
 }
 
 /// 1 when the device took the work (the block copied, the group entered).
@@ -423,6 +428,110 @@ long dispatch_block_wait(void *block, uint64_t timeout) {
     return REAL(dispatch_wait_fn, dispatch_block_wait)(block, timeout);
 }
 
+/// CoreFoundation arms a timerfd for the run loop's next timer (`Timer`,
+/// `perform(_:with:afterDelay:)`): nothing runs the device thread's run loop,
+/// so such a timer never fires — said so rather than left silent.
+typedef int (*timerfd_settime_fn)(int, int, const void *, void *);
+int timerfd_settime(int fd, int flags, const void *value, void *old) {
+    if (in_app_code()) current.dispatch(current.context, BGX_ESCAPED_RUN_LOOP_TIMER, 0, 0, (bgx_work){0}, NULL);
+    SLOT(timerfd_settime);
+    return REAL(timerfd_settime_fn, timerfd_settime)(fd, flags, value, old);
+}
+
+// Randomness in app code (Swift's SystemRandomNumberGenerator, so
+// `Double.random(in:)` and `.shuffled()`, and whatever else asks the kernel)
+// comes from the process's seeded generator: the same scenario and seed give
+// the same numbers. splitmix64.
+static uint64_t next_random(void) {
+    uint64_t z = (*current.random += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+static void fill_random(void *buffer, size_t length) {
+    unsigned char *bytes = buffer;
+    while (length > 0) {
+        uint64_t value = next_random();
+        size_t n = length < sizeof value ? length : sizeof value;
+        for (size_t i = 0; i < n; i++) bytes[i] = (unsigned char)(value >> (8 * i));
+        bytes += n;
+        length -= n;
+    }
+}
+
+static int seeded(void) { return current.enabled && current.random != NULL; }
+
+typedef ssize_t (*getrandom_fn)(void *, size_t, unsigned int);
+typedef int (*getentropy_fn)(void *, size_t);
+typedef void (*arc4random_buf_fn)(void *, size_t);
+
+ssize_t getrandom(void *buffer, size_t length, unsigned int flags) {
+    if (seeded()) {
+        fill_random(buffer, length);
+        return (ssize_t)length;
+    }
+    SLOT(getrandom);
+    getrandom_fn real = REAL(getrandom_fn, getrandom);
+    if (real != NULL) return real(buffer, length, flags);
+    return (ssize_t)syscall(SYS_getrandom, buffer, length, flags);
+}
+
+int getentropy(void *buffer, size_t length) {
+    if (seeded()) {
+        fill_random(buffer, length);
+        return 0;
+    }
+    SLOT(getentropy);
+    getentropy_fn real = REAL(getentropy_fn, getentropy);
+    if (real != NULL) return real(buffer, length);
+    return getrandom(buffer, length, 0) == (ssize_t)length ? 0 : -1;
+}
+
+void arc4random_buf(void *buffer, size_t length) {
+    if (!seeded()) {
+        SLOT(arc4random_buf);
+        arc4random_buf_fn real = REAL(arc4random_buf_fn, arc4random_buf);
+        if (real != NULL) { real(buffer, length); return; }
+        (void)getrandom(buffer, length, 0);
+        return;
+    }
+    fill_random(buffer, length);
+}
+
+/// Swift's runtime asks the kernel directly (`syscall(SYS_getrandom, …)`,
+/// behind `SystemRandomNumberGenerator` and Foundation's `UUID()`). Every
+/// other system call, and this one outside app code, goes through unchanged
+/// (up to six arguments, as the kernel takes).
+typedef long (*syscall_fn)(long, ...);
+long syscall(long number, ...) {
+    va_list list;
+    va_start(list, number);
+    long a[6];
+    for (int i = 0; i < 6; i++) a[i] = va_arg(list, long);
+    va_end(list);
+    if (number == SYS_getrandom && seeded()) {
+        fill_random((void *)a[0], (size_t)a[1]);
+        return a[1];
+    }
+    SLOT(syscall);
+    return REAL(syscall_fn, syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
+
+/// Foundation's `UUID()` reads /dev/urandom through this function of its own;
+/// in app code it is a version-4 UUID from the seeded generator.
+typedef void (*uuid_generate_fn)(unsigned char *);
+void _foundation_uuid_generate_random(unsigned char *out) {
+    if (seeded()) {
+        fill_random(out, 16);
+        out[6] = (unsigned char)((out[6] & 0x0F) | 0x40);
+        out[8] = (unsigned char)((out[8] & 0x3F) | 0x80);
+        return;
+    }
+    SLOT(_foundation_uuid_generate_random);
+    REAL(uuid_generate_fn, _foundation_uuid_generate_random)(out);
+}
+
 /// Dispatch sources (timers, file descriptors) run on libdispatch's threads on
 /// the real clock: not covered, and said so.
 void *dispatch_source_create(const void *type, uintptr_t handle, uintptr_t mask, void *queue) {
@@ -463,5 +572,6 @@ int bgx_real_semaphore_try(void *semaphore) { (void)semaphore; return 1; }
 int bgx_real_block_try_wait(void *block) { (void)block; return 1; }
 void bgx_virtual_clock_advance_to(int64_t monotonic) { current.monotonic = monotonic; }
 int64_t bgx_virtual_clock_monotonic(void) { return current.monotonic; }
+void *bgx_app_code_context(void) { return NULL; }
 
 #endif

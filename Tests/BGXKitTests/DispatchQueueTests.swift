@@ -165,3 +165,33 @@ struct DispatchQueueTests {
         #expect(run(work) == first)
     }
 }
+
+@Suite("BGXKit — what app code does that bgx cannot yet run in virtual time is said in the trace")
+struct VirtualTimeEscapeTests {
+    final class TimerApp: UIApplicationDelegate {
+        static let journal = Journal()
+        func applicationDidEnterBackground(_ application: UIApplication) {
+            Timer.scheduledTimer(withTimeInterval: 5, repeats: false) { _ in Self.journal.write("timer fired") }
+            let source = DispatchSource.makeTimerSource(queue: .global())
+            source.schedule(deadline: .now() + 1000)
+            source.setEventHandler {}
+            source.resume()
+            source.cancel()
+        }
+    }
+
+    @Test("A Timer on the run loop and a DispatchSource are logged as not yet supported (once each), not left silent")
+    func timersAndSourcesAreLogged() {
+        let device = SimulatedDevice()
+        let app = device.install(AppManifest(bundleIdentifier: "com.example.timer")) { TimerApp() }
+        device.perform(.launch(app))
+        device.perform(.home)
+        device.perform(.launch(app))
+        device.perform(.home)
+        device.advance(seconds: 60)
+        let logs = device.events(of: app).filter { $0.kindName == "log" }.map { device.renderer.jsonLine($0) }
+        #expect(logs.filter { $0.contains("not yet supported: a Timer") }.count == 1, "\(logs)")
+        #expect(logs.filter { $0.contains("not yet supported: a DispatchSource") }.count == 1, "\(logs)")
+        #expect(TimerApp.journal.entries.isEmpty)
+    }
+}

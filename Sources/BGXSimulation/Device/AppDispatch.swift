@@ -109,6 +109,9 @@ extension AppRuntime {
                 default: hasRun(block: object)
                 }
             }
+        case BGX_ESCAPED_RUN_LOOP_TIMER:
+            logEscapeOnce("Timer", "not yet supported: a Timer (or anything else on a run loop) in app code never fires "
+                          + "on the device; use DispatchQueue.main.asyncAfter")
         case BGX_ESCAPED_SOURCE:
             logEscapeOnce("DispatchSource", "not yet supported: a DispatchSource (timer or file descriptor) in app code "
                           + "runs on libdispatch's threads and the real clock, beside the device")

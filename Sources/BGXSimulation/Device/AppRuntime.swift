@@ -46,6 +46,9 @@ public final class AppRuntime: SystemConnection {
     var keepAliveHandler: (() -> Void)?
     /// What app code put on dispatch queues and has not run yet, and what waits for it.
     var dispatchState = AppDispatchState()
+    /// Where app code's randomness comes from: seeded by the device's seed, the
+    /// app and the process's launch, so runs repeat and each launch differs.
+    let randomState = UnsafeMutablePointer<UInt64>.allocate(capacity: 1)
 
     /// The process has ended or its device is gone: let go of the app's
     /// closures and objects. They hold this process (a timer's job, a
@@ -72,7 +75,10 @@ public final class AppRuntime: SystemConnection {
         self.launchCause = cause
         self.program = program
         self.epoch = device.withEngine { $0.processEpoch(of: app) }
+        randomState.initialize(to: device.seed &* 0x9E37_79B9_7F4A_7C15 ^ UInt64(app.index) << 32 ^ UInt64(epoch))
     }
+
+    deinit { randomState.deallocate() }
 
     /// Runs one job — on the main thread, or on the background queue — in
     /// this process's context. Busy work recorded during it delays the job's

@@ -24,7 +24,8 @@ public enum DeviceClock {
         let previous = bgx_virtual_clock_swap(bgx_virtual_clock(
             enabled: 1, realtime: epoch &+ now, monotonic: start,
             dispatch: process == nil ? nil : dispatchOnDevice,
-            context: process.map { Unmanaged.passUnretained($0).toOpaque() }))
+            context: process.map { Unmanaged.passUnretained($0).toOpaque() },
+            random: process?.randomState))
         let result = body()
         let after = bgx_virtual_clock_swap(previous)
         return (result, after.monotonic &- start)

@@ -20,6 +20,8 @@ public final class SimulatedDevice {
     @exclusivity(unchecked) public private(set) var engine: Engine
     /// Wall-clock time at t = 0 (for time of day and `Runtime.now`).
     public let startDate: Date
+    /// The scenario's seed: the engine's, and app code's randomness.
+    public let seed: UInt64
     var factories: [() -> HostedApp] = []
     var processes: [AppRuntime?] = []
     /// What apps wrote to the device's disk, by app and path (SPEC §13); the
@@ -42,6 +44,8 @@ public final class SimulatedDevice {
                              wallClockOffset: Units.timeOfDay(of: startDate),
                              startEpochSeconds: Int64(startDate.timeIntervalSince1970.rounded(.down)))
         self.startDate = startDate
+        self.seed = seed
+        _ = AppConcurrency.installed
     }
 
     deinit {

@@ -31,6 +31,8 @@ typedef enum {
     BGX_WAIT_BLOCK,
     /// App code created a dispatch source, which runs on libdispatch's threads and the real clock.
     BGX_ESCAPED_SOURCE,
+    /// App code armed a run-loop timer (`Timer`), which nothing on the device thread runs.
+    BGX_ESCAPED_RUN_LOOP_TIMER,
 } bgx_dispatch_request;
 
 /// The clocks one thread reads while a simulated device runs app code on it.
@@ -45,6 +47,8 @@ typedef struct {
     int (*dispatch)(void *context, bgx_dispatch_request request, int on_main, int64_t deadline,
                     bgx_work work, void *object);
     void *context;
+    /// The seeded generator's state app code's randomness comes from (NULL: the kernel's).
+    uint64_t *random;
 } bgx_virtual_clock;
 
 /// Runs work the device received (a block may run any number of times).
@@ -63,6 +67,9 @@ int bgx_real_block_try_wait(void *block);
 /// Moves this thread's clocks on to `monotonic` (time spent waiting) / reads them.
 void bgx_virtual_clock_advance_to(int64_t monotonic);
 int64_t bgx_virtual_clock_monotonic(void);
+/// The `context` of this thread's setting while it runs app code with a
+/// device to hand work to; NULL elsewhere.
+void *bgx_app_code_context(void);
 
 /// Makes this thread read `clock` (when enabled) and returns what it read before,
 /// so that callers can nest and restore.
