@@ -24,6 +24,8 @@ public final class SimulatedDevice {
     public let seed: UInt64
     var factories: [() -> HostedApp] = []
     var processes: [AppRuntime?] = []
+    /// Modules whose statics each launch of an app finds uninitialised, by app.
+    var staticsReset: [AppID: [ModuleStatics]] = [:]
     /// What apps wrote to the device's disk, by app and path (SPEC §13); the
     /// engine keeps each file's protection class and decides who may read it.
     var fileContents: [AppID: [String: Data]] = [:]
@@ -68,6 +70,14 @@ public final class SimulatedDevice {
     @discardableResult
     public func install(_ manifest: AppManifest, delegate make: @escaping () -> ApplicationDelegate) -> AppID {
         install(manifest, program: { DelegateApp(make()) })
+    }
+
+    /// Every launch of `app` finds `module`'s statics and globals as a new
+    /// process does, uninitialised: a `static let shared` singleton is built
+    /// again, and what its `init` registers is registered again. Call it right
+    /// after installing, before the module's code runs (see `ModuleStatics`).
+    public func resetStatics(of module: String, onEveryLaunchOf app: AppID) throws {
+        staticsReset[app, default: []].append(try ModuleStatics(module: module))
     }
 
     public func app(_ bundle: String) -> AppID? { engine.app(named: bundle) }
@@ -172,6 +182,7 @@ public final class SimulatedDevice {
         switch directive {
         case let .launch(app, cause):
             let i = Int(app.index)
+            for statics in staticsReset[app] ?? [] { statics.reset() }
             let process = AppRuntime(device: self, app: app, cause: cause, program: LaunchingApp())
             processes[i] = process
             // The delegate's `init` is app code of the new process: it may register task
