@@ -14,6 +14,10 @@ let package = Package(
         .library(name: "BGXSimulation", targets: ["BGXSimulation"]),
         .library(name: "BGXKit", targets: ["BGXKit"]),
         .executable(name: "bgx", targets: ["bgx"]),
+        // The live host: `bgx daemon` and `bgx ctl` hand over to it, so the
+        // demo's first build never compiles it.
+        .library(name: "BGXLive", targets: ["BGXLive"]),
+        .executable(name: "bgx-daemon", targets: ["bgx-daemon"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -42,6 +46,18 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: v5),
+        // The live host's process control (fork/exec into a cgroup, pidfds): C, since
+        // only async-signal-safe calls may run between fork and exec.
+        .target(name: "CBGXLive"),
+        // The live host and the app side of its protocol (plain sockets and poll, no NIO).
+        .target(name: "BGXLive", dependencies: ["BGXCore", "CBGXLive"], swiftSettings: v5),
+        .executableTarget(
+            name: "bgx-daemon",
+            dependencies: ["BGXLive", "BGXCore", "BGXSimulation", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: v5),
+        // A small app the live host's tests run as a real process.
+        .executableTarget(name: "bgx-live-testapp", dependencies: ["BGXLive"], path: "Tests/LiveTestApp", swiftSettings: v5),
+        .testTarget(name: "BGXLiveTests", dependencies: ["BGXLive", "BGXCore", "BGXSimulation"], swiftSettings: v5),
         // Examples/: iOS-style app code compiled for bgx through BGXKit.
         .target(name: "ColorFeedExample", dependencies: ["BGXKit"], path: "Examples/ColorFeed", swiftSettings: v5),
         .target(name: "MessengerExample", dependencies: ["BGXKit"], path: "Examples/Messenger", swiftSettings: v5),

@@ -39,7 +39,7 @@ extension SimulatedDevice {
 /// A 2 GB device: the system keeps 512 MB, 1536 MB is the apps'; the
 /// warning level is 204.8 MB free, the critical level 102.4 MB, the
 /// per-process limit 1126.4 MB (modern profile).
-func twoGigabyteDevice(_ policy: MemoryPolicy = .modern) -> SimulatedDevice {
+func twoGigabyteDevice(_ policy: MemorySettings = .modern) -> SimulatedDevice {
     var state = DeviceState()
     state.memory = 2048 * MB
     var profile = PolicyProfile.modern
@@ -157,7 +157,7 @@ struct MemoryTests {
     @Test("SPEC §10: within a band the profile's order decides — least recently used (XNU's FIFO) or largest first")
     func orderWithinBand() {
         func firstVictim(_ order: JetsamOrder) -> String? {
-            var policy = MemoryPolicy.modern
+            var policy = MemorySettings.modern
             policy.orderWithinBand = order
             let device = twoGigabyteDevice(policy)
             let small = device.install(AppManifest(bundleIdentifier: "com.example.small", memory: 150 * MB)) { MemoryApp() }

@@ -23,6 +23,7 @@ extension Engine {
             apps[i].lastTaskName = (label, nameText)
         }
         apps[i].tasks.append(BackgroundTaskRecord(id: id, name: label, nameText: nameText, began: now))
+        setAssertion(.backgroundTask, true, i)
         apps[i].stats.backgroundTasksBegun += 1
         record(app, .bgtaskBegin(id: id, name: nameText))
         if apps[i].state == .background { scheduleBudgetTimers(app) }
@@ -39,6 +40,7 @@ extension Engine {
             return
         }
         apps[i].tasks.remove(at: index)
+        setAssertion(.backgroundTask, !apps[i].tasks.isEmpty, i)
         record(app, .bgtaskEnd(id: id))
         suspendIfThreadFree(app)
     }

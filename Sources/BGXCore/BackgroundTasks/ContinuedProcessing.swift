@@ -35,7 +35,7 @@ public struct ContinuedProcessingRequest: Sendable, Equatable {
 }
 
 /// The profile's continued-processing numbers.
-public struct ContinuedProcessingPolicy: Sendable, Equatable {
+public struct ContinuedProcessingSettings: Sendable, Equatable {
     /// The profile has `BGContinuedProcessingTaskRequest` (iOS 26 and later).
     public var available = false
     /// How many continued-processing tasks run at once on the device; more
@@ -138,6 +138,7 @@ extension Engine {
         continuedTasks[k].movedAt = now
         apps[i].runningTasks.append(RunningTask(identifier: id, kind: .continuedProcessing, started: now,
                                                 requiresExternalPower: false))
+        setAssertion(.scheduledTask, true, i)
         apps[i].stats.scheduledTasksStarted += 1
         record(app, .taskStart(identifier: id, reason: text(reason)))
         noteTaskHistory(app, id, "started: \(reason)")
@@ -210,6 +211,7 @@ extension Engine {
             pump(app)
         } else {
             apps[i].runningTasks.remove(at: t)
+            setAssertion(.scheduledTask, !apps[i].runningTasks.isEmpty, i)
             record(app, .taskComplete(identifier: id, success: false))
             noteTaskHistory(app, id, "completed unsuccessfully: no expiration handler set")
             continuedTaskEnded(app, id)

@@ -37,7 +37,7 @@ public enum FileAccess: Sendable, Equatable {
 }
 
 /// The profile's data-protection numbers.
-public struct DataProtectionPolicy: Sendable, Equatable {
+public struct DataProtectionSettings: Sendable, Equatable {
     /// Class A keys are discarded this long after the lock [D] (Apple
     /// Platform Security: 10 s with Require Password set to Immediately).
     public var classKeyGracePeriod: Nanoseconds = Time.seconds(10)

@@ -170,15 +170,16 @@ extension Engine {
         }
     }
 
-    /// Something holds a background app running: a callback or queued job,
-    /// a background task, a BGTask, a fetch, a service, a session's events, a
-    /// push awaiting its completion. Suspension and jetsam's bands (SPEC §10)
-    /// both ask this.
+    /// Something holds a background app running: a callback or queued job
+    /// on one of its threads, a reason in its assertion set (a background
+    /// task, a BGTask, a fetch, a session's events, a push awaiting its
+    /// completion), or a long-running service. Suspension and jetsam's bands
+    /// (SPEC §10) both ask this.
     @inline(__always) func keptRunningInBackground(_ i: Int) -> Bool {
-        (apps[i].inFlight?.isCallback ?? false) || !apps[i].jobs.isEmpty || !apps[i].tasks.isEmpty
+        assert(assertionsMatchConcerns(i), "\(apps[i].manifest.bundleIdentifier): assertion set out of step")
+        return (apps[i].inFlight?.isCallback ?? false) || !apps[i].jobs.isEmpty
             || !(apps[i].backgroundQueue?.jobs.isEmpty ?? true)
-            || !apps[i].runningTasks.isEmpty || apps[i].fetchInFlight != nil || serviceKeepsRunning(i)
-            || apps[i].transferEvents != nil || apps[i].push.keepsAppRunning
+            || !apps[i].assertions.isDisjoint(with: .keepRunning) || serviceKeepsRunning(i)
     }
 
     /// A background app with nothing keeping it running is suspended [S].

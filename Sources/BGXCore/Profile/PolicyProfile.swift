@@ -47,22 +47,22 @@ public struct PolicyProfile: Sendable, Equatable {
     public var launchVoIPPushAfterForceQuit: Bool
 
     // MARK: SPEC §7 — push
-    public var push: PushPolicy
+    public var push: PushSettings
 
     // MARK: SPEC §5 — BGTaskScheduler
     public var scheduler = SchedulerPolicy()
 
     // MARK: SPEC §10 — memory (jetsam)
-    public var memory = MemoryPolicy()
+    public var memory = MemorySettings()
     // MARK: SPEC §8 — background transfers
-    public var transfers = TransferPolicy()
+    public var transfers = TransferSettings()
 
     // MARK: SPEC §4 — long-running services
-    public var longRunning: LongRunningPolicy
+    public var longRunning: LongRunningSettings
 
     // MARK: SPEC §13 — data protection, continued processing
-    public var dataProtection = DataProtectionPolicy()
-    public var continuedProcessing = ContinuedProcessingPolicy()
+    public var dataProtection = DataProtectionSettings()
+    public var continuedProcessing = ContinuedProcessingSettings()
 
     public init(
         name: String,
@@ -79,10 +79,10 @@ public struct PolicyProfile: Sendable, Equatable {
         maximumAlertSoundLength: Nanoseconds = Time.seconds(30),
         relaunchLocationAfterForceQuit: Bool = true,
         launchVoIPPushAfterForceQuit: Bool = true,
-        memory: MemoryPolicy = .modern,
-        longRunning: LongRunningPolicy = .modern,
-        transfers: TransferPolicy = TransferPolicy(),
-        push: PushPolicy = PushPolicy()
+        memory: MemorySettings = .modern,
+        longRunning: LongRunningSettings = .modern,
+        transfers: TransferSettings = TransferSettings(),
+        push: PushSettings = PushSettings()
     ) {
         self.name = name
         self.backgroundTaskBudget = backgroundTaskBudget

@@ -16,9 +16,8 @@ struct PushState: Sendable {
     /// When background pushes were delivered to the app in the background
     /// within the last hour (the hourly throttle).
     var recent: [Nanoseconds] = []
-    /// The daily budget: when its 24 h began, and how much of it is spent.
-    var budgetStart: Nanoseconds?
-    var budgetUsed = 0
+    /// The daily budget: background pushes delivered in the 24 h since the first.
+    var budget = DailyCounter<Int>()
     var nextNumber: UInt32 = 0
     /// Pushes whose completion handler the app has not called yet; `watched`
     /// ones (delivered in the background) hold the app running and time out.
@@ -95,10 +94,10 @@ extension Engine {
             return .hold("throttled: \(lastHour.count) background pushes in the past hour "
                          + "(at most \(p.silentPushesPerHour))", retryAt: lastHour[0] + Time.hours(1))
         }
-        if let budget = p.silentPushDailyBudget, let start = apps[i].push.budgetStart,
-           now < start + Time.days(1), apps[i].push.budgetUsed >= budget {
+        if let budget = p.silentPushDailyBudget, let resets = apps[i].push.budget.dayEnds(after: now),
+           apps[i].push.budget.spent(at: now) >= budget {
             return .hold("the daily budget of \(budget) background pushes is spent; it resets at "
-                         + clockText(start + Time.days(1)), retryAt: start + Time.days(1))
+                         + clockText(resets), retryAt: resets)
         }
         return nil
     }
@@ -138,12 +137,7 @@ extension Engine {
     mutating func deliverInBackground(_ app: AppID, _ push: Push) {
         let i = Int(app.index)
         apps[i].push.recent = Array(recentDeliveries(app)) + [now]
-        if let start = apps[i].push.budgetStart, now < start + Time.days(1) {
-            apps[i].push.budgetUsed += 1
-        } else {
-            apps[i].push.budgetStart = now
-            apps[i].push.budgetUsed = 1
-        }
+        apps[i].push.budget.add(1, at: now, day: .rolling)
         record(app, .pushDeliver(type: push.type, priority: push.priority, toApp: true))
         wakeIntoBackground(app, cause: .silentPush)
         // A launch killed at once (over the memory limit) leaves no push for the next process.
@@ -159,6 +153,7 @@ extension Engine {
         apps[i].push.nextNumber &+= 1
         let number = apps[i].push.nextNumber
         apps[i].push.awaitingCompletion.append((number, watched))
+        if watched { setAssertion(.pushCompletion, true, i) }
         if watched {
             queue.push(.pushTimeout(app, epoch: apps[i].epoch, push: number), at: now + profile.push.completionTimeout)
         }
@@ -174,6 +169,7 @@ extension Engine {
             return
         }
         apps[i].push.awaitingCompletion.remove(at: k)
+        setAssertion(.pushCompletion, apps[i].push.keepsAppRunning, i)
         record(app, .pushComplete(result: result))
         suspendIfThreadFree(app)
     }

@@ -25,9 +25,9 @@ extension Engine {
             let p = profile.push
             out += "  throttle: \(recentDeliveries(app).count) of \(p.silentPushesPerHour) in the past hour"
             if let budget = p.silentPushDailyBudget {
-                let used = push.budgetStart.map { now < $0 + Time.days(1) ? push.budgetUsed : 0 } ?? 0
+                let used = push.budget.spent(at: now)
                 out += "; daily budget: \(used) of \(budget)"
-                if let start = push.budgetStart, used > 0 { out += " (resets at \(when(start + Time.days(1))))" }
+                if let resets = push.budget.dayEnds(after: now), used > 0 { out += " (resets at \(when(resets)))" }
             }
             out += "\n"
         }

@@ -119,8 +119,7 @@ extension Engine {
     /// stretch included.
     public func backgroundEnergyUsedToday(of app: AppID) -> Nanoseconds {
         let i = Int(app.index)
-        let day = wall(now) / Time.days(1)
-        var used = apps[i].energyDay == day ? apps[i].energyUsed : 0
+        var used = apps[i].energy.spent(at: now)
         if let started = apps[i].energyStartedAt { used += now - started }
         return used
     }

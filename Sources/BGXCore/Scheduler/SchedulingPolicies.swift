@@ -270,7 +270,7 @@ extension Engine {
         case .energyBudget:
             guard c.kind != .processing else { return out(.canProceed(1), .processingOwnBudget) }
             let day = wall(now) / Time.days(1)
-            let used = apps[ai].energyDay == day ? apps[ai].energyUsed : 0
+            let used = apps[ai].energy.spent(at: now)
             if used >= p.dailyEnergyBudget {
                 let nextDay = (day + 1) * Time.days(1) - wallClockOffset
                 return out(.mustNotProceed, .energySpent(budget: p.dailyEnergyBudget), next: nextDay)
@@ -310,7 +310,7 @@ extension Engine {
             // over cellular; Wi-Fi is not budgeted.
             guard device.network == .cellular else { return out(.canProceed(1), .notCellular) }
             let day = wall(now) / Time.days(1)
-            let used = apps[ai].cellularDay == day ? apps[ai].cellularLaunches : 0
+            let used = apps[ai].cellularLaunches.spent(at: now)
             if used >= p.dailyCellularLaunches {
                 return out(.mustNotProceed, .cellularSpent(used), next: (day + 1) * Time.days(1) - wallClockOffset)
             }

@@ -148,6 +148,7 @@ extension Engine {
             apps[i].runningTasks.append(RunningTask(identifier: task.identifier, kind: task.request.kind, started: now,
                                                     requiresExternalPower: task.request.requiresExternalPower,
                                                     simulated: simulated))
+            setAssertion(.scheduledTask, true, i)
             let why = simulated ? text("_simulateLaunchForTaskWithIdentifier") : reason ?? text("")
             apps[i].stats.scheduledTasksStarted += 1
             record(app, .taskStart(identifier: task.identifier, reason: why))
@@ -189,6 +190,7 @@ extension Engine {
         }
         let kind = apps[i].runningTasks[t].kind
         apps[i].runningTasks.remove(at: t)
+        setAssertion(.scheduledTask, !apps[i].runningTasks.isEmpty, i)
         if kind == .processing { apps[i].lastProcessingEnd = (now, success) }
         record(app, .taskComplete(identifier: id, success: success))
         noteTaskHistory(app, id, "completed, success \(success)")
@@ -231,6 +233,7 @@ extension Engine {
             } else {
                 // No handler set: the task is marked complete, unsuccessful [D].
                 apps[i].runningTasks.remove(at: t)
+                setAssertion(.scheduledTask, !apps[i].runningTasks.isEmpty, i)
                 if task.kind == .processing { apps[i].lastProcessingEnd = (now, false) }
                 record(app, .taskComplete(identifier: task.identifier, success: false))
                 noteTaskHistory(app, task.identifier, "completed unsuccessfully at expiry: no expiration handler set")
@@ -326,18 +329,14 @@ extension Engine {
         let i = Int(app.index)
         guard let started = apps[i].energyStartedAt else { return }
         apps[i].energyStartedAt = nil
-        let day = wall(now) / Time.days(1)
-        if apps[i].energyDay != day { apps[i].energyDay = day; apps[i].energyUsed = 0 }
-        apps[i].energyUsed += now - started
+        apps[i].energy.add(now - started, at: now, day: .calendar(wallClockOffset: wallClockOffset))
     }
 
     /// A background launch over cellular spends the app's data budget.
     mutating func noteCellularLaunch(_ app: AppID) {
         guard device.network == .cellular else { return }
         let i = Int(app.index)
-        let day = wall(now) / Time.days(1)
-        if apps[i].cellularDay != day { apps[i].cellularDay = day; apps[i].cellularLaunches = 0 }
-        apps[i].cellularLaunches += 1
+        apps[i].cellularLaunches.add(1, at: now, day: .calendar(wallClockOffset: wallClockOffset))
     }
 
     // MARK: History for `explain`

@@ -20,7 +20,7 @@ extension Engine {
         let sessionHeld = !apps[i].state.isForeground
             && (apps[i].services.accessory == .open && hasAccessoryMode(i, .accessory)
                 || apps[i].services.bluetooth == .open && hasAccessoryMode(i, .bluetooth))
-        apps[i].holdsAudioOrAccessoryAssertion = apps[i].state != .notRunning && (apps[i].services.audio != nil || sessionHeld)
+        setAssertion(.audioOrAccessory, apps[i].state != .notRunning && (apps[i].services.audio != nil || sessionHeld), i)
     }
 
     /// Why a service event may not wake or relaunch the app now, or nil: the

@@ -154,6 +154,7 @@ extension Engine {
             return
         }
         apps[i].transferEvents = nil
+        setAssertion(.transferEvents, false, i)
         noteSessionNotRecreated(app, id)
         suspendIfThreadFree(app)
     }
@@ -311,6 +312,7 @@ extension Engine {
         }
         apps[i].transferEventsNumber &+= 1
         apps[i].transferEvents = TransferEventsWake(session: id, number: apps[i].transferEventsNumber)
+        setAssertion(.transferEvents, true, i)
         apps[i].jobs.append(.transfer(.events(id)))
         if isAttached(s) {
             handOverResults(s)
@@ -328,6 +330,7 @@ extension Engine {
         log(app, "Warning: Application delegate received call to -application:handleEventsForBackgroundURLSession:"
             + "completionHandler: but the completion handler was never called.")
         apps[i].transferEvents = nil
+        setAssertion(.transferEvents, false, i)
         noteSessionNotRecreated(app, wake.session)
         suspendIfThreadFree(app)
     }

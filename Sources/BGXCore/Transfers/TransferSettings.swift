@@ -1,5 +1,5 @@
 /// SPEC §8: the numbers the transfer daemon (nsurlsessiond) decides by.
-public struct TransferPolicy: Sendable, Equatable {
+public struct TransferSettings: Sendable, Equatable {
     /// Background URLSessions exist (iOS 7+ [D]); `ios6` has only Newsstand downloads [S].
     public var backgroundSessions = true
     /// `URLSessionConfiguration.timeoutIntervalForResource` default: 7 days [D].
@@ -26,8 +26,8 @@ public struct TransferPolicy: Sendable, Equatable {
     public init() {}
 
     /// iOS 4–6: no background sessions; Newsstand downloads only.
-    public static let ios6: TransferPolicy = {
-        var p = TransferPolicy()
+    public static let ios6: TransferSettings = {
+        var p = TransferSettings()
         p.backgroundSessions = false
         return p
     }()

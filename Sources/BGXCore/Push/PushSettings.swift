@@ -1,6 +1,6 @@
 /// Every number of SPEC §7 (push) and the VoIP part of SPEC §4, with its
 /// source tag. Part of `PolicyProfile`.
-public struct PushPolicy: Sendable, Equatable {
+public struct PushSettings: Sendable, Equatable {
     // MARK: Silent (background) pushes, SPEC §7
     /// `content-available` pushes wake apps: iOS 7 and later [D].
     public var silentPushSupported = true
@@ -67,8 +67,8 @@ public struct PushPolicy: Sendable, Equatable {
 
     /// iOS 7–12: VoIP pushes need no CallKit report; the [A][O] practice of
     /// daily budgets, battery and Low Power Mode is not assumed.
-    public static let ios12: PushPolicy = {
-        var p = PushPolicy()
+    public static let ios12: PushSettings = {
+        var p = PushSettings()
         p.voipMustReportCall = false
         p.silentPushDailyBudget = nil
         p.silentPushMinimumBattery = nil
@@ -80,8 +80,8 @@ public struct PushPolicy: Sendable, Equatable {
 
     /// iOS 4–6: no silent pushes, no PushKit; the legacy VoIP socket and
     /// keep-alive handler only.
-    public static let ios6: PushPolicy = {
-        var p = PushPolicy.ios12
+    public static let ios6: PushSettings = {
+        var p = PushSettings.ios12
         p.silentPushSupported = false
         p.pushKitAvailable = false
         p.judgedByDasd = false  // dasd judges pushes from iOS 11 [O]

@@ -1,6 +1,6 @@
 /// SPEC §4's numbers and switches for audio, location, accessories and
 /// Bluetooth. Source tags are SPEC's.
-public struct LongRunningPolicy: Sendable, Equatable {
+public struct LongRunningSettings: Sendable, Equatable {
     /// Significant-change fixes need this many metres of movement: 500 m [D].
     public var significantChangeDistance: Int64 = 500
     /// …and come at most this often: once per 5 min [D].
@@ -19,14 +19,14 @@ public struct LongRunningPolicy: Sendable, Equatable {
 
     public init() {}
 
-    public static let modern = LongRunningPolicy()
+    public static let modern = LongRunningSettings()
     /// iOS 7–12: the iOS 8/9 rules are the majority of the range.
-    public static let ios12 = LongRunningPolicy()
+    public static let ios12 = LongRunningSettings()
     /// iOS 4–6: no `allowsBackgroundLocationUpdates`, no Bluetooth state
     /// restoration. (Relaunching location apps after a force-quit is the
     /// launch policy's `relaunchLocationAfterForceQuit`.)
-    public static let ios6: LongRunningPolicy = {
-        var p = LongRunningPolicy()
+    public static let ios6: LongRunningSettings = {
+        var p = LongRunningSettings()
         p.requiresAllowsBackgroundLocationUpdates = false
         p.bluetoothStateRestoration = false
         return p

@@ -1,0 +1,10 @@
+/// SPEC §2: one `beginBackgroundTask` assertion.
+struct BackgroundTaskRecord: Sendable {
+    var id: Int
+    var name: String
+    var nameText: TextID
+    var began: Nanoseconds
+    var expirationHandlerCalled = false
+    /// SPEC §13: `performExpiringActivity`'s assertion, not a `beginBackgroundTask`.
+    var isExpiringActivity = false
+}

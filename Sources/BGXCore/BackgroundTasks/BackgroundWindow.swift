@@ -1,0 +1,6 @@
+/// The background-time budget, counted from entering the background [S][A].
+struct BackgroundWindow: Sendable {
+    var start: Nanoseconds
+    var deadline: Nanoseconds
+    var timersScheduled = false
+}

@@ -1,0 +1,32 @@
+/// Per-app accounting for the summary (DESIGN.md issue 8, SPEC §12).
+/// Counters live in fixed-size SIMD vectors: inline storage, so updating
+/// them on the hot path touches no heap and checks no uniqueness.
+public struct AppStats: Sendable, Equatable {
+    public var timeInState = StateTimes()
+    /// Indexed by `LaunchCause.rawValue` (a test checks the enums fit).
+    public var launches = SIMD32<Int32>()
+    /// Indexed by `TerminationReason.rawValue`.
+    public var terminations = SIMD32<Int32>()
+    public var backgroundTasksBegun = 0
+    public var backgroundTasksExpired = 0
+    public var watchdogHits = 0
+    public var scheduledTasksStarted = 0
+    public var scheduledTasksExpired = 0
+    public var fetches = 0
+    /// Returns to the front of a process that was still there (suspended or
+    /// in the background); every launch is a cold one.
+    public var warmLaunches = 0
+    public init() {}
+}
+
+extension SIMD32 where Scalar == Int32 {
+    /// Adds one to a lane in place: `v[i] += 1` on a vector stored in an
+    /// array element copies all 128 bytes out and back.
+    @inline(__always) mutating func increment(_ lane: Int) {
+        precondition(lane >= 0 && lane < 32, "lane \(lane) out of range")
+        withUnsafeMutableBytes(of: &self) { bytes in
+            let offset = lane * MemoryLayout<Int32>.stride
+            bytes.storeBytes(of: bytes.load(fromByteOffset: offset, as: Int32.self) &+ 1, toByteOffset: offset, as: Int32.self)
+        }
+    }
+}

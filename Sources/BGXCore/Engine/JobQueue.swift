@@ -1,0 +1,14 @@
+import DequeModule
+
+/// A FIFO of main-thread jobs: swift-collections' ring buffer, so taking
+/// the last job leaves nothing to tidy (an array read from a moving head
+/// had to be emptied each time it drained) and no allocation once it has
+/// grown to its working size.
+struct JobQueue: Sendable {
+    private var items = Deque<MainThreadJob>()
+
+    @inline(__always) var isEmpty: Bool { items.isEmpty }
+    @inline(__always) mutating func append(_ job: MainThreadJob) { items.append(job) }
+    @inline(__always) mutating func popFirst() -> MainThreadJob? { items.popFirst() }
+    mutating func removeAll() { items.clearKeepingCapacity() }
+}

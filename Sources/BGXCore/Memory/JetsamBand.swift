@@ -1,0 +1,29 @@
+/// SPEC §10: jetsam priority bands, after XNU's `bsd/sys/kern_memorystatus.h`
+/// (DESIGN.md: "bands are plain numbers; kill order is a policy over them").
+/// The numbers are SPEC's; the revision-2 header numbers the same bands
+/// 0, 1, 3, 10, 12 — the order, which is all jetsam uses, is the same.
+public enum JetsamBand: UInt8, Sendable, CaseIterable, Comparable, CustomStringConvertible {
+    /// `JETSAM_PRIORITY_IDLE`: suspended apps.
+    case idle = 0
+    /// `JETSAM_PRIORITY_IDLE_DEFERRED` (aging band 1): in the background with
+    /// nothing keeping it running, on its way to suspension.
+    case idleDeferred = 10
+    /// `JETSAM_PRIORITY_BACKGROUND`: running in the background under an
+    /// assertion (a background task, a BGTask, a fetch, a callback).
+    case background = 30
+    /// `JETSAM_PRIORITY_FOREGROUND`: the app in front.
+    case foreground = 100
+    /// `JETSAM_PRIORITY_AUDIO_AND_ACCESSORY`: playing audio or serving an accessory.
+    case audioAndAccessory = 120
+
+    public var description: String {
+        switch self {
+        case .idle: "idle"
+        case .idleDeferred: "idleDeferred"
+        case .background: "background"
+        case .foreground: "foreground"
+        case .audioAndAccessory: "audioAndAccessory"
+        }
+    }
+    public static func < (a: JetsamBand, b: JetsamBand) -> Bool { a.rawValue < b.rawValue }
+}

@@ -1,0 +1,7 @@
+/// A legacy background fetch in progress (SPEC §6).
+struct FetchInFlight: Sendable {
+    var number: UInt32
+    var started: Nanoseconds
+    /// Asynchronous work (network) the app started during the fetch.
+    var asyncWork = 0
+}
