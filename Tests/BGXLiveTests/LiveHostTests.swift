@@ -234,4 +234,19 @@ struct LiveHostTests {
         #expect(!host.lines.contains { $0["kind"] as? String == "bgtask.end" })
         #expect(try host.ctl("status").contains("com.example.owner: background, pid"))
     }
+
+    @Test("jetsam from the real resident size: an app holding 200 MB on a 256 MB device is killed for memory")
+    func jetsamUnderMemory() throws {
+        let host = try LiveHost(extra: ["--memory", "256MB"])
+        try host.install("com.example.small")
+        try host.install("com.example.hog", behaviour: "hog")
+        try host.ctl("launch", "com.example.small")
+        try host.wait(for: ["kind": "state", "to": "active", "app": "com.example.small"])
+        try host.ctl("launch", "com.example.hog")
+        let kill = try host.wait(for: ["kind": "terminate", "reason": "memoryPressure", "app": "com.example.hog"])
+        #expect((kill["footprintMB"] as? Double).map { $0 >= 200 } ?? false, "\(kill)")
+        #expect(kill["cause"] as? String == "perProcessLimit")
+        try host.wait(for: ["kind": "process.exit", "how": "signal 9", "app": "com.example.hog"])
+        #expect(!host.lines.contains { $0["kind"] as? String == "terminate" && $0["app"] as? String == "com.example.small" })
+    }
 }
