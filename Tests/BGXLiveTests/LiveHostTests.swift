@@ -249,4 +249,28 @@ struct LiveHostTests {
         try host.wait(for: ["kind": "process.exit", "how": "signal 9", "app": "com.example.hog"])
         #expect(!host.lines.contains { $0["kind"] as? String == "terminate" && $0["app"] as? String == "com.example.small" })
     }
+
+    @Test("cgroup v2 catches forks: an app's child is frozen with it and killed with it",
+          .enabled(if: KernelSupport.cgroup2, "no cgroup v2 mount, or not root"))
+    func childrenShareTheApp() throws {
+        let host = try LiveHost(freezer: "cgroup2")
+        let dir = try host.install("com.example.forker", behaviour: "forker")
+        try host.ctl("launch", "com.example.forker")
+        let spawn = try host.wait(for: ["kind": "process.spawn"])
+        try host.wait(for: ["kind": "state", "to": "active"])
+        let child = try #require(pid_t(String(contentsOfFile: dir + "/child", encoding: .utf8)))
+        let cgroup = try #require(spawn["cgroup"] as? String)
+        let procs = try String(contentsOfFile: cgroup + "/cgroup.procs", encoding: .utf8)
+        #expect(procs.split(separator: "\n").contains(Substring("\(child)")), "cgroup.procs: \(procs)")
+        try host.ctl("home")
+        try host.wait(for: ["kind": "process.freeze"])
+        #expect(try String(contentsOfFile: cgroup + "/cgroup.events", encoding: .utf8).contains("frozen 1"))
+        try host.ctl("forcequit", "com.example.forker")
+        try host.wait(for: ["kind": "process.kill", "mechanism": "cgroup.kill"])
+        try host.wait(for: ["kind": "process.exit"])
+        // The child was reparented (not the daemon's to reap); cgroup.kill ended it all the same.
+        let stat = try? String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8)
+        #expect(stat == nil || stat!.split(separator: ")").last?.split(separator: " ").first == "Z", "child: \(stat ?? "")")
+        #expect(!FileManager.default.fileExists(atPath: cgroup))
+    }
 }
