@@ -44,6 +44,9 @@ struct LiveHostTests {
         try host.wait(for: ["kind": "push.complete"], after: host.index(of: thaw))
         try host.wait(for: ["kind": "process.freeze"], after: host.index(of: thaw))
         #expect(host.counter(dir) > frozenCount, "the app ran while thawed")
+        let status = try host.ctl("status")
+        #expect(status.contains("com.example.feed: suspended, pid \(pid), frozen"), "\(status)")
+        #expect(status.contains("throttle: 1 of"), "the push controller's dump: \(status)")
         host.stop()
         #expect(kill(pid, 0) != 0, "the app outlived the daemon")
     }
