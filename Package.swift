@@ -15,12 +15,18 @@ let package = Package(
         .library(name: "BGXKit", targets: ["BGXKit"]),
         .library(name: "BGXTestKit", targets: ["BGXTestKit"]),
         .executable(name: "bgx", targets: ["bgx"]),
+        // The live host: `bgx daemon` and `bgx ctl` hand over to it, so the
+        // demo's first build never compiles it.
+        .library(name: "BGXLive", targets: ["BGXLive"]),
+        .executable(name: "bgx-daemon", targets: ["bgx-daemon"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        // Fleet delay distributions (`bgx fleet`): small, pure Swift.
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
         .target(
@@ -35,7 +41,10 @@ let package = Package(
         .target(name: "CBGXClock"),
         .target(
             name: "BGXSimulation",
-            dependencies: ["BGXCore", "BGXApp", "BGXTestKit", "CBGXClock", .product(name: "Yams", package: "Yams")],
+            dependencies: [
+                "BGXCore", "BGXApp", "BGXTestKit", "CBGXClock", .product(name: "Yams", package: "Yams"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ],
             swiftSettings: v5),
         // iOS's names for app code: `import BGXKit` in place of UIKit and friends.
         .target(name: "BGXKit", dependencies: ["BGXApp", "BGXCore", "BGXSimulation"], swiftSettings: v5),
@@ -46,11 +55,24 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: v5),
+        // The live host's process control (fork/exec into a cgroup, pidfds): C, since
+        // only async-signal-safe calls may run between fork and exec.
+        .target(name: "CBGXLive"),
+        // The live host and the app side of its protocol (plain sockets and poll, no NIO).
+        .target(name: "BGXLive", dependencies: ["BGXCore", "CBGXLive"], swiftSettings: v5),
+        .executableTarget(
+            name: "bgx-daemon",
+            dependencies: ["BGXLive", "BGXCore", "BGXSimulation", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: v5),
+        // A small app the live host's tests run as a real process.
+        .executableTarget(name: "bgx-live-testapp", dependencies: ["BGXLive"], path: "Tests/LiveTestApp", swiftSettings: v5),
+        .testTarget(name: "BGXLiveTests", dependencies: ["BGXLive", "BGXCore", "BGXSimulation"], swiftSettings: v5),
         // Examples/: iOS-style app code compiled for bgx through BGXKit.
         .target(name: "ColorFeedExample", dependencies: ["BGXKit"], path: "Examples/ColorFeed", swiftSettings: v5),
+        .target(name: "MessengerExample", dependencies: ["BGXKit"], path: "Examples/Messenger", swiftSettings: v5),
         .testTarget(
             name: "BGXKitTests",
-            dependencies: ["BGXKit", "BGXSimulation", "BGXCore", "ColorFeedExample"],
+            dependencies: ["BGXKit", "BGXSimulation", "BGXCore", "ColorFeedExample", "MessengerExample"],
             swiftSettings: v5),
         .testTarget(
             name: "BGXTests",

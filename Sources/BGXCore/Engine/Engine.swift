@@ -52,14 +52,14 @@ public struct Engine: Sendable {
     public let startEpochSeconds: Int64
     var pendingTasks = PendingRequests()
     /// Apps to judge again at the next evaluation (`schedulerDirty` judges all).
-    var schedulerDirtyApps: Set<Int32> = []
+    var schedulerDirtyApps = AppIndexSet()
     /// The set `schedulerDirtyApps` trades places with at each evaluation, kept empty between them.
-    var schedulerDirtyAppsSpare: Set<Int32> = []
+    var schedulerDirtyAppsSpare = AppIndexSet()
     /// Each app's earliest time-based change, earliest first; stale entries are skipped.
     var schedulerWakes = Heap<SchedulerWakeEntry>()
-    var schedulerWakeAt: [Int32: Nanoseconds] = [:]
+    var schedulerWakeAt = AppTable<Nanoseconds>()
     /// Fetch apps in the order they set an interval (the order `fetchApps` keeps).
-    var fetchRank: [Int32: Int] = [:]
+    var fetchRank = AppTable<Int>()
     var nextFetchRank = 0
     /// Continued-processing tasks, queued or running, device-wide (SPEC §13).
     var continuedTasks: [ContinuedTask] = []

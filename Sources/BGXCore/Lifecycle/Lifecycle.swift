@@ -251,9 +251,8 @@ extension Engine {
         case let .notificationResponse(id):
             deliver(.notificationResponse(id), to: app, watchdog: nil)
         case let .bgTask(id):
-            guard let task = apps[i].runningTasks.first(where: { $0.identifier == id }) else { return }
-            let wildcard = task.kind == .continuedProcessing ? wildcardIdentifier(of: app, matching: text(id)) : nil
-            guard apps[i].registered.contains(id) || wildcard.map({ apps[i].registered.contains(text($0)) }) == true else {
+            guard apps[i].runningTasks.contains(where: { $0.identifier == id }) else { return }
+            guard registeredHandler(of: app, id) != nil else {
                 terminate(app, .noLaunchHandler, detail: "NSInternalInconsistencyException: No launch handler "
                           + "registered for task with identifier \(text(id))")
                 return

@@ -39,7 +39,7 @@ extension Engine {
         case hold(String, retryAt: Nanoseconds?)
     }
 
-    func backgroundPushGate(_ app: AppID, _ push: Push) -> PushGate? {
+    func backgroundPushGate(_ app: AppID, _ push: Push, dasd: Bool = true) -> PushGate? {
         let i = Int(app.index)
         let p = profile.push
         if !p.silentPushSupported { return .drop("content-available pushes wake apps from iOS 7 on") }
@@ -60,7 +60,7 @@ extension Engine {
                 return .drop("the app has not been opened since \(clockText(lastUse)) (over \(Time.describe(cutoff)))")
             }
         }
-        if let refused = dasdPushGate(app) { return refused }
+        if dasd, let refused = dasdPushGate(app) { return refused }
         if let minimum = p.silentPushMinimumBattery, !device.charging, device.battery <= minimum {
             return .hold("battery at \(device.battery)% (≤ \(minimum)%): background pushes wait", retryAt: nil)
         }

@@ -1,0 +1,52 @@
+import BGXCore
+import Foundation
+
+/// An app bundle on disk: a directory with an `Info.plist` and the
+/// executable it names (`CFBundleExecutable`).
+public struct AppBundle: Sendable {
+    public var path: String
+    public var manifest: AppManifest
+    public var executable: String
+
+    public struct Invalid: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    public init(directory: String) throws {
+        let dir = URL(fileURLWithPath: directory).standardizedFileURL.path
+        let plistPath = dir + "/Info.plist"
+        guard let data = FileManager.default.contents(atPath: plistPath) else {
+            throw Invalid(description: "\(plistPath): no Info.plist")
+        }
+        let plist: Any
+        do { plist = try PropertyListSerialization.propertyList(from: data, format: nil) } catch {
+            throw Invalid(description: "\(plistPath): not a property list")
+        }
+        guard let info = plist as? [String: Any] else { throw Invalid(description: "\(plistPath): not a dictionary") }
+        guard let bundle = info["CFBundleIdentifier"] as? String, !bundle.isEmpty else {
+            throw Invalid(description: "\(plistPath): no CFBundleIdentifier")
+        }
+        guard let name = info["CFBundleExecutable"] as? String, !name.isEmpty, !name.contains("/") else {
+            throw Invalid(description: "\(plistPath): no CFBundleExecutable (a file name in the bundle)")
+        }
+        let executable = dir + "/" + name
+        guard FileManager.default.isExecutableFile(atPath: executable) else {
+            throw Invalid(description: "\(plistPath): CFBundleExecutable \(name) is not an executable file in the bundle")
+        }
+        var modes: Set<BackgroundMode> = []
+        for word in info["UIBackgroundModes"] as? [String] ?? [] {
+            guard let mode = BackgroundMode(rawValue: word) else {
+                throw Invalid(description: "\(plistPath): unknown UIBackgroundModes value \(word)")
+            }
+            modes.insert(mode)
+        }
+        manifest = AppManifest(bundleIdentifier: bundle, backgroundModes: modes,
+                               permittedTaskIdentifiers: info["BGTaskSchedulerPermittedIdentifiers"] as? [String] ?? [],
+                               exitsOnSuspend: info["UIApplicationExitsOnSuspend"] as? Bool ?? false,
+                               // The footprint is measured, not declared: the daemon reports the process's
+                               // resident size to the engine as it runs (`LiveDaemon.noteResidentSize`).
+                               memory: 0)
+        self.path = dir
+        self.executable = executable
+    }
+}

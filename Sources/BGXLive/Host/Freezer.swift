@@ -1,0 +1,277 @@
+import CBGXLive
+import Foundation
+import Glibc
+
+/// How the daemon suspends processes: `--freezer auto|cgroup2|cgroup1|sigstop`.
+public enum FreezerMode: String, CaseIterable, Sendable {
+    case auto, cgroup2, cgroup1, sigstop
+}
+
+/// Suspension and termination of real processes (suspended = frozen). Each
+/// mechanism gives every app its own leaf (cgroups) and confirms a freeze
+/// before reporting it: cgroup v2 by `frozen 1` in `cgroup.events`, the v1
+/// freezer by `FROZEN` in `freezer.state`, SIGSTOP by the process state `T`.
+protocol Freezer: AnyObject {
+    /// `cgroup2`, `cgroup1` or `sigstop`.
+    var mechanism: String { get }
+    /// Where the daemon's apps live (its delegated subtree), for `status`.
+    var root: String? { get }
+    /// Makes the app's leaf; returns the `cgroup.procs` file the child moves itself into.
+    func prepare(bundle: String) throws -> (cgroup: String, procs: String)?
+    /// Freezes and waits (bounded) until the kernel says frozen.
+    func freeze(_ process: LiveProcess) throws
+    func thaw(_ process: LiveProcess) throws
+    /// SIGKILL to every process of the app; returns how.
+    func kill(_ process: LiveProcess) throws -> String
+    /// Removes the app's leaf once its processes are gone.
+    func release(_ process: LiveProcess)
+    /// Removes the daemon's subtree.
+    func removeRoot()
+}
+
+/// How long a freeze may take before the daemon gives up on it: the kernel
+/// freezes a cgroup in microseconds to milliseconds; a task stuck in
+/// uninterruptible sleep can hold it longer.
+let freezeDeadline: Int64 = 2_000_000_000
+
+enum CgroupFiles {
+    static func write(_ text: String, to path: String) throws {
+        let fd = open(path, O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw SystemError("open \(path)") }
+        defer { close(fd) }
+        let bytes = Array(text.utf8)
+        guard Glibc.write(fd, bytes, bytes.count) == bytes.count else { throw SystemError("write \(text) to \(path)") }
+    }
+    static func read(_ path: String) -> String? {
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        return String(decoding: data, as: UTF8.self)
+    }
+    /// Mount points from /proc/self/mounts: (type, mount point, options).
+    static func mounts() -> [(type: String, path: String, options: [String])] {
+        (read("/proc/self/mounts") ?? "").split(separator: "\n").compactMap { line in
+            let f = line.split(separator: " ")
+            guard f.count >= 4 else { return nil }
+            return (String(f[2]), String(f[1]), f[3].split(separator: ",").map(String.init))
+        }
+    }
+    /// This process's cgroup in a hierarchy (`0::` for v2, or a v1 controller's line).
+    static func ownCgroup(matching controller: String) -> String? {
+        for line in (read("/proc/self/cgroup") ?? "").split(separator: "\n") {
+            let f = line.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
+            guard f.count == 3 else { continue }
+            if controller == "" ? f[0] == "0" && f[1].isEmpty : f[1].split(separator: ",").contains(Substring(controller)) {
+                return String(f[2])
+            }
+        }
+        return nil
+    }
+    /// A leaf name from a bundle identifier (cgroup names cannot hold `/`).
+    static func leaf(_ bundle: String) -> String {
+        String(bundle.map { $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == "_" ? $0 : "_" })
+    }
+    /// Removes a cgroup directory; a cgroup whose last task has just been
+    /// reaped can still be busy for a moment, so a few tries.
+    static func remove(_ path: String) {
+        for _ in 0..<100 {
+            if rmdir(path) == 0 || errno == ENOENT { return }
+            guard errno == EBUSY else { return }
+            sched_yield()
+        }
+    }
+}
+
+/// cgroup v2: `cgroup.freeze`, `cgroup.events`, `cgroup.kill` in a subtree
+/// under the daemon's own cgroup (`bgx-daemon-PID/APP`).
+final class CgroupV2Freezer: Freezer {
+    let mechanism = "cgroup2"
+    let base: String
+    var root: String? { base }
+
+    /// nil when no writable cgroup v2 hierarchy with a freezer is here.
+    init?() {
+        guard let mount = CgroupFiles.mounts().first(where: { $0.type == "cgroup2" }),
+              let own = CgroupFiles.ownCgroup(matching: "") else { return nil }
+        let base = mount.path + (own == "/" ? "" : own) + "/bgx-daemon-\(getpid())"
+        guard mkdir(base, 0o755) == 0 || errno == EEXIST else { return nil }
+        guard FileManager.default.fileExists(atPath: base + "/cgroup.freeze") else { rmdir(base); return nil }
+        self.base = base
+    }
+
+    func prepare(bundle: String) throws -> (cgroup: String, procs: String)? {
+        let dir = base + "/" + CgroupFiles.leaf(bundle)
+        guard mkdir(dir, 0o755) == 0 || errno == EEXIST else { throw SystemError("mkdir \(dir)") }
+        return (dir, dir + "/cgroup.procs")
+    }
+
+    func freeze(_ process: LiveProcess) throws {
+        guard let dir = process.cgroup else { return }
+        try CgroupFiles.write("1", to: dir + "/cgroup.freeze")
+        try Self.wait(for: "frozen 1", in: dir + "/cgroup.events")
+    }
+
+    func thaw(_ process: LiveProcess) throws {
+        guard let dir = process.cgroup else { return }
+        try CgroupFiles.write("0", to: dir + "/cgroup.freeze")
+        try Self.wait(for: "frozen 0", in: dir + "/cgroup.events")
+    }
+
+    /// `cgroup.events` signals a change with POLLPRI: wait on it, not on a timer.
+    static func wait(for line: String, in events: String) throws {
+        let fd = open(events, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw SystemError("open \(events)") }
+        defer { close(fd) }
+        let deadline = MonotonicClock.now() + freezeDeadline
+        var buffer = [UInt8](repeating: 0, count: 512)
+        while true {
+            let n = pread(fd, &buffer, buffer.count, 0)
+            guard n >= 0 else { throw SystemError("read \(events)") }
+            if String(decoding: buffer[0..<n], as: UTF8.self).split(separator: "\n").contains(Substring(line)) { return }
+            let left = deadline - MonotonicClock.now()
+            guard left > 0 else { throw SystemError("\(events) did not say \(line) within 2s", code: ETIMEDOUT) }
+            var p = pollfd(fd: fd, events: Int16(POLLPRI), revents: 0)
+            _ = poll(&p, 1, Int32(min(left / 1_000_000 + 1, 2000)))
+        }
+    }
+
+    func kill(_ process: LiveProcess) throws -> String {
+        guard let dir = process.cgroup else { return "none" }
+        try CgroupFiles.write("1", to: dir + "/cgroup.kill")
+        return "cgroup.kill"
+    }
+
+    /// The leaf is removable once `cgroup.events` says `populated 0`.
+    func release(_ process: LiveProcess) {
+        guard let dir = process.cgroup else { return }
+        try? Self.wait(for: "populated 0", in: dir + "/cgroup.events")
+        CgroupFiles.remove(dir)
+    }
+    func removeRoot() { CgroupFiles.remove(base) }
+}
+
+/// The cgroup v1 freezer: `freezer.state` FROZEN / THAWED. v1 has no
+/// `cgroup.kill`: each of the leaf's processes gets SIGKILL through a pidfd.
+final class CgroupV1Freezer: Freezer {
+    let mechanism = "cgroup1"
+    let base: String
+    var root: String? { base }
+
+    init?() {
+        guard let mount = CgroupFiles.mounts().first(where: { $0.type == "cgroup" && $0.options.contains("freezer") }),
+              let own = CgroupFiles.ownCgroup(matching: "freezer") else { return nil }
+        let base = mount.path + (own == "/" ? "" : own) + "/bgx-daemon-\(getpid())"
+        guard mkdir(base, 0o755) == 0 || errno == EEXIST else { return nil }
+        guard FileManager.default.fileExists(atPath: base + "/freezer.state") else { rmdir(base); return nil }
+        self.base = base
+    }
+
+    func prepare(bundle: String) throws -> (cgroup: String, procs: String)? {
+        let dir = base + "/" + CgroupFiles.leaf(bundle)
+        guard mkdir(dir, 0o755) == 0 || errno == EEXIST else { throw SystemError("mkdir \(dir)") }
+        return (dir, dir + "/cgroup.procs")
+    }
+
+    func freeze(_ process: LiveProcess) throws {
+        guard let dir = process.cgroup else { return }
+        try CgroupFiles.write("FROZEN", to: dir + "/freezer.state")
+        try Self.wait(for: "FROZEN", in: dir + "/freezer.state")
+    }
+
+    func thaw(_ process: LiveProcess) throws {
+        guard let dir = process.cgroup else { return }
+        try CgroupFiles.write("THAWED", to: dir + "/freezer.state")
+        try Self.wait(for: "THAWED", in: dir + "/freezer.state")
+    }
+
+    /// v1 offers no notification: `freezer.state` reads FREEZING until every
+    /// task has stopped, so it is read again, yielding the CPU in between.
+    static func wait(for state: String, in path: String) throws {
+        let deadline = MonotonicClock.now() + freezeDeadline
+        while CgroupFiles.read(path)?.trimmingCharacters(in: .whitespacesAndNewlines) != state {
+            guard MonotonicClock.now() < deadline else {
+                throw SystemError("\(path) did not read \(state) within 2s", code: ETIMEDOUT)
+            }
+            sched_yield()
+        }
+    }
+
+    func kill(_ process: LiveProcess) throws -> String {
+        guard let dir = process.cgroup else { return "none" }
+        let pids = (CgroupFiles.read(dir + "/cgroup.procs") ?? "").split(separator: "\n").compactMap { pid_t($0) }
+        for pid in pids {
+            // The leaf's own pidfd for the main process; others are opened now (they are frozen or ours).
+            let fd = pid == process.pid ? process.pidfd : bgx_pidfd_open(pid)
+            guard fd >= 0 else { continue }
+            _ = bgx_pidfd_send_signal(fd, SIGKILL)
+            if fd != process.pidfd { close(fd) }
+        }
+        // A frozen task dies only once thawed.
+        if process.frozen { try? CgroupFiles.write("THAWED", to: dir + "/freezer.state") }
+        return "pidfd SIGKILL (cgroup v1 has no cgroup.kill)"
+    }
+
+    func release(_ process: LiveProcess) { if let dir = process.cgroup { CgroupFiles.remove(dir) } }
+    func removeRoot() { CgroupFiles.remove(base) }
+}
+
+/// No usable cgroup: SIGSTOP and SIGCONT through the process's pidfd. Only
+/// the process the daemon started is stopped (its children are not).
+final class SignalFreezer: Freezer {
+    let mechanism = "sigstop"
+    var root: String? { nil }
+
+    func prepare(bundle: String) throws -> (cgroup: String, procs: String)? { nil }
+
+    func freeze(_ process: LiveProcess) throws {
+        guard bgx_pidfd_send_signal(process.pidfd, SIGSTOP) == 0 else { throw SystemError("pidfd_send_signal SIGSTOP") }
+        try Self.wait(process.pid, stopped: true)
+    }
+
+    func thaw(_ process: LiveProcess) throws {
+        guard bgx_pidfd_send_signal(process.pidfd, SIGCONT) == 0 else { throw SystemError("pidfd_send_signal SIGCONT") }
+        try Self.wait(process.pid, stopped: false)
+    }
+
+    /// The state letter in /proc/PID/stat (`T` once the stop has taken).
+    static func state(of pid: pid_t) -> Character? {
+        guard let stat = CgroupFiles.read("/proc/\(pid)/stat"), let close = stat.lastIndex(of: ")") else { return nil }
+        return stat[stat.index(after: close)...].first { $0 != " " }
+    }
+
+    static func wait(_ pid: pid_t, stopped: Bool) throws {
+        let deadline = MonotonicClock.now() + freezeDeadline
+        while let s = state(of: pid), (s == "T") != stopped, s != "Z" {
+            guard MonotonicClock.now() < deadline else {
+                throw SystemError("process \(pid) did not \(stopped ? "stop" : "continue") within 2s", code: ETIMEDOUT)
+            }
+            sched_yield()
+        }
+    }
+
+    func kill(_ process: LiveProcess) throws -> String {
+        guard bgx_pidfd_send_signal(process.pidfd, SIGKILL) == 0 else { throw SystemError("pidfd_send_signal SIGKILL") }
+        return "pidfd SIGKILL"
+    }
+
+    func release(_ process: LiveProcess) {}
+    func removeRoot() {}
+}
+
+enum FreezerChoice {
+    /// The freezer for a mode, with a warning when `auto` had to settle for less.
+    static func make(_ mode: FreezerMode) throws -> (Freezer, warning: String?) {
+        switch mode {
+        case .cgroup2:
+            guard let f = CgroupV2Freezer() else { throw SystemError("no writable cgroup v2 hierarchy with cgroup.freeze", code: ENOTSUP) }
+            return (f, nil)
+        case .cgroup1:
+            guard let f = CgroupV1Freezer() else { throw SystemError("no writable cgroup v1 freezer hierarchy", code: ENOTSUP) }
+            return (f, nil)
+        case .sigstop:
+            return (SignalFreezer(), nil)
+        case .auto:
+            if let f = CgroupV2Freezer() { return (f, nil) }
+            if let f = CgroupV1Freezer() { return (f, "warning: no writable cgroup v2 freezer here; using the cgroup v1 freezer") }
+            return (SignalFreezer(), "warning: no writable cgroup freezer here (read-only cgroups?); suspending with SIGSTOP")
+        }
+    }
+}

@@ -1,0 +1,114 @@
+import BGXCore
+import Foundation
+
+/// `bgx ctl` verbs: what the person, the device and the debugger do.
+extension LiveDaemon {
+    func control(_ message: LiveMessage, on c: Connection) {
+        let verb = message.name ?? ""
+        let args = (0..<(message.args?.count ?? 0)).compactMap { message.args?["\($0)"] }
+        func reply(_ result: Result<String, LiveError>) {
+            switch result {
+            case let .success(text): send(.reply(to: message.seq, ok: true, text: text), to: c.fd)
+            case let .failure(error): send(.reply(to: message.seq, ok: false, text: error.description), to: c.fd)
+            }
+        }
+        func app(_ i: Int) -> Result<AppID, LiveError> {
+            guard args.count > i else { return .failure(LiveError("\(verb) needs an app's bundle identifier")) }
+            guard let app = engine.app(named: args[i]) else { return .failure(LiveError("no app \(args[i]) is installed")) }
+            return .success(app)
+        }
+        func input(_ event: Result<EngineEvent, LiveError>) {
+            reply(event.map { event in
+                engine.schedule(event, at: engine.now)
+                pump()
+                return "ok"
+            })
+        }
+        switch verb {
+        case "install": reply(install(args))
+        case "launch": input(app(0).map { .user(.launch($0)) })
+        case "switchto": input(app(0).map { .user(.switchTo($0)) })
+        case "forcequit": input(app(0).map { .user(.forceQuit($0)) })
+        case "home": input(.success(.user(.home)))
+        case "lock": input(.success(.user(.lock)))
+        case "unlock": input(.success(.user(.unlock)))
+        case "push":
+            input(app(0).flatMap { app in
+                let type = args.count > 1 ? PushType.allCases.first { "\($0)" == args[1] } : .background
+                guard let type else { return .failure(LiveError("push type is background, alert or voip")) }
+                let priority = args.count > 2 ? UInt8(args[2]) : (type == .background ? 5 : 10)
+                guard let priority, priority == 5 || priority == 10 else { return .failure(LiveError("push priority is 5 or 10")) }
+                return .success(.push(app, Push(type: type, priority: priority)))
+            })
+        case "device":
+            guard args.count == 1 else { return reply(.failure(LiveError("device takes one KEY=VALUE"))) }
+            input(DeviceSetting.change(args[0]).map { .device($0) })
+        case "simulate-launch", "simulate-expiration":
+            reply(app(0).flatMap { app in
+                guard args.count > 1 else { return .failure(LiveError("\(verb) needs a task identifier")) }
+                let ok = verb == "simulate-launch" ? engine.simulateLaunch(for: app, identifier: args[1])
+                    : engine.simulateExpiration(for: app, identifier: args[1])
+                pump()
+                return ok ? .success("ok") : .failure(LiveError("\(verb): the engine refused \(args[1]) (see the trace)"))
+            })
+        case "status": reply(.success(status()))
+        case "explain":
+            reply(app(0).flatMap { app in
+                guard args.count > 1 else { return .failure(LiveError("explain needs a task identifier")) }
+                return .success(engine.explainTask(app: app, identifier: args[1]).text)
+            })
+        case "trace":
+            // From the file: a daemon that runs for weeks does not hold its trace in memory.
+            let text = (try? String(contentsOfFile: options.stateDirectory + "/trace.jsonl", encoding: .utf8)) ?? ""
+            for line in text.split(separator: "\n") { send(LiveMessage(type: "trace", text: String(line)), to: c.fd) }
+            if args.contains("--follow") { c.role = .follower } else { send(LiveMessage(type: "end"), to: c.fd) }
+        default:
+            reply(.failure(LiveError("not yet supported: ctl \(verb)")))
+        }
+    }
+
+    func install(_ args: [String]) -> Result<String, LiveError> {
+        guard args.count == 1 else { return .failure(LiveError("install takes one BUNDLE_DIR")) }
+        let bundle: AppBundle
+        do { bundle = try AppBundle(directory: args[0]) } catch { return .failure(LiveError("\(error)")) }
+        guard engine.app(named: bundle.manifest.bundleIdentifier) == nil else {
+            return .failure(LiveError("\(bundle.manifest.bundleIdentifier) is already installed"))
+        }
+        pump()
+        let app = engine.install(bundle.manifest)
+        bundles[app] = bundle
+        hostLine(app, "app.install", [("path", .string(bundle.path))])
+        return .success("installed \(bundle.manifest.bundleIdentifier)")
+    }
+
+    /// Every app's state, assertions and pending requests, what the push,
+    /// fetch and transfer controllers say of it, the freezer and the device.
+    func status() -> String {
+        var lines = ["freezer: \(freezer.mechanism)\(freezer.root.map { " (\($0))" } ?? "")",
+                     "time: \(Time.describe(engine.now))\(options.timeScale == 1 ? "" : " (×\(options.timeScale))")"]
+        let d = engine.device
+        lines.append("device: locked \(d.locked), charging \(d.charging), network \(d.network), lowPowerMode \(d.lowPowerMode), "
+                     + "battery \(d.battery)%, memory \(d.memory / (1024 * 1024))MB, thermal \(d.thermal)")
+        lines.append("front: \(engine.frontApp.map { engine.bundleIdentifier($0) } ?? "none")")
+        for app in engine.appIDs {
+            var line = "\(engine.bundleIdentifier(app)): \(engine.state(of: app))"
+            if let p = processes[app] {
+                line += ", pid \(p.pid)\(p.frozen ? ", frozen" : "")\(p.connection == nil ? ", not connected" : "")"
+                if !p.awaitingAck.isEmpty { line += ", \(p.awaitingAck.count) callback(s) awaiting ack" }
+            }
+            if engine.isForceQuit(app) { line += ", force-quit" }
+            lines.append(line)
+            for task in engine.openBackgroundTasks(of: app) { lines.append("  background task \(task.id) \(task.name)") }
+            for request in engine.pendingTaskRequests(for: app) {
+                lines.append("  pending \(request.kind) \(request.identifier)"
+                             + (request.earliestBegin.map { " earliest \(Time.describe($0))" } ?? ""))
+            }
+            // The controllers' own dumps, where they have something to say about the app.
+            for dump in [engine.explainPushes(app: app), engine.explainFetch(app: app), engine.explainTransfers(app: app)]
+            where !dump.isEmpty {
+                lines += dump.split(separator: "\n").map { "  " + $0 }
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,179 @@
+import BGXCore
+import CBGXLive
+import Foundation
+import Glibc
+
+/// The engine's directives, carried out on real processes (DESIGN.md's mapping).
+extension LiveDaemon {
+    func carryOut(_ directive: Directive) {
+        switch directive {
+        case let .launch(app, cause): spawn(app, cause: cause)
+        case let .deliver(app, callback): deliver(callback, to: app)
+        case let .fire(app, _, _):
+            // Live apps keep their own timers, in their own process.
+            log("bgx daemon: \(engine.bundleIdentifier(app)): an engine timer fired; live apps keep their own timers")
+        case let .suspend(app): suspend(app)
+        case let .resume(app): resume(app)
+        case let .terminate(app): kill(app, reason: terminationReason(of: app))
+        }
+    }
+
+    /// The reason of the `terminate` line the engine wrote for this directive.
+    func terminationReason(of app: AppID) -> String {
+        for event in engine.trace.reversed() where event.app == app {
+            if case let .terminate(reason, _) = event.kind { return "\(reason)" }
+            if case .memoryKill = event.kind { return "memoryPressure" }
+        }
+        return "terminated"
+    }
+
+    func spawn(_ app: AppID, cause: LaunchCause) {
+        let bundle = engine.bundleIdentifier(app)
+        guard let b = bundles[app] else { return }
+        do {
+            let leaf = try freezer.prepare(bundle: bundle)
+            let logPath = options.stateDirectory + "/logs/" + CgroupFiles.leaf(bundle) + ".log"
+            let logFD = open(logPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+            defer { if logFD >= 0 { close(logFD) } }
+            var environment = ProcessInfo.processInfo.environment
+            environment["BGX_SOCKET"] = options.socketPath
+            environment["BGX_BUNDLE_IDENTIFIER"] = bundle
+            environment["BGX_BUNDLE_PATH"] = b.path
+            environment["BGX_LAUNCH_CAUSE"] = "\(cause)"
+            var error: Int32 = 0
+            let pid = Self.withCStrings([b.executable]) { argv in
+                Self.withCStrings(environment.map { "\($0.key)=\($0.value)" }) { envp in
+                    bgx_spawn(b.executable, argv, envp, leaf?.procs, logFD, &error)
+                }
+            }
+            guard pid > 0 else { throw SystemError("start \(b.executable)", code: error) }
+            let pidfd = bgx_pidfd_open(pid)
+            guard pidfd >= 0 else { throw SystemError("pidfd_open \(pid)") }
+            let p = LiveProcess(app: app, bundle: bundle, pid: pid, pidfd: pidfd, cgroup: leaf?.cgroup,
+                                epoch: engine.processEpoch(of: app))
+            processes[app] = p
+            hostLine(app, "process.spawn", [("pid", .number(Double(pid))), ("cause", .string("\(cause)")),
+                                            ("cgroup", .string(leaf?.cgroup ?? "none"))])
+        } catch {
+            log("bgx daemon: \(bundle): \(error)")
+            hostLine(app, "process.spawnFailed", [("reason", .string("\(error)"))])
+            // What iOS does with an app that cannot start: it is not running.
+            engine.terminate(app, .exit, detail: "the process could not start: \(error)")
+        }
+    }
+
+    static func withCStrings<R>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> R) -> R {
+        let pointers = strings.map { strdup($0) } + [nil]
+        defer { pointers.forEach { free($0) } }
+        return body(pointers)
+    }
+
+    /// Thaw first: nothing is ever delivered to a frozen process.
+    func deliver(_ callback: Callback, to app: AppID) {
+        guard let p = processes[app], p.epoch == engine.processEpoch(of: app) else { return }
+        if p.frozen { resume(app) }
+        let seq = nextSeq
+        nextSeq += 1
+        var args: [String: String] = ["queue": "\(engine.queue(of: callback, for: app))"]
+        switch callback {
+        case let .didFinishLaunching(cause): args["cause"] = "\(cause)"
+        case let .backgroundTaskExpired(id): args["id"] = "\(id)"
+        case let .bgTask(identifier), let .bgTaskExpired(identifier): args["identifier"] = engine.text(identifier)
+        case let .remoteNotification(number, type):
+            args["number"] = "\(number)"
+            args["type"] = "\(type)"
+        case let .voipPush(number): args["number"] = "\(number)"
+        default: break
+        }
+        p.awaitingAck[seq] = engine.queue(of: callback, for: app)
+        let message = LiveMessage(type: "callback", seq: seq, name: callback.name, args: args)
+        if let fd = p.connection { send(message, to: fd) } else { p.queued.append(message) }
+    }
+
+    /// The app's callback returned: the watchdog waiting for it stands down.
+    func acknowledge(_ message: LiveMessage, from app: AppID) {
+        guard let p = processes[app], let seq = message.seq, let queue = p.awaitingAck.removeValue(forKey: seq),
+              p.epoch == engine.processEpoch(of: app) else { return }
+        noteResidentSize(p)
+        // Jetsam may have ended it for what it holds.
+        guard p.epoch == engine.processEpoch(of: app) else { return }
+        engine.returned(app, on: queue)
+    }
+
+    /// The process's real resident size (VmRSS) goes to the engine's memory
+    /// model as it changes, read whenever the app talks to the daemon (a call,
+    /// an ack) — no sampling timer. Above its limit, or with too little free
+    /// memory left, jetsam ends it with reason `memoryPressure`.
+    func noteResidentSize(_ p: LiveProcess) {
+        guard let status = CgroupFiles.read("/proc/\(p.pid)/status"),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+              let kb = line.split(separator: " ").dropFirst().first.flatMap({ Int64($0) }) else { return }
+        let bytes = kb * 1024
+        guard bytes != p.reportedBytes, engine.state(of: p.app).isRunning else { return }
+        engine.allocate(for: p.app, bytes: bytes - p.reportedBytes)
+        p.reportedBytes = bytes
+    }
+
+    func suspend(_ app: AppID) {
+        guard let p = processes[app], !p.frozen else { return }
+        let began = MonotonicClock.now()
+        do {
+            try freezer.freeze(p)
+            p.frozen = true
+            hostLine(app, "process.freeze", [("pid", .number(Double(p.pid))), ("mechanism", .string(freezer.mechanism)),
+                                             ("us", .number(Double((MonotonicClock.now() - began) / 1000)))])
+        } catch {
+            log("bgx daemon: \(p.bundle): freeze failed: \(error)")
+            hostLine(app, "process.freezeFailed", [("reason", .string("\(error)"))])
+        }
+    }
+
+    func resume(_ app: AppID) {
+        guard let p = processes[app], p.frozen else { return }
+        let began = MonotonicClock.now()
+        do {
+            try freezer.thaw(p)
+            p.frozen = false
+            hostLine(app, "process.thaw", [("pid", .number(Double(p.pid))), ("mechanism", .string(freezer.mechanism)),
+                                           ("us", .number(Double((MonotonicClock.now() - began) / 1000)))])
+        } catch {
+            log("bgx daemon: \(p.bundle): thaw failed: \(error)")
+            hostLine(app, "process.thawFailed", [("reason", .string("\(error)"))])
+        }
+    }
+
+    /// SIGKILL to the app's processes, with the engine's reason; the exit is
+    /// collected when its pidfd says so (`reap`).
+    func kill(_ app: AppID, reason: String) {
+        guard let p = processes[app], p.killedFor == nil else { return }
+        p.killedFor = reason
+        do {
+            let how = try freezer.kill(p)
+            hostLine(app, "process.kill", [("pid", .number(Double(p.pid))), ("signal", .string("SIGKILL")),
+                                           ("mechanism", .string(how)), ("reason", .string(reason))])
+        } catch {
+            log("bgx daemon: \(p.bundle): kill failed: \(error)")
+        }
+        if let fd = p.connection { closeConnection(fd, why: nil) }
+    }
+
+    /// The process has ended (its pidfd is readable): collect it. An end the
+    /// daemon did not cause is the app's own `exit`.
+    func reap(_ p: LiveProcess) {
+        var status: Int32 = 0
+        let r = waitpid(p.pid, &status, WNOHANG)
+        guard r == p.pid else { return }
+        let signalled = status & 0x7f != 0
+        let how = signalled ? "signal \(status & 0x7f)" : "status \((status >> 8) & 0xff)"
+        processes[p.app] = nil
+        close(p.pidfd)
+        freezer.release(p)
+        hostLine(p.app, "process.exit", [("pid", .number(Double(p.pid))), ("how", .string(how))])
+        if let fd = p.connection { closeConnection(fd, why: nil) }
+        if p.killedFor == nil, p.epoch == engine.processEpoch(of: p.app) {
+            pump()
+            engine.terminate(p.app, .exit, detail: "the process exited by itself (\(how))")
+            pump()
+        }
+    }
+}

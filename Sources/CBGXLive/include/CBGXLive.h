@@ -1,0 +1,35 @@
+#ifndef CBGXLIVE_H
+#define CBGXLIVE_H
+
+#include <poll.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/// Starts `path` with `argv` and `envp` in a new process group, its standard
+/// output and error on `log_fd`, standard input /dev/null. When
+/// `cgroup_procs` is not NULL the child writes its own pid there before it
+/// execs, so the app never runs a single instruction outside its cgroup.
+/// Returns the pid, or -1 with `*error` set to the errno of the step that
+/// failed (in the child: moving into the cgroup, or exec).
+pid_t bgx_spawn(const char *path, char *const argv[], char *const envp[],
+                const char *cgroup_procs, int log_fd, int *error);
+
+/// pidfd_open(2): a handle on the process that a reused pid cannot fool.
+/// Readable (poll) once the process has exited.
+int bgx_pidfd_open(pid_t pid);
+
+/// pidfd_send_signal(2).
+int bgx_pidfd_send_signal(int pidfd, int signal);
+
+/// The peer's pid and uid on a Unix socket (SO_PEERCRED); 0 on success.
+int bgx_peer_credentials(int fd, pid_t *pid, uid_t *uid);
+
+/// ppoll(2) with a timeout in nanoseconds (negative: wait until something happens).
+int bgx_ppoll(struct pollfd *fds, nfds_t count, int64_t timeout_ns);
+
+/// Blocks SIGTERM, SIGINT and SIGPIPE in this thread and returns a signalfd
+/// that becomes readable on SIGTERM or SIGINT: a stop request is one more
+/// descriptor in the daemon's poll, not a handler.
+int bgx_termination_signalfd(void);
+
+#endif

@@ -1,0 +1,80 @@
+import ArgumentParser
+import BGXCore
+import BGXLive
+import BGXSimulation
+import Foundation
+
+/// The live host's executable: `bgx daemon …` and `bgx ctl …` hand over to it.
+struct BGXDaemonTool: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bgx-daemon",
+        abstract: "The live host: the bgx engine governing real Linux processes.",
+        subcommands: [Daemon.self, Ctl.self, Bench.self])
+}
+
+/// Bad input: `error: message` on stderr, exit code 2 (as bgx does).
+func fail(_ message: String) -> ExitCode {
+    FileHandle.standardError.write(Data("error: \(message)\n".utf8))
+    return ExitCode(2)
+}
+
+struct Daemon: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Run the live host.")
+    @Option(help: "Directory for the trace, the audit log and the apps' logs.") var state: String
+    @Option(help: "Path of the Unix socket apps and bgx ctl connect to.") var socket: String
+    @Option(help: "Policy profile: modern, ios12, ios6 or ios26.") var profile = "modern"
+    @Option(help: "How to suspend: auto, cgroup2, cgroup1 or sigstop.") var freezer = "auto"
+    @Option(help: "The device's memory (e.g. 2GB); default: the machine's.") var memory: String?
+    @Option(help: "Run the engine's time this many times faster than the clock (tests).") var timeScale = 1
+
+    func run() throws {
+        var options = DaemonOptions(stateDirectory: state, socketPath: socket)
+        guard let p = PolicyProfile.named(profile) else { throw fail("unknown profile \(profile)") }
+        options.profile = p
+        guard let f = FreezerMode(rawValue: freezer) else { throw fail("--freezer is auto, cgroup2, cgroup1 or sigstop") }
+        options.freezer = f
+        if let memory {
+            guard let bytes = Units.size(memory), bytes > 0 else { throw fail("--memory: not a size: \(memory)") }
+            options.memory = bytes
+        }
+        guard timeScale >= 1 else { throw fail("--time-scale must be at least 1") }
+        options.timeScale = Int64(timeScale)
+        let daemon: LiveDaemon
+        do { daemon = try LiveDaemon(options: options) } catch { throw fail("\(error)") }
+        daemon.run()
+    }
+}
+
+struct Ctl: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Drive a running live host.")
+    @Option(help: "The daemon's socket.") var socket: String
+    @Flag(help: "With trace: keep printing lines as they happen.") var follow = false
+    @Argument(parsing: .captureForPassthrough, help: "VERB and its arguments.") var words: [String] = []
+
+    func run() throws {
+        guard let verb = words.first else { throw fail("ctl needs a verb") }
+        let args = Array(words.dropFirst())
+        let client: ControlClient
+        do { client = try ControlClient(socket: socket) } catch { throw fail("\(socket): \(error)") }
+        if verb == "trace" {
+            let follow = follow || args.contains("--follow")
+            try client.trace(follow: follow) { line in
+                print(line)
+                fflush(stdout)
+                return true
+            }
+            return
+        }
+        let reply = try client.send(verb, args)
+        if reply.ok == true {
+            if let text = reply.text, text != "ok" { print(text) }
+        } else {
+            throw fail(reply.text ?? "refused")
+        }
+    }
+}
+
+if ProcessInfo.processInfo.environment["BGX_BENCH_APP"] == "1", ProcessInfo.processInfo.environment["BGX_SOCKET"] != nil {
+    try BenchApp.run()
+}
+BGXDaemonTool.main()

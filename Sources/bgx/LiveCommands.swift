@@ -1,0 +1,49 @@
+import ArgumentParser
+import Foundation
+
+// `bgx daemon` and `bgx ctl` hand over to `bgx-daemon`, a separate
+// executable beside `bgx`: the live host's code is never built for the demo.
+
+/// Replaces this process with `bgx-daemon` beside it, or says how to build it.
+func handOverToLiveHost(_ arguments: [String]) throws -> Never {
+    let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    let path = URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("bgx-daemon").path
+    guard FileManager.default.isExecutableFile(atPath: path) else {
+        throw fail("error: the live host is a separate executable, not found at \(path); build it with "
+                   + "`swift build --product bgx-daemon`")
+    }
+    let argv = ([path] + arguments).map { strdup($0) } + [nil]
+    execv(path, argv)
+    throw fail("error: cannot run \(path): \(String(cString: strerror(errno)))")
+}
+
+struct Daemon: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the live host: the same engine governing real Linux processes.",
+        discussion: "Hands over to bgx-daemon, an executable built beside bgx (docs/live.md).")
+    @Option(help: "Directory for the trace, the audit log and the apps' logs.") var state: String
+    @Option(help: "Path of the Unix socket apps and bgx ctl connect to.") var socket: String
+    @Option(help: "Policy profile: modern, ios12, ios6 or ios26.") var profile = "modern"
+    @Option(help: "How to suspend: auto, cgroup2, cgroup1 or sigstop.") var freezer = "auto"
+    @Option(help: "The device's memory (e.g. 2GB); default: the machine's.") var memory: String?
+    @Option(help: "Run the engine's time this many times faster than the clock (tests).") var timeScale = 1
+
+    func run() throws {
+        var arguments = ["daemon", "--state", state, "--socket", socket, "--profile", profile, "--freezer", freezer,
+                         "--time-scale", "\(timeScale)"]
+        if let memory { arguments += ["--memory", memory] }
+        try handOverToLiveHost(arguments)
+    }
+}
+
+struct Ctl: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Drive a running live host: install, launch, home, lock, push, device, status, explain, trace …")
+    @Option(help: "The daemon's socket.") var socket: String
+    @Flag(help: "With trace: keep printing lines as they happen.") var follow = false
+    @Argument(parsing: .captureForPassthrough, help: "VERB and its arguments.") var words: [String] = []
+
+    func run() throws {
+        try handOverToLiveHost(["ctl", "--socket", socket] + (follow ? ["--follow"] : []) + words)
+    }
+}

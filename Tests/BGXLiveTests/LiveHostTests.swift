@@ -1,0 +1,279 @@
+import BGXLive
+import Foundation
+import Glibc
+import Testing
+
+/// The live host with real processes: the test app runs under a real
+/// `bgx-daemon`, frozen and killed for real; the tests read the daemon's
+/// trace and the kernel's own state (cgroup files, /proc).
+@Suite("the live host", .serialized)
+struct LiveHostTests {
+    /// Goes home with the app in front, and checks it is frozen — by the
+    /// kernel's word — and not running: its counting thread stands still.
+    /// A background push thaws it, it answers, and it is frozen again.
+    func frozenAtHomeThawedForPush(freezer: String) throws {
+        let host = try LiveHost(freezer: freezer)
+        let dir = try host.install("com.example.feed", modes: ["remote-notification"])
+        try host.ctl("launch", "com.example.feed")
+        let spawn = try host.wait(for: ["kind": "process.spawn", "app": "com.example.feed"])
+        try host.wait(for: ["kind": "state", "to": "active"])
+        let pid = try #require((spawn["pid"] as? Int).map { pid_t($0) })
+        try host.ctl("home")
+        let freeze = try host.wait(for: ["kind": "process.freeze", "mechanism": freezer])
+        try host.wait(for: ["kind": "state", "to": "suspended"])
+        let cgroup = spawn["cgroup"] as? String ?? "none"
+        switch freezer {
+        case "cgroup2":
+            let events = try String(contentsOfFile: cgroup + "/cgroup.events", encoding: .utf8)
+            #expect(events.contains("frozen 1"), "cgroup.events: \(events)")
+        case "cgroup1":
+            let state = try String(contentsOfFile: cgroup + "/freezer.state", encoding: .utf8)
+            #expect(state.trimmingCharacters(in: .whitespacesAndNewlines) == "FROZEN")
+        default:
+            let stat = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
+            #expect(stat.split(separator: ")").last?.split(separator: " ").first == "T", "stat: \(stat)")
+        }
+        // Not synchronisation: time passing, during which a running process would count.
+        let frozenCount = host.counter(dir)
+        #expect(frozenCount > 0)
+        usleep(300_000)
+        #expect(host.counter(dir) == frozenCount, "the count moved while frozen")
+
+        try host.ctl("push", "com.example.feed", "background")
+        let thaw = try host.wait(for: ["kind": "process.thaw", "app": "com.example.feed"], after: host.index(of: freeze))
+        try host.wait(for: ["kind": "push.complete"], after: host.index(of: thaw))
+        try host.wait(for: ["kind": "process.freeze"], after: host.index(of: thaw))
+        #expect(host.counter(dir) > frozenCount, "the app ran while thawed")
+        let status = try host.ctl("status")
+        #expect(status.contains("com.example.feed: suspended, pid \(pid), frozen"), "\(status)")
+        #expect(status.contains("throttle: 1 of"), "the push controller's dump: \(status)")
+        host.stop()
+        #expect(kill(pid, 0) != 0, "the app outlived the daemon")
+    }
+
+    @Test("cgroup v2: frozen by cgroup.freeze at home, thawed to receive a push",
+          .enabled(if: KernelSupport.cgroup2, "no cgroup v2 mount, or not root"))
+    func cgroup2Freezer() throws { try frozenAtHomeThawedForPush(freezer: "cgroup2") }
+
+    @Test("cgroup v1: frozen by freezer.state at home, thawed to receive a push",
+          .enabled(if: KernelSupport.cgroup1Freezer, "no cgroup v1 freezer mounted, or not root"))
+    func cgroup1Freezer() throws { try frozenAtHomeThawedForPush(freezer: "cgroup1") }
+
+    @Test("SIGSTOP: stopped at home, continued to receive a push")
+    func sigstopFreezer() throws { try frozenAtHomeThawedForPush(freezer: "sigstop") }
+
+    @Test("a background task that overruns its 30 s budget is killed at the budget, with reason and code")
+    func budgetOverrun() throws {
+        let host = try LiveHost(timeScale: 10)
+        try host.install("com.example.upload", behaviour: "overrun")
+        try host.ctl("launch", "com.example.upload")
+        let spawn = try host.wait(for: ["kind": "process.spawn"])
+        try host.wait(for: ["kind": "state", "to": "active"])
+        try host.ctl("home")
+        let background = try host.wait(for: ["kind": "state", "to": "background"])
+        try host.wait(for: ["kind": "bgtask.begin", "name": "upload"])
+        try host.wait(for: ["kind": "bgtask.expire"])
+        let end = try host.wait(for: ["kind": "terminate", "reason": "backgroundTaskTimeout"])
+        let elapsed = try #require(end["t"] as? Double) - #require(background["t"] as? Double)
+        // 30 s of engine time; real scheduling jitter is multiplied by the time scale.
+        #expect(elapsed >= 30 && elapsed < 33, "killed after \(elapsed) s")
+        try host.wait(for: ["kind": "process.kill", "reason": "backgroundTaskTimeout", "signal": "SIGKILL"])
+        try host.wait(for: ["kind": "process.exit", "how": "signal 9"])
+        let pid = try #require((spawn["pid"] as? Int).map { pid_t($0) })
+        #expect(kill(pid, 0) != 0, "the process is still there")
+        if let cgroup = spawn["cgroup"] as? String, cgroup != "none" {
+            #expect(!FileManager.default.fileExists(atPath: cgroup), "the app's cgroup was left behind")
+        }
+        #expect(host.auditLog().contains("\"reason\": \"backgroundTaskTimeout\"") && host.auditLog().contains("code=0x2182bad2"))
+    }
+
+    @Test("an expiration handler that ends its task keeps the app alive: it is suspended, not killed")
+    func politeTask() throws {
+        let host = try LiveHost(timeScale: 10)
+        try host.install("com.example.polite", behaviour: "polite")
+        try host.ctl("launch", "com.example.polite")
+        try host.wait(for: ["kind": "state", "to": "active"])
+        try host.ctl("home")
+        try host.wait(for: ["kind": "bgtask.expire"])
+        let end = try host.wait(for: ["kind": "bgtask.end"])
+        try host.wait(for: ["kind": "process.freeze"], after: host.index(of: end))
+        #expect(!host.lines.contains { $0["kind"] as? String == "terminate" })
+    }
+
+    @Test("a launch never acknowledged is a watchdog kill (0x8badf00d)")
+    func launchWatchdog() throws {
+        let host = try LiveHost(timeScale: 10)
+        try host.install("com.example.hang", behaviour: "hang-launch")
+        try host.ctl("launch", "com.example.hang")
+        let launch = try host.wait(for: ["kind": "launch"])
+        let end = try host.wait(for: ["kind": "terminate", "reason": "watchdog"])
+        let elapsed = try #require(end["t"] as? Double) - #require(launch["t"] as? Double)
+        #expect(elapsed >= 20 && elapsed < 23, "killed after \(elapsed) s")
+        try host.wait(for: ["kind": "process.exit", "how": "signal 9"])
+        #expect(host.auditLog().contains("code=0x8badf00d"))
+    }
+
+    @Test("a process that never connects is killed by the launch watchdog")
+    func neverConnects() throws {
+        let host = try LiveHost(timeScale: 10)
+        try host.install("com.example.silent", behaviour: "no-connect")
+        try host.ctl("launch", "com.example.silent")
+        try host.wait(for: ["kind": "terminate", "reason": "watchdog"])
+        try host.wait(for: ["kind": "process.exit", "how": "signal 9"])
+    }
+
+    @Test("a process that exits by itself is an exit in the trace")
+    func exitsByItself() throws {
+        let host = try LiveHost()
+        try host.install("com.example.quitter", behaviour: "exit-in-background")
+        try host.ctl("launch", "com.example.quitter")
+        try host.wait(for: ["kind": "state", "to": "active"])
+        try host.ctl("home")
+        try host.wait(for: ["kind": "process.exit", "how": "status 3"])
+        try host.wait(for: ["kind": "terminate", "reason": "exit"])
+        #expect(!host.lines.contains { $0["kind"] as? String == "process.kill" })
+    }
+
+    @Test("force quit kills the process with reason userForceQuit")
+    func forceQuit() throws {
+        let host = try LiveHost()
+        try host.install("com.example.swiped")
+        try host.ctl("launch", "com.example.swiped")
+        try host.wait(for: ["kind": "state", "to": "active"])
+        try host.ctl("forcequit", "com.example.swiped")
+        try host.wait(for: ["kind": "process.kill", "reason": "userForceQuit"])
+        try host.wait(for: ["kind": "process.exit", "how": "signal 9"])
+        #expect(try host.ctl("status").contains("com.example.swiped: notRunning, force-quit"))
+    }
+
+    @Test("bad frames close that connection only, and are logged")
+    func badFrames() throws {
+        let host = try LiveHost()
+        for bytes in [Array("GET / HTTP/1.1\r\n\r\n".utf8), [0x42, 0x47, 0x58, 1, 0x7f, 0xff, 0xff, 0xff],
+                      Frame.encode(Array("{\"seq\": 1}".utf8))] {
+            let raw = try LiveConnection(socket: host.socket)
+            try raw.sendRaw(bytes)
+            #expect(try raw.receive(until: MonotonicClock.now() + 10_000_000_000) == nil, "the connection stayed open")
+        }
+        try host.wait(for: ["kind": "connection.close", "reason": "frame of 2147483647 bytes is over the 65536-byte bound"])
+        #expect(try host.ctl("status").contains("freezer:"))
+        host.stop()
+        #expect(host.daemonLog.contains("not a bgx frame (bad magic)"))
+    }
+
+    @Test("a process the daemon did not launch cannot pose as an app")
+    func strangerRefused() throws {
+        let host = try LiveHost()
+        try host.install("com.example.feed")
+        try host.ctl("launch", "com.example.feed")
+        try host.wait(for: ["kind": "state", "to": "active"])
+        #expect(throws: LiveClient.Refused.self) {
+            _ = try LiveClient(socket: host.socket, bundleIdentifier: "com.example.feed")
+        }
+        try host.wait(for: ["kind": "connection.close"])
+    }
+
+    @Test("install checks the bundle; verbs not built yet are refused by name")
+    func refusals() throws {
+        let host = try LiveHost()
+        let empty = host.directory + "/empty.app"
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+        #expect(try host.ctlRefusal("install", empty)?.contains("no Info.plist") == true)
+        #expect(try host.ctlRefusal("launch", "com.example.nobody") == "no app com.example.nobody is installed")
+        #expect(try host.ctlRefusal("teleport") == "not yet supported: ctl teleport")
+        #expect(try host.ctlRefusal("device", "volume=3")?.hasPrefix("not yet supported: device volume") == true)
+        try host.ctl("device", "charging=true")
+        try host.wait(for: ["kind": "device", "property": "charging", "value": "true"])
+    }
+
+    @Test("bgx daemon and bgx ctl hand over to bgx-daemon")
+    func throughBGX() throws {
+        let host = try LiveHost(freezer: "sigstop", viaBGX: true)
+        let bgx = try #require(LiveHost.executable("bgx"))
+        let ctl = Process()
+        ctl.executableURL = URL(fileURLWithPath: bgx)
+        ctl.arguments = ["ctl", "--socket", host.socket, "status"]
+        let out = Pipe()
+        ctl.standardOutput = out
+        try ctl.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        ctl.waitUntilExit()
+        #expect(ctl.terminationStatus == 0)
+        #expect(text.hasPrefix("freezer: sigstop"), "bgx ctl status said: \(text)")
+    }
+
+    @Test("an app in Python (Clients/python) speaks the protocol: a background task begun and ended, then frozen",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"), "no python3"))
+    func pythonClient() throws {
+        let host = try LiveHost()
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Clients/python").path
+        let copy = host.directory + "/python"
+        try FileManager.default.copyItem(atPath: source, toPath: copy)
+        try host.ctl("install", copy + "/Example.app")
+        try host.ctl("launch", "com.example.python-sync")
+        try host.wait(for: ["kind": "state", "to": "active"])
+        try host.ctl("home")
+        let begin = try host.wait(for: ["kind": "bgtask.begin", "name": "sync"])
+        try host.wait(for: ["kind": "bgtask.end"], after: host.index(of: begin))
+        try host.wait(for: ["kind": "process.freeze", "app": "com.example.python-sync"])
+        #expect(FileManager.default.fileExists(atPath: copy + "/Example.app/synced"))
+    }
+
+    @Test("an app acts only on its own work: a second app cannot end the first's background task")
+    func peerIsolation() throws {
+        let host = try LiveHost()
+        try host.install("com.example.owner", behaviour: "overrun")
+        let thief = try host.install("com.example.thief", behaviour: "steal")
+        try host.ctl("launch", "com.example.owner")
+        try host.wait(for: ["kind": "state", "to": "active", "app": "com.example.owner"])
+        try host.ctl("home")
+        try host.wait(for: ["kind": "bgtask.begin", "id": "1", "app": "com.example.owner"])
+        try host.ctl("launch", "com.example.thief")
+        // The thief's call is answered before its didFinishLaunching returns.
+        try host.wait(for: ["kind": "state", "to": "active", "app": "com.example.thief"])
+        let result = try String(contentsOfFile: thief + "/steal-result", encoding: .utf8)
+        #expect(result == "false no background task 1 of this app")
+        #expect(!host.lines.contains { $0["kind"] as? String == "bgtask.end" })
+        #expect(try host.ctl("status").contains("com.example.owner: background, pid"))
+    }
+
+    @Test("jetsam from the real resident size: an app holding 200 MB on a 256 MB device is killed for memory")
+    func jetsamUnderMemory() throws {
+        let host = try LiveHost(extra: ["--memory", "256MB"])
+        try host.install("com.example.small")
+        try host.install("com.example.hog", behaviour: "hog")
+        try host.ctl("launch", "com.example.small")
+        try host.wait(for: ["kind": "state", "to": "active", "app": "com.example.small"])
+        try host.ctl("launch", "com.example.hog")
+        let kill = try host.wait(for: ["kind": "terminate", "reason": "memoryPressure", "app": "com.example.hog"])
+        #expect((kill["footprintMB"] as? Double).map { $0 >= 200 } ?? false, "\(kill)")
+        #expect(kill["cause"] as? String == "perProcessLimit")
+        try host.wait(for: ["kind": "process.exit", "how": "signal 9", "app": "com.example.hog"])
+        #expect(!host.lines.contains { $0["kind"] as? String == "terminate" && $0["app"] as? String == "com.example.small" })
+    }
+
+    @Test("cgroup v2 catches forks: an app's child is frozen with it and killed with it",
+          .enabled(if: KernelSupport.cgroup2, "no cgroup v2 mount, or not root"))
+    func childrenShareTheApp() throws {
+        let host = try LiveHost(freezer: "cgroup2")
+        let dir = try host.install("com.example.forker", behaviour: "forker")
+        try host.ctl("launch", "com.example.forker")
+        let spawn = try host.wait(for: ["kind": "process.spawn"])
+        try host.wait(for: ["kind": "state", "to": "active"])
+        let child = try #require(pid_t(String(contentsOfFile: dir + "/child", encoding: .utf8)))
+        let cgroup = try #require(spawn["cgroup"] as? String)
+        let procs = try String(contentsOfFile: cgroup + "/cgroup.procs", encoding: .utf8)
+        #expect(procs.split(separator: "\n").contains(Substring("\(child)")), "cgroup.procs: \(procs)")
+        try host.ctl("home")
+        try host.wait(for: ["kind": "process.freeze"])
+        #expect(try String(contentsOfFile: cgroup + "/cgroup.events", encoding: .utf8).contains("frozen 1"))
+        try host.ctl("forcequit", "com.example.forker")
+        try host.wait(for: ["kind": "process.kill", "mechanism": "cgroup.kill"])
+        try host.wait(for: ["kind": "process.exit"])
+        // The child was reparented (not the daemon's to reap); cgroup.kill ended it all the same.
+        let stat = try? String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8)
+        #expect(stat == nil || stat!.split(separator: ")").last?.split(separator: " ").first == "Z", "child: \(stat ?? "")")
+        #expect(!FileManager.default.fileExists(atPath: cgroup))
+    }
+}

@@ -1,0 +1,74 @@
+import BGXLive
+import Foundation
+import Glibc
+
+// A small app the live host's tests run as a real process. What it does is
+// in `behaviour` beside its executable in the bundle (one word):
+//   normal            answers every callback; a background push is completed
+//   overrun           begins a background task on entering the background, never ends it
+//   polite            begins one and ends it in its expiration handler
+//   hang-launch       never returns from didFinishLaunching
+//   no-connect        never connects to the daemon
+//   exit-in-background  exits with status 3 once in the background
+//   forker            starts a child (/bin/sleep) as it launches and writes its pid to `child`
+//   hog               holds 200 MB (touched) from didFinishLaunching on
+//   steal             as it launches, tries to end background task 1 — another
+//                     app's — and writes the reply to `steal-result`
+// Meanwhile a thread counts, writing the count to `counter` in the bundle
+// every millisecond: a frozen process's count stands still.
+
+let env = ProcessInfo.processInfo.environment
+let bundle = env["BGX_BUNDLE_PATH"] ?? "."
+let behaviour = (try? String(contentsOfFile: bundle + "/behaviour", encoding: .utf8))?
+    .trimmingCharacters(in: .whitespacesAndNewlines) ?? "normal"
+
+let counterFD = open(bundle + "/counter", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+Thread.detachNewThread {
+    var count = 0
+    while true {
+        count += 1
+        let text = Array(String(format: "%012d", count).utf8)
+        _ = pwrite(counterFD, text, text.count, 0)
+        usleep(1000)
+    }
+}
+
+if behaviour == "no-connect" {
+    while true { pause() }
+}
+
+var held: [UnsafeMutableRawPointer] = []
+let client = try LiveClient()
+client.onCallback = { callback in
+    switch (behaviour, callback.name) {
+    case ("hang-launch", "didFinishLaunching"):
+        while true { pause() }
+    case ("overrun", "didEnterBackground"):
+        _ = try? client.beginBackgroundTask(withName: "upload")
+    case ("polite", "didEnterBackground"):
+        var id = 0
+        id = (try? client.beginBackgroundTask(withName: "upload") { try? client.endBackgroundTask(id) }) ?? 0
+    case ("exit-in-background", "didEnterBackground"):
+        exit(3)
+    case ("forker", "didFinishLaunching"):
+        var child: pid_t = 0
+        let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sleep"), strdup("1000"), nil]
+        if posix_spawn(&child, "/bin/sleep", nil, nil, argv, environ) == 0 {
+            try? "\(child)".write(toFile: bundle + "/child", atomically: true, encoding: .utf8)
+        }
+    case ("hog", "didFinishLaunching"):
+        let size = 200 * 1024 * 1024
+        let block = malloc(size)!
+        memset(block, 1, size)
+        held.append(block)
+    case ("steal", "didFinishLaunching"):
+        let reply = try? client.call("endBackgroundTask", ["id": "1"])
+        try? "\(reply?.ok == true) \(reply?.text ?? "")".write(toFile: bundle + "/steal-result", atomically: true, encoding: .utf8)
+    case (_, "didReceiveRemoteNotification"):
+        if let number = callback.args["number"] {
+            _ = try? client.call("completeRemoteNotification", ["number": number, "result": "newData"])
+        }
+    default: break
+    }
+}
+try client.run()
