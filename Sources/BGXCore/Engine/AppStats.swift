@@ -18,15 +18,3 @@ public struct AppStats: Sendable, Equatable {
     public var warmLaunches = 0
     public init() {}
 }
-
-extension SIMD32 where Scalar == Int32 {
-    /// Adds one to a lane in place: `v[i] += 1` on a vector stored in an
-    /// array element copies all 128 bytes out and back.
-    @inline(__always) mutating func increment(_ lane: Int) {
-        precondition(lane >= 0 && lane < 32, "lane \(lane) out of range")
-        withUnsafeMutableBytes(of: &self) { bytes in
-            let offset = lane * MemoryLayout<Int32>.stride
-            bytes.storeBytes(of: bytes.load(fromByteOffset: offset, as: Int32.self) &+ 1, toByteOffset: offset, as: Int32.self)
-        }
-    }
-}

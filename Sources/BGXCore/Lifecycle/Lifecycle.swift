@@ -133,7 +133,7 @@ extension Engine {
     public mutating func launch(_ app: AppID, cause: LaunchCause) {
         let i = Int(app.index)
         guard apps[i].state == .notRunning else { return }
-        apps[i].stats.launches.increment(Int(cause.rawValue))
+        apps[i].stats.launches[Int(cause.rawValue)] &+= 1
         record(app, .launch(cause: cause))
         outbox.append(.launch(app, cause))
         if cause.launchesIntoForeground {
@@ -420,7 +420,7 @@ extension Engine {
     mutating func terminate(_ app: AppID, _ reason: TerminationReason, detailText: TextID?) {
         let i = Int(app.index)
         guard apps[i].state != .notRunning else { return }
-        apps[i].stats.terminations.increment(Int(reason.rawValue))
+        apps[i].stats.terminations[Int(reason.rawValue)] &+= 1
         if reason == .memoryPressure, let kill = apps[i].memory.jettison {
             record(app, .memoryKill(kill))
         } else {
