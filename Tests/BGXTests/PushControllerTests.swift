@@ -71,3 +71,19 @@ import Testing
                 == [.log(app, "didReceiveRemoteNotification: the completion handler was called more than once")])
     }
 }
+
+extension PushControllerTests {
+    @Test("the push controller explains itself: its state as data, the throttle and budget in words")
+    func dumpsItsState() {
+        var c = controller()
+        var settings = PushSettings()
+        settings.silentPushDailyBudget = 5
+        _ = c.deliverInBackground(app, push, now: Time.minutes(30))
+        _ = c.hold(app, push, "Low Power Mode", retryAt: nil, now: Time.minutes(40))
+        let dump = c.dump(app, now: Time.minutes(45), settings: settings)
+        #expect(dump.held == push && dump.heldSince == Time.minutes(40))
+        #expect(dump.deliveredPastHour == 1 && dump.budgetSpent == 1 && dump.budgetResets == Time.minutes(30) + Time.days(1))
+        #expect(dump.throttleText { "\($0 / Time.minutes(1))m" }
+                == "throttle: 1 of 3 in the past hour; daily budget: 1 of 5 (resets at 1470m)")
+    }
+}

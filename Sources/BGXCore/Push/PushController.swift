@@ -108,3 +108,51 @@ struct PushController: Sendable {
                 .suspendIfThreadFree(app)]
     }
 }
+
+/// The push controller's state for one app, as data (AOSP's
+/// `dumpControllerStateLocked`): what `explain` puts into words and a live
+/// host's status can show as it is.
+public struct PushControllerDump: Sendable, Equatable {
+    /// The push held for the app, and since when.
+    public var held: Push?
+    public var heldSince: Nanoseconds?
+    /// Background deliveries within the past hour, of at most `perHour`.
+    public var deliveredPastHour: Int
+    public var perHour: Int
+    /// Background pushes delivered in the budget's current day, of at most `dailyBudget` (nil: no budget).
+    public var budgetSpent: Int
+    public var dailyBudget: Int?
+    /// When the budget's day ends, if one is running.
+    public var budgetResets: Nanoseconds?
+    /// Pushes handed to the app whose completion handler it has not called.
+    public var awaitingCompletion: Int
+
+    /// The throttle and budget in words, times read by `when`.
+    public func throttleText(when: (Nanoseconds) -> String) -> String {
+        var out = "throttle: \(deliveredPastHour) of \(perHour) in the past hour"
+        if let dailyBudget {
+            out += "; daily budget: \(budgetSpent) of \(dailyBudget)"
+            if let budgetResets, budgetSpent > 0 { out += " (resets at \(when(budgetResets)))" }
+        }
+        return out
+    }
+}
+
+extension PushController {
+    func dump(_ app: AppID, now: Nanoseconds, settings: PushSettings) -> PushControllerDump {
+        let state = apps[Int(app.index)]
+        return PushControllerDump(held: state.held, heldSince: state.heldSince,
+                                  deliveredPastHour: recentDeliveries(app, now: now).count,
+                                  perHour: settings.silentPushesPerHour,
+                                  budgetSpent: state.budget.spent(at: now), dailyBudget: settings.silentPushDailyBudget,
+                                  budgetResets: state.budget.dayEnds(after: now),
+                                  awaitingCompletion: state.awaitingCompletion.count)
+    }
+}
+
+extension Engine {
+    /// The push controller's state for the app now.
+    public func pushControllerDump(of app: AppID) -> PushControllerDump {
+        pushes.dump(app, now: now, settings: profile.push)
+    }
+}

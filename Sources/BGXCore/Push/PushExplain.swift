@@ -5,7 +5,7 @@ extension Engine {
     public func explainPushes(app: AppID) -> String {
         let i = Int(app.index)
         let modes = apps[i].manifest.backgroundModes
-        let push = pushes.apps[i]
+        let push = pushControllerDump(of: app)
         guard modes.contains(.remoteNotification) || modes.contains(.voip) || push.held != nil else { return "" }
         func when(_ t: Nanoseconds) -> String { Time.wallClock(wall(t), seconds: true) }
         func verdict(_ p: Push) -> String {
@@ -22,14 +22,7 @@ extension Engine {
         }
         if modes.contains(.remoteNotification) {
             out += "  a background push (priority 5) now would be \(verdict(Push(type: .background, priority: 5)))\n"
-            let p = profile.push
-            out += "  throttle: \(pushes.recentDeliveries(app, now: now).count) of \(p.silentPushesPerHour) in the past hour"
-            if let budget = p.silentPushDailyBudget {
-                let used = push.budget.spent(at: now)
-                out += "; daily budget: \(used) of \(budget)"
-                if let resets = push.budget.dayEnds(after: now), used > 0 { out += " (resets at \(when(resets)))" }
-            }
-            out += "\n"
+            out += "  " + push.throttleText(when: when) + "\n"
         }
         if modes.contains(.voip) {
             let limit = profile.push.voipReportFailureLimit
