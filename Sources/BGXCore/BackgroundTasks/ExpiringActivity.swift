@@ -24,6 +24,7 @@ extension Engine {
         let id = apps[i].nextTaskID
         apps[i].nextTaskID += 1
         apps[i].tasks.append(BackgroundTaskRecord(id: id, name: label, nameText: name, began: now, isExpiringActivity: true))
+        setAssertion(.backgroundTask, true, i)
         record(app, .activityBegin(id: id, name: name))
         if apps[i].state == .background { scheduleBudgetTimers(app) }
         enqueueInBackground(.expiringActivity(id), for: app)
@@ -53,6 +54,7 @@ extension Engine {
         let i = Int(app.index)
         guard let t = apps[i].tasks.firstIndex(where: { $0.id == id && $0.isExpiringActivity }) else { return }
         let name = apps[i].tasks.remove(at: t).nameText
+        setAssertion(.backgroundTask, !apps[i].tasks.isEmpty, i)
         record(app, .activityEnd(id: id, name: name, reason: text(why)))
         suspendIfThreadFree(app)
     }

@@ -8,6 +8,9 @@ struct AppProcess: Sendable {
     /// Set by a swipe in the app switcher; cleared by a user launch or reboot.
     var forceQuit = false
 
+    /// What holds the app running in the background, set and cleared by each concern.
+    var assertions: BackgroundAssertions = []
+
     var inFlight: InFlightJob?
     var jobCounter: UInt32 = 0
     var jobs = JobQueue()
@@ -70,9 +73,6 @@ struct AppProcess: Sendable {
 
     // MARK: Memory and the responsible-background rules (SPEC §10)
     var memory = ProcessMemory()
-    /// An audio or accessory session keeps the app in jetsam's
-    /// audio-and-accessory band (set by those services, SPEC §4).
-    var holdsAudioOrAccessoryAssertion = false
     // MARK: Long-running services (SPEC §4)
     var services = AppServices()
     // MARK: Background transfers (SPEC §8)
@@ -100,7 +100,7 @@ extension AppProcess {
     /// and what is already empty is not touched (emptying checks uniqueness).
     mutating func processEnded() {
         memory.processEnded()
-        holdsAudioOrAccessoryAssertion = false
+        assertions = []
         epoch &+= 1
         inFlight = nil
         jobs.removeAll()

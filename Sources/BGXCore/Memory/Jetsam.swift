@@ -104,7 +104,7 @@ extension Engine {
         let state = apps[i].state
         if state == .notRunning { return nil }
         // A suspended process holds no assertion: it is purged first (SPEC §10), session or not.
-        if apps[i].holdsAudioOrAccessoryAssertion, state != .suspended { return .audioAndAccessory }
+        if apps[i].assertions.contains(.audioOrAccessory), state != .suspended { return .audioAndAccessory }
         switch state {
         case .notRunning: return nil
         case .active, .inactive: return .foreground

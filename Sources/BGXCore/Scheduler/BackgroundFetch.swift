@@ -39,7 +39,7 @@ extension Engine {
         }
         if apps[i].fetchDeferKey != judgement.key {
             apps[i].fetchDeferKey = judgement.key
-            record(app, .fetchDefer(reason: appendDecision(decision(judgement))))
+            record(app, .fetchDefer(reason: appendDecision(decision(judgement, candidate))))
         }
         return judgement.nextChange
     }
@@ -51,6 +51,7 @@ extension Engine {
         apps[i].fetchDeferKey = nil
         apps[i].fetchNumber &+= 1
         apps[i].fetchInFlight = FetchInFlight(number: apps[i].fetchNumber, started: now)
+        setAssertion(.fetch, true, i)
         apps[i].lastFetch = now
         apps[i].lastBackgroundLaunch = now
         apps[i].stats.fetches += 1
@@ -68,6 +69,7 @@ extension Engine {
             return
         }
         apps[i].fetchInFlight = nil
+        setAssertion(.fetch, false, i)
         record(app, .fetchComplete(result: result))
         let took = now - fetch.started
         judgeFetch(app, fetchVerdict(result: result, took: took, asyncWork: fetch.asyncWork), took: took)

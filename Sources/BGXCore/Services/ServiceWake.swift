@@ -20,7 +20,7 @@ extension Engine {
         let sessionHeld = !apps[i].state.isForeground
             && (apps[i].services.accessory == .open && hasAccessoryMode(i, .accessory)
                 || apps[i].services.bluetooth == .open && hasAccessoryMode(i, .bluetooth))
-        apps[i].holdsAudioOrAccessoryAssertion = apps[i].state != .notRunning && (apps[i].services.audio != nil || sessionHeld)
+        setAssertion(.audioOrAccessory, apps[i].state != .notRunning && (apps[i].services.audio != nil || sessionHeld), i)
     }
 
     /// Why a service event may not wake or relaunch the app now, or nil: the
@@ -43,7 +43,7 @@ extension Engine {
             let until = max(apps[i].services.wakeUntil ?? now, now + runTime)
             apps[i].services.wakeUntil = until
             apps[i].services.wakeNumber &+= 1
-            queue.push(.serviceWakeEnd(app, epoch: apps[i].epoch, wake: apps[i].services.wakeNumber), at: until)
+            queue.push(.serviceWakeEnd(app, ticket(app, apps[i].services.wakeNumber)), at: until)
         }
         // A launch killed at once leaves no process for the event.
         guard wakeIntoBackground(app, cause: cause) else { return }
@@ -51,9 +51,8 @@ extension Engine {
         pump(app)
     }
 
-    mutating func serviceWakeEnded(_ app: AppID, epoch: UInt32, wake: UInt32) {
+    mutating func serviceWakeEnded(_ app: AppID) {
         let i = Int(app.index)
-        guard apps[i].epoch == epoch, apps[i].services.wakeNumber == wake else { return }
         apps[i].services.wakeUntil = nil
         suspendIfThreadFree(app)
     }

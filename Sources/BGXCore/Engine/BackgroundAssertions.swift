@@ -1,0 +1,63 @@
+/// Why an app is held running in the background, one reason per concern.
+/// Each concern sets its own reason when it begins holding the app and
+/// clears it when it lets go (as AOSP's controllers call
+/// `setConstraintSatisfied` on a job); suspension and jetsam's bands read
+/// the one set instead of every concern's fields.
+struct BackgroundAssertions: OptionSet, Sendable, Hashable {
+    let rawValue: UInt8
+
+    /// `beginBackgroundTask` or `performExpiringActivity` is open (SPEC §2, §13).
+    static let backgroundTask = BackgroundAssertions(rawValue: 1 << 0)
+    /// A BGTask (refresh, processing, continued processing) is running (SPEC §5, §13).
+    static let scheduledTask = BackgroundAssertions(rawValue: 1 << 1)
+    /// A legacy background fetch is in progress (SPEC §6).
+    static let fetch = BackgroundAssertions(rawValue: 1 << 2)
+    /// The app was woken for a background session's events and has not yet
+    /// called the completion handler (SPEC §8).
+    static let transferEvents = BackgroundAssertions(rawValue: 1 << 3)
+    /// A background push awaits its completion handler (SPEC §7).
+    static let pushCompletion = BackgroundAssertions(rawValue: 1 << 4)
+    /// Audible audio, or an accessory or Bluetooth session held in the
+    /// background: jetsam's audio-and-accessory band (SPEC §10). It raises the
+    /// band; keeping the app running is the services' own reason.
+    static let audioOrAccessory = BackgroundAssertions(rawValue: 1 << 5)
+
+    /// The reasons that keep a background app from being suspended.
+    static let keepRunning: BackgroundAssertions = [.backgroundTask, .scheduledTask, .fetch, .transferEvents, .pushCompletion]
+
+    /// Each reason's name, for `explain` and the dumps.
+    static let names: [(BackgroundAssertions, String)] = [
+        (.backgroundTask, "background task"), (.scheduledTask, "BGTask"), (.fetch, "fetch"),
+        (.transferEvents, "session events"), (.pushCompletion, "push completion"),
+        (.audioOrAccessory, "audio or accessory"),
+    ]
+
+    var names: [String] { Self.names.filter { contains($0.0) }.map(\.1) }
+
+    /// Sets or clears one reason.
+    mutating func set(_ reason: BackgroundAssertions, _ held: Bool) {
+        if held { insert(reason) } else { remove(reason) }
+    }
+}
+
+extension Engine {
+    /// A concern begins or stops holding the app in the background.
+    mutating func setAssertion(_ reason: BackgroundAssertions, _ held: Bool, _ i: Int) {
+        apps[i].assertions.set(reason, held)
+    }
+}
+
+extension Engine {
+    /// Debug builds (every `swift test`) check at each suspension decision
+    /// that every concern has set and cleared its reason in step with its own
+    /// state: a concern that forgets to would keep an app running, or
+    /// suspend it early, without a trace saying so.
+    func assertionsMatchConcerns(_ i: Int) -> Bool {
+        let a = apps[i]
+        return a.assertions.contains(.backgroundTask) == !a.tasks.isEmpty
+            && a.assertions.contains(.scheduledTask) == !a.runningTasks.isEmpty
+            && a.assertions.contains(.fetch) == (a.fetchInFlight != nil)
+            && a.assertions.contains(.transferEvents) == (a.transferEvents != nil)
+            && a.assertions.contains(.pushCompletion) == a.push.keepsAppRunning
+    }
+}
