@@ -11,6 +11,8 @@ import Glibc
 //   no-connect        never connects to the daemon
 //   exit-in-background  exits with status 3 once in the background
 //   forker            starts a child (/bin/sleep) as it launches and writes its pid to `child`
+//   refresh           registers com.example.refresh as it launches, submits it
+//                     on entering the background, and completes it when it runs
 //   hog               holds 200 MB (touched) from didFinishLaunching on
 //   steal             as it launches, tries to end background task 1 — another
 //                     app's — and writes the reply to `steal-result`
@@ -50,6 +52,12 @@ client.onCallback = { callback in
         id = (try? client.beginBackgroundTask(withName: "upload") { try? client.endBackgroundTask(id) }) ?? 0
     case ("exit-in-background", "didEnterBackground"):
         exit(3)
+    case ("refresh", "didFinishLaunching"):
+        _ = try? client.register(forTaskWithIdentifier: "com.example.refresh") { identifier in
+            try? client.setTaskCompleted(identifier: identifier, success: true)
+        }
+    case ("refresh", "didEnterBackground"):
+        try? client.submit(identifier: "com.example.refresh", type: "appRefresh", earliestBeginIn: 3600)
     case ("forker", "didFinishLaunching"):
         var child: pid_t = 0
         let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sleep"), strdup("1000"), nil]
