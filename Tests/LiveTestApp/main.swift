@@ -25,12 +25,22 @@ let behaviour = (try? String(contentsOfFile: bundle + "/behaviour", encoding: .u
     .trimmingCharacters(in: .whitespacesAndNewlines) ?? "normal"
 
 let counterFD = open(bundle + "/counter", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+let counterLock = NSLock()
+nonisolated(unsafe) var count = 0
+/// One more on the counter. The first is written before the app connects and
+/// the push handler writes one too, so a test that reads the counter after
+/// "active" or after "push.complete" never races a thread the scheduler has
+/// not yet run on a loaded machine.
+func tick() {
+    counterLock.lock(); defer { counterLock.unlock() }
+    count += 1
+    let text = Array(String(format: "%012d", count).utf8)
+    _ = pwrite(counterFD, text, text.count, 0)
+}
+tick()
 Thread.detachNewThread {
-    var count = 0
     while true {
-        count += 1
-        let text = Array(String(format: "%012d", count).utf8)
-        _ = pwrite(counterFD, text, text.count, 0)
+        tick()
         usleep(1000)
     }
 }
@@ -73,6 +83,7 @@ client.onCallback = { callback in
         let reply = try? client.call("endBackgroundTask", ["id": "1"])
         try? "\(reply?.ok == true) \(reply?.text ?? "")".write(toFile: bundle + "/steal-result", atomically: true, encoding: .utf8)
     case (_, "didReceiveRemoteNotification"):
+        tick()
         if let number = callback.args["number"] {
             _ = try? client.call("completeRemoteNotification", ["number": number, "result": "newData"])
         }
