@@ -1,6 +1,7 @@
 import BGXApp
 import BGXCore
 import BGXSimulation
+import BGXTestKit
 import Foundation
 import Testing
 
@@ -185,14 +186,11 @@ struct ContinuedProcessingTests {
         let app = engine.install(Self.manifest)
         func run(until time: Nanoseconds) {
             var directives: [Directive] = []
+            // Handlers return at once; tasks run until completed.
             func drain() {
-                while engine.hasDirectives {
-                    engine.takeDirectives(into: &directives)
-                    for case let .deliver(to, callback) in directives {
-                        if case .didFinishLaunching = callback {
-                            _ = engine.registerTask(for: to, identifier: "com.example.photos.export.*")
-                        }
-                        engine.returned(to)   // handlers return at once; tasks run until completed
+                engine.answerAtOnce(&directives) { d, engine in
+                    if case let .deliver(to, .didFinishLaunching) = d {
+                        _ = engine.registerTask(for: to, identifier: "com.example.photos.export.*")
                     }
                 }
             }
