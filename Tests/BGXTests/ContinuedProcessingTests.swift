@@ -10,10 +10,15 @@ final class ExportApp: ApplicationDelegate {
     let journal: Journal
     var strategy: BGContinuedProcessingTaskRequest.SubmissionStrategy = .queue
     var resources: BGContinuedProcessingTaskRequest.Resources = []
-    init(journal: Journal) { self.journal = journal }
+    /// The queue the launch handler is registered with (nil: the system's background queue).
+    let queue: DispatchQueue?
+    init(journal: Journal, queue: DispatchQueue? = nil) {
+        self.journal = journal
+        self.queue = queue
+    }
 
     func application(_ application: Application, didFinishLaunchingWithOptions options: LaunchOptions?) -> Bool {
-        BGTaskScheduler.shared.register(forTaskWithIdentifier: "com.example.photos.export.*", using: nil) { task in
+        BGTaskScheduler.shared.register(forTaskWithIdentifier: "com.example.photos.export.*", using: queue) { task in
             guard let task = task as? BGContinuedProcessingTask else { return self.journal.write("not a continued task") }
             self.journal.write("started \(task.identifier)")
             task.expirationHandler = {
@@ -54,13 +59,14 @@ struct ContinuedProcessingTests {
     static let manifest = AppManifest(bundleIdentifier: "com.example.photos",
                                       permittedTaskIdentifiers: ["com.example.photos.export.*"])
 
-    func device(_ profile: PolicyProfile = .ios26, gpu: Bool = false) -> (SimulatedDevice, AppID, () -> ExportApp?) {
+    func device(_ profile: PolicyProfile = .ios26, gpu: Bool = false,
+                queue: DispatchQueue? = nil) -> (SimulatedDevice, AppID, () -> ExportApp?) {
         var state = DeviceState()
         state.backgroundGPU = gpu
         let device = SimulatedDevice(profile: profile, device: state)
         var made: ExportApp?
         let journal = Journal()
-        let app = device.install(Self.manifest, delegate: { made = ExportApp(journal: journal); return made! })
+        let app = device.install(Self.manifest, delegate: { made = ExportApp(journal: journal, queue: queue); return made! })
         device.perform(.launch(app))
         device.advance(seconds: 1)
         return (device, app, { made })
@@ -84,6 +90,20 @@ struct ContinuedProcessingTests {
         #expect(device.state(of: app) == .suspended)
         let progress = device.story(of: app, only: ["task.progress"])
         #expect(progress.count == 4)   // total set, then 1, 2, 3 of 3
+    }
+
+    @Test("SPEC §5 [D]: a handler registered under the wildcard with using: .main runs on the main queue — the queue is the registration's, found through the wildcard")
+    func wildcardHandlerRunsOnItsQueue() {
+        let (onMain, mainApp, mainDelegate) = device(queue: .main)
+        tap(onMain, mainApp) { mainDelegate()!.export("album") }
+        onMain.advance(seconds: 1)
+        #expect(onMain.details(of: mainApp, only: ["callback"]).last
+                == "1 callback name=bgTask identifier=com.example.photos.export.album")
+        let (onNil, nilApp, nilDelegate) = device()
+        tap(onNil, nilApp) { nilDelegate()!.export("album") }
+        onNil.advance(seconds: 1)
+        #expect(onNil.details(of: nilApp, only: ["callback"]).last
+                == "1 callback name=bgTask identifier=com.example.photos.export.album queue=background")
     }
 
     @Test("SPEC §13: from the background the request is refused (notPermitted), with its reason")
@@ -157,5 +177,50 @@ struct ContinuedProcessingTests {
         #expect(ended.count == 1)
         #expect(ended.first?.contains("com.example.stuck.job.1") == true)
         #expect(ended.first?.contains("has not moved") == true)
+    }
+
+    @Test("SPEC §13: resource pressure ends a task still working, not one already expired and winding down (the engine alone)")
+    func pressurePassesOverExpiredTasks() throws {
+        var engine = Engine(profile: .ios26)
+        let app = engine.install(Self.manifest)
+        func run(until time: Nanoseconds) {
+            var directives: [Directive] = []
+            func drain() {
+                while engine.hasDirectives {
+                    engine.takeDirectives(into: &directives)
+                    for case let .deliver(to, callback) in directives {
+                        if case .didFinishLaunching = callback {
+                            _ = engine.registerTask(for: to, identifier: "com.example.photos.export.*")
+                        }
+                        engine.returned(to)   // handlers return at once; tasks run until completed
+                    }
+                }
+            }
+            drain()
+            while let next = engine.nextEventTime, next <= time { engine.step(); drain() }
+            engine.advanceClock(to: time)
+        }
+        func request(_ name: String) -> ContinuedProcessingRequest {
+            ContinuedProcessingRequest(identifier: "com.example.photos.export.\(name)", title: name, subtitle: "3 items")
+        }
+        engine.schedule(.user(.launch(app)), at: 0)
+        run(until: Time.seconds(1))
+        try engine.submitContinuedProcessingTask(for: app, request("old"))
+        try engine.submitContinuedProcessingTask(for: app, request("new"))
+        engine.setTaskExpirationHandler(for: app, identifier: "com.example.photos.export.old", isSet: true)
+        run(until: Time.seconds(100))
+        engine.reportContinuedProgress(for: app, identifier: "com.example.photos.export.new", completed: 1, total: 3)
+        // The person cancels the older one: expired, its handler winds it down (it has not completed yet).
+        engine.cancelContinuedTask(for: app, identifier: "com.example.photos.export.old")
+        run(until: Time.seconds(200))
+        engine.trace.removeAll()
+        engine.schedule(.device(.thermal(.serious)), at: Time.seconds(200))
+        run(until: Time.seconds(201))
+        let ended = engine.trace.compactMap { event -> String? in
+            guard case let .taskExpireWithReason(id, reason) = event.kind else { return nil }
+            return engine.text(id) + ": " + engine.text(reason)
+        }
+        #expect(ended.count == 1)
+        #expect(ended.first?.hasPrefix("com.example.photos.export.new: resource pressure (thermal serious)") == true)
     }
 }

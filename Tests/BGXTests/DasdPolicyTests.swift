@@ -92,6 +92,19 @@ struct DasdPolicyTests {
         #expect(device.engine.dasdPushDecision(app: app).response("FileProtectionPolicy")?.verdict == .canProceed(1))
     }
 
+    @Test("A push dasd scores below its threshold is Can Proceed with DecisionToRun 0, not a second veto from the rest of the push gate")
+    func pushBelowThresholdIsNotAVeto() {
+        var profile = PolicyProfile.modern
+        profile.push.dasdThreshold = 0.99
+        let (device, app) = chatDevice(profile: profile)
+        let d = device.engine.dasdPushDecision(app: app)
+        #expect(d.response("PushGate") == nil)
+        #expect(!d.decisionToRun)
+        guard case let .canProceed(score) = d.final else { Issue.record("final decision \(d.final)"); return }
+        #expect(score < 0.99)
+        #expect(d.thresholdScore == 0.99)
+    }
+
     @Test("ApplicationPolicy: a push to the app in front Absolutely Must Proceed")
     func appInFront() {
         let (device, app) = chatDevice()

@@ -23,9 +23,11 @@ struct BackgroundQueueState: Sendable {
 }
 
 extension Engine {
-    /// The queue an app's launch handler for `identifier` runs on.
+    /// The queue an app's launch handler for `identifier` runs on: the queue
+    /// it was registered with — under the identifier or its wildcard.
     public func launchHandlerQueue(for app: AppID, identifier: TextID) -> ExecutionQueue {
-        apps[Int(app.index)].launchHandlersOnMain.contains(identifier) ? .main : .background
+        guard let handler = registeredHandler(of: app, identifier) else { return .background }
+        return apps[Int(app.index)].launchHandlersOnMain.contains(handler) ? .main : .background
     }
 
     /// Puts a job on the app's background serial queue; it runs when the

@@ -225,7 +225,8 @@ extension Engine {
     mutating func relieveContinuedProcessingPressure(_ thermal: DeviceState.Thermal) {
         guard thermal == .serious || thermal == .critical else { return }
         let window = profile.continuedProcessing.stallWindow
-        var running = continuedTasks.indices.filter { continuedTasks[$0].running }
+        // An expired task is already winding down (its expiration handler runs): pressure ends another.
+        var running = continuedTasks.indices.filter { continuedTasks[$0].running && !continuedTaskExpired($0) }
         running.sort { continuedTasks[$0].movedAt < continuedTasks[$1].movedAt }
         guard !running.isEmpty else { return }
         let stalled = running.filter { now - continuedTasks[$0].movedAt >= window }
@@ -238,6 +239,12 @@ extension Engine {
                 + (still ? "its progress has not moved since \(Time.wallClock(wall(moved), seconds: true))"
                    : "no task is stalled; its progress moved least recently"))
         }
+    }
+
+    /// Whether continued task `k` has been expired and waits for its app to complete it.
+    func continuedTaskExpired(_ k: Int) -> Bool {
+        let task = continuedTasks[k]
+        return apps[Int(task.app.index)].runningTasks.contains { $0.identifier == task.identifier && $0.expired }
     }
 
     /// Continued-processing tasks of a process that ended go with it.

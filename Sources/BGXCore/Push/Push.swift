@@ -61,7 +61,7 @@ extension Engine {
         case hold(String, retryAt: Nanoseconds?)
     }
 
-    func backgroundPushGate(_ app: AppID, _ push: Push) -> PushGate? {
+    func backgroundPushGate(_ app: AppID, _ push: Push, dasd: Bool = true) -> PushGate? {
         let i = Int(app.index)
         let p = profile.push
         if !p.silentPushSupported { return .drop("content-available pushes wake apps from iOS 7 on") }
@@ -82,7 +82,7 @@ extension Engine {
                 return .drop("the app has not been opened since \(clockText(lastUse)) (over \(Time.describe(cutoff)))")
             }
         }
-        if let refused = dasdPushGate(app) { return refused }
+        if dasd, let refused = dasdPushGate(app) { return refused }
         if let minimum = p.silentPushMinimumBattery, !device.charging, device.battery <= minimum {
             return .hold("battery at \(device.battery)% (≤ \(minimum)%): background pushes wait", retryAt: nil)
         }
@@ -155,7 +155,7 @@ extension Engine {
         apps[i].push.awaitingCompletion.append((number, watched))
         if watched { setAssertion(.pushCompletion, true, i) }
         if watched {
-            queue.push(.pushTimeout(app, epoch: apps[i].epoch, push: number), at: now + profile.push.completionTimeout)
+            queue.push(.pushTimeout(app, ticket(app, number)), at: now + profile.push.completionTimeout)
         }
         apps[i].jobs.append(.remoteNotification(number, push.type))
         pump(app)
@@ -174,9 +174,7 @@ extension Engine {
         suspendIfThreadFree(app)
     }
 
-    mutating func pushTimeoutFired(_ app: AppID, epoch: UInt32, push number: UInt32) {
-        let i = Int(app.index)
-        guard apps[i].epoch == epoch, apps[i].push.awaitingCompletion.contains(where: { $0.number == number }) else { return }
+    mutating func pushTimeoutFired(_ app: AppID) {
         terminate(app, .completionHandlerTimeout,
                   detail: "didReceiveRemoteNotification: the completion handler was not called within "
                     + Time.describe(profile.push.completionTimeout) + " (handler: silent push)")

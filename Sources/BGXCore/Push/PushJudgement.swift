@@ -31,17 +31,10 @@ extension Engine {
         } else {
             out.append(.init(policy: .thunderingHerd, verdict: .canProceed(1), words: .noCrowd))
         }
-        if let why = memoryPressureBlock() {
-            out.append(.init(policy: .memoryPressure, verdict: .mustNotProceed, words: why))
-        } else {
-            out.append(.init(policy: .memoryPressure, verdict: .canProceed(device.memoryPressure == .warning ? 0.5 : 1),
-                             words: .memoryPressure(device.memoryPressure)))
-        }
-        if device.unlockedSinceBoot {
-            out.append(.init(policy: .fileProtection, verdict: .canProceed(1), words: .protectedDataAvailable))
-        } else {
-            out.append(.init(policy: .fileProtection, verdict: .mustNotProceed, words: .protectedDataLocked))
-        }
+        let memory = memoryPressureAnswer()
+        out.append(.init(policy: .memoryPressure, verdict: memory.verdict, words: memory.words))
+        let data = fileProtectionAnswer()
+        out.append(.init(policy: .fileProtection, verdict: data.verdict, words: data.words))
         let active = !device.locked
         out.append(.init(policy: .deviceActivity,
                          verdict: .canProceed(active ? p.deviceActivityScoreInUse : p.deviceActivityScoreLocked),

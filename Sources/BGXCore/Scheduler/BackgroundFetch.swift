@@ -39,7 +39,7 @@ extension Engine {
         }
         if apps[i].fetchDeferKey != judgement.key {
             apps[i].fetchDeferKey = judgement.key
-            record(app, .fetchDefer(reason: appendDecision(decision(judgement))))
+            record(app, .fetchDefer(reason: appendDecision(decision(judgement, candidate))))
         }
         return judgement.nextChange
     }

@@ -103,11 +103,9 @@ extension Engine {
         var j = decide(c)
         if j.run { refuseIfLaunchPolicySaysNo(&j, app, cause: .bgTask, taskIdentifier: pending.identifier) }
         var responses: [DasdDecision.Response] = []
-        var sum = 0.0, denominator = 0.0
         for policy in SchedulingPolicy.ordered {
             let o = evaluate(policy, c, detailed: true)
             let w = schedulerPolicy.weight(policy, processing: processing)
-            if case let .canProceed(s) = o.verdict { sum += w * s; denominator += w }
             responses.append(.init(name: policy.rawValue, weight: w, verdict: o.verdict, rationale: o.rationale))
         }
         let final: PolicyVerdict
@@ -123,7 +121,7 @@ extension Engine {
         case .ran, .waits: final = .canProceed(j.score)
         }
         return DasdDecision(activity: (processing ? "bgProcessing-" : "bgRefresh-") + identifier, responses: responses,
-                            sumScores: sum, denominator: denominator, final: final,
+                            sumScores: j.weightedSum, denominator: j.totalWeight, final: final,
                             thresholdScore: j.threshold, decisionToRun: j.run)
     }
 
@@ -148,17 +146,17 @@ extension Engine {
         let inFront = frontApp == app && apps[Int(app.index)].state.isRunning
         var run = final == .absolutelyMustProceed
         if case let .canProceed(score) = final { run = score >= profile.push.dasdThreshold }
-        if !inFront && !final.blocks, let gate = backgroundPushGate(app, push) {
+        // The rest of the gate, without its dasd step (judged above): a push
+        // below the threshold is dasd's Can Proceed with DecisionToRun 0, not a veto.
+        if !inFront && !final.blocks, let gate = backgroundPushGate(app, push, dasd: false) {
             let reason: String
             switch gate {
             case let .drop(r): reason = r
             case let .hold(r, _): reason = r
             }
-            if !responses.contains(where: { reason.hasPrefix($0.name + ":") }) {
-                responses.append(.init(name: "PushGate", weight: 0, verdict: .mustNotProceed, rationale: reason))
-                final = .mustNotProceed
-                run = false
-            }
+            responses.append(.init(name: "PushGate", weight: 0, verdict: .mustNotProceed, rationale: reason))
+            final = .mustNotProceed
+            run = false
         }
         return DasdDecision(activity: "com.apple.pushLaunch." + apps[Int(app.index)].manifest.bundleIdentifier,
                             responses: responses, sumScores: sum, denominator: denominator, final: final,

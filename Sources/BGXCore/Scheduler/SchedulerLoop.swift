@@ -18,7 +18,7 @@ extension Engine {
         // The two sets trade places rather than copy and clear: clearing a set still shared with
         // a copy allocated a new table on every evaluation. The spare is emptied in place at the end.
         swap(&schedulerDirtyApps, &schedulerDirtyAppsSpare)
-        defer { schedulerDirtyAppsSpare.removeAll(keepingCapacity: true) }
+        defer { schedulerDirtyAppsSpare.removeAll() }
         if pendingTasks.isEmpty && fetchApps.isEmpty {
             schedulerWakes = Heap()
             schedulerWakeAt.removeAll()
@@ -49,32 +49,35 @@ extension Engine {
         }
         var starting: [UInt64] = []
         var reasons: [DecisionWords] = []
-        for s in serials where pendingTasks[s].request.kind == .appRefresh {
-            refreshPredictionCache(pendingTasks[s].app)
+        for s in serials where pendingTasks.kind(s) == .appRefresh {
+            refreshPredictionCache(pendingTasks.app(s))
         }
         for app in fetchers { refreshPredictionCache(app) }
         for s in serials {
             // Fields read in place: `let p = pendingTasks[s]` copied (and retained) the whole request.
-            let (app, identifier) = pendingTasks.withTask(s) { ($0.app, $0.identifier) }
+            let (app, identifier) = (pendingTasks.app(s), pendingTasks.identifier(s))
             // One run at a time per identifier: a request resubmitted from its
             // own launch handler waits for that run to end — else it would
             // start again at the same instant, forever (SPEC §5: to repeat,
             // resubmit in the handler).
             if apps[Int(app.index)].runningTasks.contains(where: { $0.identifier == identifier }) { continue }
-            let candidate = candidate(ofPending: s)
+            let candidate = pendingTasks.candidate(s)
             schedulerJudgements &+= 1
             var judgement = decide(candidate)
             if judgement.run { refuseIfLaunchPolicySaysNo(&judgement, app, cause: .bgTask, taskIdentifier: identifier) }
-            // One access to the request, not one per policy: each `pendingTasks[s]` is a hash lookup.
-            Self.noteBlocked(&pendingTasks[s].blockedSince, mask: judgement.mustNotMask, now: now)
+            // Where the vetoes changed (for `explain`'s "since").
+            if pendingTasks[s].blockedMask != judgement.mustNotMask {
+                pendingTasks[s].blockedMask = judgement.mustNotMask
+                Self.noteBlocked(&pendingTasks[s].blockedSince, mask: judgement.mustNotMask, now: now)
+            }
             if judgement.run {
                 starting.append(s)
-                reasons.append(decision(judgement))
+                reasons.append(decision(judgement, candidate))
             } else {
                 // A deferral is recorded when what holds the task back changes.
                 if pendingTasks[s].lastDeferKey != judgement.key {
                     pendingTasks[s].lastDeferKey = judgement.key
-                    let why = appendDecision(decision(judgement))
+                    let why = appendDecision(decision(judgement, candidate))
                     record(app, .taskDefer(identifier: identifier, reason: why))
                     noteTaskHistory(app, identifier, event: "deferred", detail: why)
                 }
@@ -93,14 +96,15 @@ extension Engine {
                 }
             }
             let chosen = starting.map { pendingTasks.remove($0) }
-            var byApp: [Int32: [PendingTask]] = [:]
-            var reasonByApp: [Int32: DecisionWords] = [:]
-            for (task, reason) in zip(chosen, reasons) {
-                byApp[task.app.index, default: []].append(task)
-                if reasonByApp[task.app.index] == nil { reasonByApp[task.app.index] = reason }
-            }
-            for index in byApp.keys.sorted() {
-                start(byApp[index]!, for: AppID(index: index), reason: appendDecision(reasonByApp[index]!))
+            // By app in index order, each app's tasks in submission order, with its first task's reason.
+            let order = chosen.indices.sorted { (chosen[$0].app.index, $0) < (chosen[$1].app.index, $1) }
+            var k = 0
+            while k < order.count {
+                let app = chosen[order[k]].app
+                var end = k + 1
+                while end < order.count && chosen[order[end]].app == app { end += 1 }
+                start(order[k..<end].map { chosen[$0] }, for: app, reason: appendDecision(reasons[order[k]]))
+                k = end
             }
         }
         scheduleNextSchedulerWake()
@@ -143,7 +147,6 @@ extension Engine {
         guard let refusal = verdict.refusal else { return }
         j.run = false
         j.key = .launchRefused(refusal)
-        j.decisiveWords = nil
     }
 
     /// Something changed for `app`: judge it again if the scheduler has

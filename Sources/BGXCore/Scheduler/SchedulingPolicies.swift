@@ -105,6 +105,25 @@ public struct PolicyOutcome: Sendable, Equatable {
     public var rationale: String { words?.text(wallClockOffset: wallClockOffset) ?? "" }
 }
 
+/// What a policy's answer carries beside its verdict: its rationale
+/// (`Rationale?`), or nothing on the scheduler's hot path (`NoWords`).
+protocol PolicyWords { init(_ why: @autoclosure () -> Rationale) }
+
+struct NoWords: PolicyWords {
+    @inline(__always) init(_ why: @autoclosure () -> Rationale) {}
+}
+
+extension Optional: PolicyWords where Wrapped == Rationale {
+    @inline(__always) init(_ why: @autoclosure () -> Rationale) { self = why() }
+}
+
+/// A policy's verdict, when time alone may change it, and its words.
+struct PolicyAnswer<Words: PolicyWords> {
+    var verdict: PolicyVerdict
+    var nextChange: Nanoseconds?
+    var words: Words
+}
+
 /// What the scheduler is deciding about: a BGTask request or a fetch.
 struct Candidate: Sendable {
     enum Kind: Sendable, Equatable { case appRefresh, processing, fetch }
@@ -133,9 +152,25 @@ extension Engine {
     /// One policy's answer, with its rationale when `detailed` (for
     /// `explain`, and the deciding policy): the scheduler judges without it.
     func evaluate(_ policy: SchedulingPolicy, _ c: Candidate, detailed: Bool = true) -> PolicyOutcome {
-        func out(_ v: PolicyVerdict, _ why: Rationale, next: Nanoseconds? = nil) -> PolicyOutcome {
-            PolicyOutcome(policy: policy, verdict: v, nextChange: next, words: detailed ? why : nil,
-                          wallClockOffset: wallClockOffset)
+        if detailed {
+            let a = answer(policy, c, Rationale?.self)
+            return PolicyOutcome(policy: policy, verdict: a.verdict, nextChange: a.nextChange, words: a.words,
+                                 wallClockOffset: wallClockOffset)
+        }
+        let a = answer(policy, c, NoWords.self)
+        return PolicyOutcome(policy: policy, verdict: a.verdict, nextChange: a.nextChange, words: nil,
+                             wallClockOffset: wallClockOffset)
+    }
+
+    /// One policy's answer — the one place each policy's rule is written.
+    /// Generic over its words: the scheduler's hot path asks for `NoWords`,
+    /// and then the answer is three plain values, built without a rationale
+    /// (the autoclosure is never called) and dropped without a release.
+    @inline(__always)
+    func answer<Words: PolicyWords>(_ policy: SchedulingPolicy, _ c: Candidate, _: Words.Type) -> PolicyAnswer<Words> {
+        @inline(__always)
+        func out(_ v: PolicyVerdict, _ why: @autoclosure () -> Rationale, next: Nanoseconds? = nil) -> PolicyAnswer<Words> {
+            PolicyAnswer(verdict: v, nextChange: next, words: Words(why()))
         }
         let p = schedulerPolicy
         let ai = Int(c.app.index)
@@ -285,9 +320,8 @@ extension Engine {
             }
             return out(.canProceed(1), .cpuLevel(device.cpuLoad))
         case .memoryPressure:
-            if let why = memoryPressureBlock() { return out(.mustNotProceed, why) }
-            return out(device.memoryPressure == .warning ? .canProceed(0.5) : .canProceed(1),
-                       .memoryPressure(device.memoryPressure))
+            let a = memoryPressureAnswer()
+            return out(a.verdict, a.words)
         case .activityGroup:
             // A group runs at most `processingGroupLimit` activities at once [O]
             // (TN3163's `currentAvailableLimit == 0`): a second processing task
@@ -303,8 +337,8 @@ extension Engine {
             // `completeUntilFirstUserAuthentication` for pushes [O] (as public
             // reverse-engineered dasd sources build a push launch), data locked
             // until the first unlock after boot. bgx gives BGTasks the same class.
-            if !device.unlockedSinceBoot { return out(.mustNotProceed, .protectedDataLocked) }
-            return out(.canProceed(1), .protectedDataAvailable)
+            let a = fileProtectionAnswer()
+            return out(a.verdict, a.words)
         case .dataBudget:
             // Until transfers are simulated, data is counted in launches made
             // over cellular; Wi-Fi is not budgeted.
@@ -380,14 +414,19 @@ extension Engine {
         var nextChange: Nanoseconds?
         /// Which policies said Must Not Proceed (bit `index`).
         var mustNotMask: UInt32
-        /// The deciding policy's rationale (`key.policy`; words only when someone reads them).
-        var decisiveWords: Rationale?
+        /// Σ weight·score and Σ weight over the policies that said Can Proceed
+        /// (dasd's `sumScores` and `denominator`): `explain`, its holds and
+        /// `dasdDecision` read them here rather than adding them up again.
+        var weightedSum: Double
+        var totalWeight: Double
     }
 
     /// All policies for one candidate and the decision they add up to —
-    /// without words (`reason(_:_:)` adds them when someone will read them)
-    /// and without allocating.
-    @inline(__always) func decide(_ c: Candidate, detailed: Bool = false) -> Judgement {
+    /// without words (`decision(_:_:)` adds the deciding policy's when
+    /// someone will read them) and without allocating. Every policy is
+    /// asked even after a veto: the mask (for `explain`'s holds) and the
+    /// next change (the scheduler's wake) need every answer.
+    @inline(__always) func decide(_ c: Candidate) -> Judgement {
         let processing = c.kind == .processing
         let weights = processing ? processingWeights : refreshWeights
         var total = 0.0, weighted = 0.0
@@ -399,7 +438,7 @@ extension Engine {
         var bestGain = 0.0, worstShortfall = 0.0
         var best: SchedulingPolicy?, worst: SchedulingPolicy?
         for policy in SchedulingPolicy.ordered {
-            let o = evaluate(policy, c, detailed: detailed)
+            let o = answer(policy, c, NoWords.self)
             if let n = o.nextChange, n > now { next = min(next ?? n, n) }
             switch o.verdict {
             case .mustNotProceed, .absolutelyMustNotProceed:
@@ -417,7 +456,7 @@ extension Engine {
         let score = total > 0 ? weighted / total : 1
         let threshold = thresholdScore(c)
         var j = Judgement(run: false, score: score, threshold: threshold, key: .waits(nil), nextChange: next,
-                          mustNotMask: mask, decisiveWords: nil)
+                          mustNotMask: mask, weightedSum: weighted, totalWeight: total)
         if let m = mustNot { j.key = .mustNot(m) }
         else if must { (j.run, j.key) = (true, .absolutelyMust) }
         else if score >= threshold { (j.run, j.key) = (true, .ran(best)) }
@@ -426,14 +465,15 @@ extension Engine {
             // The threshold falls as the request waits: wake when it reaches this score.
             if let t = thresholdReaches(score, c), t > now { j.nextChange = min(j.nextChange ?? t, t) }
         }
-        if let d = j.key.policy { j.decisiveWords = evaluate(d, c, detailed: true).words }
         return j
     }
 
-    /// The decision as a value: the trace and the history keep it and put
-    /// it into words only when they are read.
-    @inline(__always) func decision(_ j: Judgement) -> DecisionWords {
-        DecisionWords(key: j.key, score: j.score, threshold: j.threshold, rationale: j.decisiveWords)
+    /// The decision as a value, with the deciding policy's rationale (asked
+    /// again, now with words): the trace and the history keep it and put it
+    /// into words only when they are read. Ask before anything changes.
+    func decision(_ j: Judgement, _ c: Candidate) -> DecisionWords {
+        DecisionWords(key: j.key, score: j.score, threshold: j.threshold,
+                      rationale: j.key.policy.flatMap { answer($0, c, Rationale?.self).words })
     }
 
     /// `0.79`, `1.0`: the score as a rationale shows it (truncated, as before),
@@ -491,11 +531,19 @@ extension Engine {
         return nil
     }
 
-    /// MemoryPressurePolicy [O]: no background launch while the camera is in
-    /// use (`cameraIsActive == 1`) or memory is critically short.
-    func memoryPressureBlock() -> Rationale? {
-        if device.cameraActive { return .cameraActive }
-        if device.memoryPressure == .critical { return .memoryCritical }
-        return nil
+    /// MemoryPressurePolicy [O], for tasks and pushes alike: no background
+    /// launch while the camera is in use (`cameraIsActive == 1`) or memory is
+    /// critically short; 0.5 at `warning`.
+    @inline(__always) func memoryPressureAnswer() -> (verdict: PolicyVerdict, words: Rationale) {
+        if device.cameraActive { return (.mustNotProceed, .cameraActive) }
+        if device.memoryPressure == .critical { return (.mustNotProceed, .memoryCritical) }
+        return (device.memoryPressure == .warning ? .canProceed(0.5) : .canProceed(1), .memoryPressure(device.memoryPressure))
+    }
+
+    /// FileProtectionPolicy [O], for tasks and pushes alike: launch
+    /// activities' data (`completeUntilFirstUserAuthentication`) is locked
+    /// until the first unlock after a boot.
+    @inline(__always) func fileProtectionAnswer() -> (verdict: PolicyVerdict, words: Rationale) {
+        device.unlockedSinceBoot ? (.canProceed(1), .protectedDataAvailable) : (.mustNotProceed, .protectedDataLocked)
     }
 }

@@ -81,6 +81,9 @@ struct PendingTask: Sendable {
     var submittedAt: Nanoseconds
     /// Since when each policy has answered Must Not Proceed.
     var blockedSince = [Nanoseconds?](repeating: nil, count: SchedulingPolicy.ordered.count)
+    /// The policies `blockedSince` holds a time for (bit `index`): the table is
+    /// rewritten only when they change, not at every judgement.
+    var blockedMask: UInt32 = 0
     /// What held the task back at its last `task.defer` event.
     var lastDeferKey: Engine.DecisionKey?
 
@@ -89,20 +92,6 @@ struct PendingTask: Sendable {
         Candidate(app: app, kind: request.kind == .processing ? .processing : .appRefresh,
                   earliest: request.earliestBegin ?? submittedAt, submittedAt: submittedAt,
                   requiresNetwork: request.requiresNetworkConnectivity, requiresPower: request.requiresExternalPower)
-    }
-}
-
-extension Engine {
-    /// `pendingTasks[k].candidate`, read field by field: a computed property
-    /// of an array element copies the whole request (its strings and arrays) first.
-    @inline(__always) func candidate(ofPending k: UInt64) -> Candidate {
-        // One lookup (each `pendingTasks[k]` hashes the serial), then fields read from it.
-        pendingTasks.withTask(k) { p in
-            Candidate(app: p.app, kind: p.request.kind == .processing ? .processing : .appRefresh,
-                      earliest: p.request.earliestBegin ?? p.submittedAt, submittedAt: p.submittedAt,
-                      requiresNetwork: p.request.requiresNetworkConnectivity,
-                      requiresPower: p.request.requiresExternalPower)
-        }
     }
 }
 

@@ -94,8 +94,15 @@ extension Engine {
             pendingTasks.append(pending)
             record(app, .taskSubmit(identifier: id, kind: request.kind, replaced: false))
         }
-        let earliest = request.earliestBegin.map { " earliest \(clockText($0))" } ?? ""
-        noteTaskHistory(app, id, "submitted (\(request.kind))\(earliest)")
+        // Words when the history is read: a submission is made on nearly every trip to the background.
+        let event = switch request.kind {
+        case .appRefresh: "submitted (appRefresh)"
+        case .processing: "submitted (processing)"
+        case .continuedProcessing: "submitted (continuedProcessing)"
+        }
+        taskHistory.append(TaskHistoryEntry(time: now, app: app, identifier: id, event: event, detail: nil,
+                                            earliest: request.earliestBegin))
+        if taskHistory.count > 4096 { taskHistory.removeFirst(1024) }
         markSchedulerDirty(for: app)
     }
 
@@ -158,13 +165,28 @@ extension Engine {
         pump(app)
     }
 
-    /// The kind of a task running in the app, if it runs.
+    /// The identifier a task's launch handler is registered under: itself,
+    /// or the wildcard permitted identifier it falls under (continued
+    /// processing registers `com.example.export.*`); nil when neither is
+    /// registered. The one lookup of a handler: where it runs, whether it
+    /// exists and which scenario handler answers all ask this.
+    func registeredHandler(of app: AppID, _ identifier: TextID) -> TextID? {
+        let registered = apps[Int(app.index)].registered
+        if registered.contains(identifier) { return identifier }
+        guard let wildcard = wildcardIdentifier(of: app, matching: text(identifier)),
+              let index = texts.index[wildcard] else { return nil }
+        let id = TextID(index: Int32(index))
+        return registered.contains(id) ? id : nil
+    }
+
     /// The identifier a running task's launch handler was registered under:
     /// itself, or the wildcard it falls under (continued processing).
     public func launchHandlerIdentifier(for app: AppID, identifier: String) -> String {
-        if let id = texts.index[identifier], apps[Int(app.index)].registered.contains(TextID(index: id)) { return identifier }
-        return wildcardIdentifier(of: app, matching: identifier) ?? identifier
+        guard let index = texts.index[identifier] else { return identifier }
+        return registeredHandler(of: app, TextID(index: Int32(index))).map { text($0) } ?? identifier
     }
+
+    /// The kind of a task running in the app, if it runs.
 
     public func runningTaskKind(for app: AppID, identifier: String) -> BGTaskKind? {
         guard let id = texts.index[identifier] else { return nil }
@@ -348,7 +370,7 @@ extension Engine {
     /// `event: detail`, joined only when the history is read (a decision's
     /// words are written then).
     mutating func noteTaskHistory(_ app: AppID, _ id: TextID, event: String, detail: TextID?) {
-        taskHistory.append(TaskHistoryEntry(time: now, app: app, identifier: id, event: event, detail: detail))
+        taskHistory.append(TaskHistoryEntry(time: now, app: app, identifier: id, event: event, detail: detail, earliest: nil))
         if taskHistory.count > 4096 { taskHistory.removeFirst(1024) }
     }
 }
@@ -359,11 +381,14 @@ struct TaskHistoryEntry: Sendable {
     var identifier: TextID
     var event: String
     var detail: TextID?
+    /// A submission's earliest begin date, said after the event.
+    var earliest: Nanoseconds?
 }
 
 extension Engine {
     /// A history entry in words.
     func words(of entry: TaskHistoryEntry) -> String {
-        entry.detail.map { "\(entry.event): \(text($0))" } ?? entry.event
+        let said = entry.detail.map { "\(entry.event): \(text($0))" } ?? entry.event
+        return entry.earliest.map { said + " earliest \(clockText($0))" } ?? said
     }
 }

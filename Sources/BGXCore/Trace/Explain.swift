@@ -346,14 +346,13 @@ extension Engine {
             e.earliestBegin = pending.request.earliestBegin
             let candidate = pending.candidate
             let processing = candidate.kind == .processing
-            var j = decide(candidate, detailed: true)
+            var j = decide(candidate)
             if j.run { refuseIfLaunchPolicySaysNo(&j, app, cause: .bgTask, taskIdentifier: pending.identifier) }
-            let reason = decision(j).text(wallClockOffset: wallClockOffset)
+            let reason = decision(j, candidate).text(wallClockOffset: wallClockOffset)
             e.wouldStartNow = j.run
             e.decision = j.run ? "would start now (\(reason))" : "deferred: \(reason)"
             e.score = j.score
             e.threshold = j.threshold
-            var sum = 0.0, total = 0.0
             let outcomes = SchedulingPolicy.ordered.map { evaluate($0, candidate, detailed: true) }
             e.policies = outcomes.map { o in
                 let weight = schedulerPolicy.weight(o.policy, processing: processing)
@@ -364,14 +363,13 @@ extension Engine {
                 case let .canProceed(s): (verdict, score) = ("can proceed", s)
                 case .absolutelyMustProceed: (verdict, score) = ("absolutely must", nil)
                 }
-                if let score { sum += weight * score; total += weight }
                 let since = o.verdict.blocks ? (pending.blockedSince[o.policy.index] ?? now) : nil
                 return TaskExplanation.PolicyLine(policy: o.policy.rawValue, verdict: verdict, score: score, weight: weight,
                                                   contribution: score.map { weight * $0 }, rationale: o.rationale,
                                                   blockedSince: since, changesAt: o.nextChange)
             }
-            e.weightedSum = sum
-            e.totalWeight = total
+            e.weightedSum = j.weightedSum
+            e.totalWeight = j.totalWeight
             if !j.run {
                 e.holds = holds(outcomes, pending: pending, judgement: j, processing: processing)
                 let couldRunFrom = max(pending.submittedAt, candidate.earliest)
@@ -430,12 +428,11 @@ extension Engine {
         }
         // Score below the threshold: the biggest shortfalls, until making them whole would pass.
         var shortfalls: [(o: PolicyOutcome, gap: Double)] = []
-        var total = 0.0, sum = 0.0
+        let total = j.totalWeight
+        var sum = j.weightedSum
         for o in outcomes {
             guard case let .canProceed(score) = o.verdict else { continue }
             let w = schedulerPolicy.weight(o.policy, processing: processing)
-            total += w
-            sum += w * score
             if score < 1, w > 0 { shortfalls.append((o, w * (1 - score))) }
         }
         shortfalls.sort { $0.gap > $1.gap }
@@ -456,7 +453,7 @@ extension Engine {
         for _ in 0..<64 {
             var j = copy.decide(c)
             if j.run { copy.refuseIfLaunchPolicySaysNo(&j, app, cause: .bgTask, taskIdentifier: identifier) }
-            if j.run { return (copy.now, copy.decision(j).text(wallClockOffset: wallClockOffset)) }
+            if j.run { return (copy.now, copy.decision(j, c).text(wallClockOffset: wallClockOffset)) }
             guard let next = j.nextChange, next > copy.now else { return nil }
             copy.now = next
             copy.refreshPredictionCache(app)

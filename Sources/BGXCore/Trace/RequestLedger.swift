@@ -61,17 +61,46 @@ public struct RequestLedger: Sendable {
     public private(set) var lives: [Life] = []
     public private(set) var refusals: [Refusal] = []
     public private(set) var pushes: [PushOutcome] = []
-    /// The life a request waits in, by app and identifier.
-    private var pending: [AppID: [TextID: Int]] = [:]
-    private var running: [AppID: [TextID: Int]] = [:]
-    /// Each app's entries, so one app's counts cost its own entries, not everyone's.
-    private var livesByApp: [AppID: [Int]] = [:]
-    private var refusalsByApp: [AppID: [Int]] = [:]
-    private var pushesByApp: [AppID: [Int]] = [:]
+    /// Each app's part of the ledger, by app index: arrays, not dictionaries
+    /// keyed by app and identifier — the ledger reads every trace event, and
+    /// hashing them cost more than the rest of its work.
+    private struct AppEntries: Sendable {
+        /// The life a request waits in, and the one a started task runs in, by identifier.
+        var pending: [(identifier: TextID, life: Int)] = []
+        var running: [(identifier: TextID, life: Int)] = []
+        /// The app's entries, so one app's counts cost its own entries, not everyone's.
+        var lives: [Int] = []
+        var refusals: [Int] = []
+        var pushes: [Int] = []
+    }
+    private var entries: [AppEntries] = []
 
-    public func lives(of app: AppID) -> [Life] { (livesByApp[app] ?? []).map { lives[$0] } }
-    public func refusals(of app: AppID) -> [Refusal] { (refusalsByApp[app] ?? []).map { refusals[$0] } }
-    public func pushes(of app: AppID) -> [PushOutcome] { (pushesByApp[app] ?? []).map { pushes[$0] } }
+    public func lives(of app: AppID) -> [Life] { entriesOf(app).lives.map { lives[$0] } }
+    public func refusals(of app: AppID) -> [Refusal] { entriesOf(app).refusals.map { refusals[$0] } }
+    public func pushes(of app: AppID) -> [PushOutcome] { entriesOf(app).pushes.map { pushes[$0] } }
+
+    private func entriesOf(_ app: AppID) -> AppEntries {
+        Int(app.index) < entries.count ? entries[Int(app.index)] : AppEntries()
+    }
+
+    /// The app's entries, made when it first appears.
+    @inline(__always) private mutating func slot(_ app: AppID) -> Int {
+        let i = Int(app.index)
+        if i >= entries.count { entries.append(contentsOf: repeatElement(AppEntries(), count: i + 1 - entries.count)) }
+        return i
+    }
+
+    private static func find(_ list: [(identifier: TextID, life: Int)], _ id: TextID) -> Int? {
+        list.first { $0.identifier == id }?.life
+    }
+
+    private static func set(_ list: inout [(identifier: TextID, life: Int)], _ id: TextID, _ life: Int?) {
+        if let k = list.firstIndex(where: { $0.identifier == id }) {
+            if let life { list[k].life = life } else { list.remove(at: k) }
+        } else if let life {
+            list.append((id, life))
+        }
+    }
 
     public init() {}
 
@@ -88,35 +117,41 @@ public struct RequestLedger: Sendable {
         let t = event.time
         switch event.kind {
         case let .taskSubmit(id, kind, _):
-            if let k = pending[app]?[id] { finishWait(k, .replaced(at: t)) }
-            pending[app, default: [:]][id] = lives.count
-            livesByApp[app, default: []].append(lives.count)
+            let a = slot(app)
+            if let k = Self.find(entries[a].pending, id) { finishWait(k, .replaced(at: t)) }
+            Self.set(&entries[a].pending, id, lives.count)
+            entries[a].lives.append(lives.count)
             lives.append(Life(app: app, identifier: id, kind: kind, submitted: t))
         case let .taskReject(id, error, reason):
-            refusalsByApp[app, default: []].append(refusals.count)
+            entries[slot(app)].refusals.append(refusals.count)
             refusals.append(Refusal(time: t, app: app, identifier: id, error: error, reason: reason))
         case let .taskDefer(id, reason):
-            let k = pending[app]?[id] ?? open(app, id, at: t)
+            let k = Self.find(entries[slot(app)].pending, id) ?? open(app, id, at: t)
             closeHold(k, at: t)
             lives[k].holds.append(Hold(since: t, until: nil, reason: reason))
         case let .taskStart(id, reason):
-            let k = pending[app]?[id] ?? open(app, id, at: t)
+            let k = Self.find(entries[slot(app)].pending, id) ?? open(app, id, at: t)
             finishWait(k, .started(at: t, reason: reason))
-            running[app, default: [:]][id] = k
+            Self.set(&entries[slot(app)].running, id, k)
         case let .taskCancel(id):
-            if let k = pending[app]?[id] { finishWait(k, .cancelled(at: t)) }
+            if let k = Self.find(entries[slot(app)].pending, id) { finishWait(k, .cancelled(at: t)) }
         case let .taskExpire(id), let .taskExpireWithReason(id, _):
-            if let k = running[app]?[id] { lives[k].expired = t }
+            if let k = Self.find(entries[slot(app)].running, id) { lives[k].expired = t }
         case let .taskComplete(id, success):
-            if let k = running[app]?.removeValue(forKey: id) { lives[k].run = .completed(at: t, success: success) }
+            let a = slot(app)
+            if let k = Self.find(entries[a].running, id) {
+                Self.set(&entries[a].running, id, nil)
+                lives[k].run = .completed(at: t, success: success)
+            }
         case .terminate, .memoryKill:
-            for (_, k) in running[app] ?? [:] { lives[k].run = .lost(at: t) }
-            running[app] = nil
+            let a = slot(app)
+            for (_, k) in entries[a].running { lives[k].run = .lost(at: t) }
+            entries[a].running = []
         case let .pushDeliver(type, _, toApp):
-            pushesByApp[app, default: []].append(pushes.count)
+            entries[slot(app)].pushes.append(pushes.count)
             pushes.append(PushOutcome(time: t, app: app, type: type, reason: nil, held: false, toApp: toApp))
         case let .pushDrop(type, _, reason, held):
-            pushesByApp[app, default: []].append(pushes.count)
+            entries[slot(app)].pushes.append(pushes.count)
             pushes.append(PushOutcome(time: t, app: app, type: type, reason: reason, held: held, toApp: false))
         default:
             break
@@ -124,8 +159,9 @@ public struct RequestLedger: Sendable {
     }
 
     private mutating func open(_ app: AppID, _ id: TextID, at t: Nanoseconds) -> Int {
-        pending[app, default: [:]][id] = lives.count
-        livesByApp[app, default: []].append(lives.count)
+        let a = slot(app)
+        Self.set(&entries[a].pending, id, lives.count)
+        entries[a].lives.append(lives.count)
         lives.append(Life(app: app, identifier: id, kind: nil, submitted: t))
         return lives.count - 1
     }
@@ -141,7 +177,7 @@ public struct RequestLedger: Sendable {
         }
         closeHold(k, at: t)
         lives[k].end = end
-        pending[lives[k].app]?[lives[k].identifier] = nil
+        Self.set(&entries[slot(lives[k].app)].pending, lives[k].identifier, nil)
     }
 
     /// The policy a deferral names: `score 0.29 < 0.5 — ApplicationPolicy: …`
