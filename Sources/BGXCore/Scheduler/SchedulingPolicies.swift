@@ -182,8 +182,10 @@ extension Engine {
             if now < c.earliest { return out(.mustNotProceed, .earliestNotReached(c.earliest), next: c.earliest) }
             return out(.canProceed(1), .earliestReached(c.earliest))
         case .backgroundAppRefresh:
-            if !device.backgroundAppRefresh { return out(.mustNotProceed, .backgroundAppRefreshOff) }
-            if !apps[ai].manifest.backgroundAppRefresh { return out(.mustNotProceed, .backgroundAppRefreshOffForApp) }
+            // SPEC §11's rule 5, asked of the launch policy (LaunchPolicy.swift).
+            if let refusal = launchRule(.backgroundAppRefresh, c.app, cause: c.launchCause) {
+                return out(.mustNotProceed, .launchRefused(refusal))
+            }
             return out(.canProceed(1), .backgroundAppRefreshOn)
         case .firstUnlock:
             // SPEC §11, asked of the launch policy (LaunchPolicy.swift).

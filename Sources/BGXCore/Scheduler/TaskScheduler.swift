@@ -54,11 +54,8 @@ extension Engine {
             noteTaskHistory(app, id, "rejected: \(error) — \(why)")
             return error
         }
-        if !device.backgroundAppRefresh {
-            throw reject(.unavailable, "Background App Refresh is off in Settings")
-        }
-        if !apps[i].manifest.backgroundAppRefresh {
-            throw reject(.unavailable, "Background App Refresh is off for this app in Settings")
+        if let refusal = launchRule(.backgroundAppRefresh, app, cause: .bgTask) {
+            throw reject(.unavailable, refusal.reason)
         }
         guard let mode = request.kind.requiredMode else {
             throw reject(.notPermitted, "a continued-processing request is a BGContinuedProcessingTaskRequest, "

@@ -272,10 +272,6 @@ extension Rationale {
             return ("an earliestBeginDate the scheduler will honour", "submit it again with an earlier earliestBeginDate")
         case .earliestNotReached:
             return ("its earliestBeginDate", wait ?? "wait for its earliestBeginDate")
-        case .backgroundAppRefreshOff:
-            return ("Background App Refresh (off in Settings)", "turn Background App Refresh on in Settings")
-        case .backgroundAppRefreshOffForApp:
-            return ("Background App Refresh for this app (off in Settings)", "turn Background App Refresh on for the app in Settings")
         case let .launchRefused(refusal):
             switch refusal {
             case .beforeFirstUnlock: return ("the first unlock since boot", "unlock the device")
@@ -284,6 +280,11 @@ extension Rationale {
             case .taskIdentifierNotPermitted:
                 return ("a permitted identifier", "add it to BGTaskSchedulerPermittedIdentifiers")
             case .multitaskingUnsupported: return ("a device that multitasks", "nothing: this device never runs it")
+            case .backgroundAppRefreshOff:
+                return ("Background App Refresh (off in Settings)", "turn Background App Refresh on in Settings")
+            case .backgroundAppRefreshOffForApp:
+                return ("Background App Refresh for this app (off in Settings)",
+                        "turn Background App Refresh on for the app in Settings")
             }
         case .lowPowerModeOn: return ("Low Power Mode to be off", "turn Low Power Mode off")
         case .batteryCritical: return ("more battery (critically low)", "plug the device in")
