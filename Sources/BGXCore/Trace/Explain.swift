@@ -356,7 +356,7 @@ extension Engine {
             e.threshold = j.threshold
             let outcomes = SchedulingPolicy.ordered.map { evaluate($0, candidate, detailed: true) }
             e.policies = outcomes.map { o in
-                let weight = schedulerPolicy.weight(o.policy, processing: processing)
+                let weight = schedulerSettings.weight(o.policy, processing: processing)
                 let (verdict, score): (String, Double?)
                 switch o.verdict {
                 case .absolutelyMustNotProceed: (verdict, score) = ("absolutely must not", nil)
@@ -392,7 +392,7 @@ extension Engine {
         }
         if let firstUse = a.usage.firstUse,
            let predicted = a.usage.predictedUse(afterWall: wall(now), firstUseWall: wall(firstUse),
-                                                threshold: schedulerPolicy.usageProbabilityThreshold) {
+                                                threshold: schedulerSettings.usageProbabilityThreshold) {
             e.predictedUse = predicted - wallClockOffset
         }
         if let id {
@@ -433,7 +433,7 @@ extension Engine {
         var sum = j.weightedSum
         for o in outcomes {
             guard case let .canProceed(score) = o.verdict else { continue }
-            let w = schedulerPolicy.weight(o.policy, processing: processing)
+            let w = schedulerSettings.weight(o.policy, processing: processing)
             if score < 1, w > 0 { shortfalls.append((o, w * (1 - score))) }
         }
         shortfalls.sort { $0.gap > $1.gap }
