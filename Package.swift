@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "BGXApp", targets: ["BGXApp"]),
         .library(name: "BGXSimulation", targets: ["BGXSimulation"]),
         .library(name: "BGXKit", targets: ["BGXKit"]),
+        .library(name: "BGXTestKit", targets: ["BGXTestKit"]),
         .executable(name: "bgx", targets: ["bgx"]),
         // The live host: `bgx daemon` and `bgx ctl` hand over to it, so the
         // demo's first build never compiles it.
@@ -24,6 +25,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        // Fleet delay distributions (`bgx fleet`): small, pure Swift.
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
         .target(
@@ -31,11 +34,17 @@ let package = Package(
             dependencies: [.product(name: "Collections", package: "swift-collections")],
             swiftSettings: v5),
         .target(name: "BGXApp", dependencies: ["BGXCore"], swiftSettings: v5),
+        // What tests of the engine, of its controllers and of apps share: a
+        // host that answers every callback at once, story helpers.
+        .target(name: "BGXTestKit", dependencies: ["BGXCore"], swiftSettings: v5),
         // App code's clocks on a simulated device (C: it interposes libc's).
         .target(name: "CBGXClock"),
         .target(
             name: "BGXSimulation",
-            dependencies: ["BGXCore", "BGXApp", "CBGXClock", .product(name: "Yams", package: "Yams")],
+            dependencies: [
+                "BGXCore", "BGXApp", "BGXTestKit", "CBGXClock", .product(name: "Yams", package: "Yams"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ],
             swiftSettings: v5),
         // iOS's names for app code: `import BGXKit` in place of UIKit and friends.
         .target(name: "BGXKit", dependencies: ["BGXApp", "BGXCore", "BGXSimulation"], swiftSettings: v5),
@@ -60,14 +69,15 @@ let package = Package(
         .testTarget(name: "BGXLiveTests", dependencies: ["BGXLive", "BGXCore", "BGXSimulation"], swiftSettings: v5),
         // Examples/: iOS-style app code compiled for bgx through BGXKit.
         .target(name: "ColorFeedExample", dependencies: ["BGXKit"], path: "Examples/ColorFeed", swiftSettings: v5),
+        .target(name: "MessengerExample", dependencies: ["BGXKit"], path: "Examples/Messenger", swiftSettings: v5),
         .testTarget(
             name: "BGXKitTests",
-            dependencies: ["BGXKit", "BGXSimulation", "BGXCore", "ColorFeedExample"],
+            dependencies: ["BGXKit", "BGXSimulation", "BGXCore", "ColorFeedExample", "MessengerExample"],
             swiftSettings: v5),
         .testTarget(
             name: "BGXTests",
             dependencies: [
-                "BGXCore", "BGXApp", "BGXSimulation",
+                "BGXCore", "BGXApp", "BGXSimulation", "BGXTestKit",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: v5),

@@ -14,6 +14,7 @@
 #include "CBGXClock.h"
 
 #include <dlfcn.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -175,13 +176,26 @@ unsigned int sleep(unsigned int seconds) {
     return nanosleep(&request, NULL) == 0 ? 0 : seconds;
 }
 
-// The main queue in app code. libswiftDispatch's `DispatchQueue.main.async`
-// and `asyncAfter(deadline:)` call these two; in app code the device runs
-// the block on the app's main thread in virtual time instead (held while the
-// app is suspended, dropped when it is terminated). Every other queue, and
-// every caller outside app code, gets libdispatch's.
+// Dispatch queues in app code. libswiftDispatch's `DispatchQueue` methods,
+// `DispatchGroup`, `DispatchSemaphore` and `DispatchWorkItem` (and Foundation's
+// OperationQueue, built on them) call the functions below; in app code the
+// device takes the work instead of libdispatch and runs it as jobs of the
+// app in virtual time: main-queue work on the app's main thread, every other
+// queue's on its background thread (one at a time, in submission order, so
+// runs are deterministic). Waits run the app's queued work inline until what
+// they wait for holds or their deadline passes in virtual time. Every other
+// thread, and this one outside app code, gets libdispatch's.
 typedef void (*dispatch_async_fn)(void *, void *);
+typedef void (*dispatch_async_f_fn)(void *, void *, void (*)(void *));
 typedef void (*dispatch_after_fn)(uint64_t, void *, void *);
+typedef void (*dispatch_after_f_fn)(uint64_t, void *, void *, void (*)(void *));
+typedef void (*dispatch_group_async_fn)(void *, void *, void *);
+typedef void (*dispatch_group_notify_fn)(void *, void *, void *);
+typedef long (*dispatch_wait_fn)(void *, uint64_t);
+typedef void (*dispatch_object_fn)(void *);
+typedef void (*dispatch_apply_fn)(size_t, void *, void *);
+typedef void (*dispatch_block_notify_fn)(void *, void *, void *);
+typedef void *(*dispatch_source_create_fn)(const void *, uintptr_t, uintptr_t, void *);
 typedef void *(*block_copy_fn)(const void *);
 typedef void (*block_release_fn)(const void *);
 
@@ -190,8 +204,11 @@ struct bgx_block_layout {
     void *isa;
     int flags;
     int reserved;
-    void (*invoke)(void *);
+    void (*invoke)(void *, ...);
 };
+
+#define REAL(type, name) ((type)resolve(&name##_slot, RTLD_NEXT, #name))
+#define SLOT(name) static void *name##_slot
 
 static void *main_queue(void) {
     static void *queue;
@@ -204,41 +221,323 @@ static void *copy_block(void *block) {
     return copy != NULL ? copy(block) : NULL;
 }
 
-void bgx_block_run(void *block) { ((struct bgx_block_layout *)block)->invoke(block); }
-
-void bgx_block_release(void *block) {
+static void release_block(void *block) {
     static void *release_slot;
     block_release_fn release = (block_release_fn)resolve(&release_slot, RTLD_DEFAULT, "_Block_release");
     if (release != NULL) release(block);
 }
 
-/// 1 when the device took the block.
-static int schedule_on_device(uint64_t deadline, void *queue, void *block) {
-    if (!current.enabled || current.schedule == NULL || queue == NULL || queue != main_queue()) return 0;
-    // Wall-clock deadlines (DispatchWallTime) carry flag bits: not covered
-    // yet. The device is told (INT64_MIN, no block) and refuses the block.
-    if (deadline != 0 && deadline != UINT64_MAX && (deadline >> 62) != 0)
-        return current.schedule(current.context, INT64_MIN, NULL);
-    void *copy = copy_block(block);
-    if (copy == NULL) return 0;
-    int64_t when = deadline == UINT64_MAX ? INT64_MAX : (deadline == 0 ? current.monotonic : (int64_t)deadline);
-    if (current.schedule(current.context, when, copy)) return 1;
-    bgx_block_release(copy);
-    return 0;
+static void retain_object(void *object) {
+    static void *slot;
+    dispatch_object_fn retain = (dispatch_object_fn)resolve(&slot, RTLD_DEFAULT, "dispatch_retain");
+    if (retain != NULL && object != NULL) retain(object);
+}
+
+static void release_object(void *object) {
+    static void *slot;
+    dispatch_object_fn release = (dispatch_object_fn)resolve(&slot, RTLD_DEFAULT, "dispatch_release");
+    if (release != NULL && object != NULL) release(object);
+}
+
+SLOT(dispatch_group_enter);
+SLOT(dispatch_group_leave);
+SLOT(dispatch_group_wait);
+SLOT(dispatch_semaphore_wait);
+SLOT(dispatch_block_wait);
+
+void bgx_work_run(bgx_work work) {
+    if (work.block != NULL) ((struct bgx_block_layout *)work.block)->invoke(work.block);
+    else if (work.function != NULL) work.function(work.argument);
+}
+
+void bgx_work_release(bgx_work work) {
+    if (work.block != NULL) release_block(work.block);
+    if (work.group != NULL) {
+        REAL(dispatch_object_fn, dispatch_group_leave)(work.group);
+        release_object(work.group);
+    }
+}
+
+void bgx_object_retain(void *object) { retain_object(object); }
+void bgx_object_release(void *object) { release_object(object); }
+
+int bgx_real_group_is_empty(void *group) {
+    return REAL(dispatch_wait_fn, dispatch_group_wait)(group, 0) == 0;
+}
+int bgx_real_semaphore_try(void *semaphore) {
+    return REAL(dispatch_wait_fn, dispatch_semaphore_wait)(semaphore, 0) == 0;
+}
+int bgx_real_block_try_wait(void *block) {
+    return REAL(dispatch_wait_fn, dispatch_block_wait)(block, 0) == 0;
+}
+
+void bgx_virtual_clock_advance_to(int64_t monotonic) { advance(monotonic - current.monotonic); }
+int64_t bgx_virtual_clock_monotonic(void) { return current.monotonic; }
+void *bgx_app_code_context(void) { return NULL; }
+
+static int in_app_code(void) { return current.enabled && current.dispatch != NULL; }
+
+
+/// The deadline in the device's monotonic nanoseconds; INT64_MIN for a
+/// wall-clock one (DispatchWallTime carries flag bits), which is not covered.
+static int64_t device_deadline(uint64_t deadline) {
+    if (deadline == UINT64_MAX) return INT64_MAX;
+    if (deadline == 0) return current.monotonic;
+    if ((deadline >> 62) == 3) return INT64_MIN;  // wall clock: both flag bits
+    // Uptime, or the monotonic clock (bit 63, what Swift concurrency's
+    // sleeps use): on the device both are its uptime.
+    return (int64_t)(deadline & ~(1ULL << 63));
+}
+
+/// 1 when the device took the work (the block copied, the group entered).
+static int submit(uint64_t deadline, void *queue, void *block, void (*function)(void *), void *argument,
+                  void *group) {
+    if (!in_app_code() || queue == NULL) return 0;
+    int64_t when = device_deadline(deadline);
+    bgx_work work = {NULL, function, argument, NULL};
+    if (when == INT64_MIN) return current.dispatch(current.context, BGX_SUBMIT_REFUSED_WALL, 0, when, work, NULL);
+    if (block != NULL && (work.block = copy_block(block)) == NULL) return 0;
+    if (group != NULL) {
+        REAL(dispatch_object_fn, dispatch_group_enter)(group);
+        retain_object(group);
+        work.group = group;
+    }
+    return current.dispatch(current.context, BGX_SUBMIT, queue == main_queue(), when, work, NULL);
 }
 
 void dispatch_async(void *queue, void *block) {
-    if (schedule_on_device(0, queue, block)) return;
-    static void *real_slot;
-    dispatch_async_fn real = (dispatch_async_fn)resolve(&real_slot, RTLD_NEXT, "dispatch_async");
-    real(queue, block);
+    if (submit(0, queue, block, NULL, NULL, NULL)) return;
+    SLOT(dispatch_async);
+    REAL(dispatch_async_fn, dispatch_async)(queue, block);
+}
+
+void dispatch_barrier_async(void *queue, void *block) {
+    if (submit(0, queue, block, NULL, NULL, NULL)) return;
+    SLOT(dispatch_barrier_async);
+    REAL(dispatch_async_fn, dispatch_barrier_async)(queue, block);
+}
+
+void dispatch_async_f(void *queue, void *argument, void (*function)(void *)) {
+    if (submit(0, queue, NULL, function, argument, NULL)) return;
+    SLOT(dispatch_async_f);
+    REAL(dispatch_async_f_fn, dispatch_async_f)(queue, argument, function);
 }
 
 void dispatch_after(uint64_t deadline, void *queue, void *block) {
-    if (schedule_on_device(deadline, queue, block)) return;
-    static void *real_slot;
-    dispatch_after_fn real = (dispatch_after_fn)resolve(&real_slot, RTLD_NEXT, "dispatch_after");
-    real(deadline, queue, block);
+    if (submit(deadline, queue, block, NULL, NULL, NULL)) return;
+    SLOT(dispatch_after);
+    REAL(dispatch_after_fn, dispatch_after)(deadline, queue, block);
+}
+
+void dispatch_after_f(uint64_t deadline, void *queue, void *argument, void (*function)(void *)) {
+    if (submit(deadline, queue, NULL, function, argument, NULL)) return;
+    SLOT(dispatch_after_f);
+    REAL(dispatch_after_f_fn, dispatch_after_f)(deadline, queue, argument, function);
+}
+
+void dispatch_group_async(void *group, void *queue, void *block) {
+    if (submit(0, queue, block, NULL, NULL, group)) return;
+    SLOT(dispatch_group_async);
+    REAL(dispatch_group_async_fn, dispatch_group_async)(group, queue, block);
+}
+
+// Synchronous submission in app code runs the block now, on this thread: the
+// device runs one job at a time, so nothing else can be on that queue.
+#define RUN_INLINE_OR_REAL(name)                                                        \
+    void name(void *queue, void *block) {                                               \
+        if (in_app_code()) { ((struct bgx_block_layout *)block)->invoke(block); return; } \
+        SLOT(name);                                                                     \
+        REAL(dispatch_async_fn, name)(queue, block);                                    \
+    }
+RUN_INLINE_OR_REAL(dispatch_sync)
+RUN_INLINE_OR_REAL(dispatch_barrier_sync)
+RUN_INLINE_OR_REAL(dispatch_async_and_wait)
+
+void dispatch_sync_f(void *queue, void *argument, void (*function)(void *)) {
+    if (in_app_code()) { function(argument); return; }
+    SLOT(dispatch_sync_f);
+    REAL(dispatch_async_f_fn, dispatch_sync_f)(queue, argument, function);
+}
+
+/// `DispatchQueue.concurrentPerform`: the iterations in order, on this thread.
+void dispatch_apply(size_t iterations, void *queue, void *block) {
+    if (in_app_code()) {
+        void (*invoke)(void *, size_t) = (void (*)(void *, size_t))((struct bgx_block_layout *)block)->invoke;
+        for (size_t i = 0; i < iterations; i++) invoke(block, i);
+        return;
+    }
+    SLOT(dispatch_apply);
+    REAL(dispatch_apply_fn, dispatch_apply)(iterations, queue, block);
+}
+
+void dispatch_group_enter(void *group) {
+    REAL(dispatch_object_fn, dispatch_group_enter)(group);
+    if (in_app_code()) current.dispatch(current.context, BGX_GROUP_ENTERED, 0, 0, (bgx_work){0}, group);
+}
+
+void dispatch_group_leave(void *group) {
+    REAL(dispatch_object_fn, dispatch_group_leave)(group);
+    if (in_app_code()) current.dispatch(current.context, BGX_GROUP_LEFT, 0, 0, (bgx_work){0}, group);
+}
+
+void dispatch_group_notify(void *group, void *queue, void *block) {
+    if (in_app_code() && queue != NULL) {
+        bgx_work work = {copy_block(block), NULL, NULL, NULL};
+        retain_object(group);
+        if (work.block != NULL &&
+            current.dispatch(current.context, BGX_NOTIFY_GROUP, queue == main_queue(), 0, work, group)) return;
+        release_object(group);
+        if (work.block != NULL) release_block(work.block);
+    }
+    SLOT(dispatch_group_notify);
+    REAL(dispatch_group_notify_fn, dispatch_group_notify)(group, queue, block);
+}
+
+void dispatch_block_notify(void *block, void *queue, void *notification) {
+    if (in_app_code() && queue != NULL) {
+        bgx_work work = {copy_block(notification), NULL, NULL, NULL};
+        void *observed = copy_block(block);
+        if (work.block != NULL && observed != NULL &&
+            current.dispatch(current.context, BGX_NOTIFY_BLOCK, queue == main_queue(), 0, work, observed)) return;
+        if (observed != NULL) release_block(observed);
+        if (work.block != NULL) release_block(work.block);
+    }
+    SLOT(dispatch_block_notify);
+    REAL(dispatch_block_notify_fn, dispatch_block_notify)(block, queue, notification);
+}
+
+/// A wait in app code: the device runs queued work until it holds or the
+/// deadline passes in virtual time; 0 when it holds, as libdispatch answers.
+static long wait_on_device(int kind, void *object, uint64_t timeout) {
+    int64_t deadline = device_deadline(timeout);
+    return current.dispatch(current.context, kind, 0, deadline, (bgx_work){0}, object) ? 0 : 1;
+}
+
+long dispatch_group_wait(void *group, uint64_t timeout) {
+    if (in_app_code()) return wait_on_device(BGX_WAIT_GROUP, group, timeout);
+    return REAL(dispatch_wait_fn, dispatch_group_wait)(group, timeout);
+}
+
+long dispatch_semaphore_wait(void *semaphore, uint64_t timeout) {
+    if (in_app_code()) return wait_on_device(BGX_WAIT_SEMAPHORE, semaphore, timeout);
+    return REAL(dispatch_wait_fn, dispatch_semaphore_wait)(semaphore, timeout);
+}
+
+long dispatch_block_wait(void *block, uint64_t timeout) {
+    if (in_app_code()) return wait_on_device(BGX_WAIT_BLOCK, block, timeout);
+    return REAL(dispatch_wait_fn, dispatch_block_wait)(block, timeout);
+}
+
+/// CoreFoundation arms a timerfd for the run loop's next timer (`Timer`,
+/// `perform(_:with:afterDelay:)`): nothing runs the device thread's run loop,
+/// so such a timer never fires — said so rather than left silent.
+typedef int (*timerfd_settime_fn)(int, int, const void *, void *);
+int timerfd_settime(int fd, int flags, const void *value, void *old) {
+    if (in_app_code()) current.dispatch(current.context, BGX_ESCAPED_RUN_LOOP_TIMER, 0, 0, (bgx_work){0}, NULL);
+    SLOT(timerfd_settime);
+    return REAL(timerfd_settime_fn, timerfd_settime)(fd, flags, value, old);
+}
+
+// Randomness in app code (Swift's SystemRandomNumberGenerator, so
+// `Double.random(in:)` and `.shuffled()`, and whatever else asks the kernel)
+// comes from the process's seeded generator: the same scenario and seed give
+// the same numbers. splitmix64.
+static uint64_t next_random(void) {
+    uint64_t z = (*current.random += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+static void fill_random(void *buffer, size_t length) {
+    unsigned char *bytes = buffer;
+    while (length > 0) {
+        uint64_t value = next_random();
+        size_t n = length < sizeof value ? length : sizeof value;
+        for (size_t i = 0; i < n; i++) bytes[i] = (unsigned char)(value >> (8 * i));
+        bytes += n;
+        length -= n;
+    }
+}
+
+static int seeded(void) { return current.enabled && current.random != NULL; }
+
+typedef ssize_t (*getrandom_fn)(void *, size_t, unsigned int);
+typedef int (*getentropy_fn)(void *, size_t);
+typedef void (*arc4random_buf_fn)(void *, size_t);
+
+ssize_t getrandom(void *buffer, size_t length, unsigned int flags) {
+    if (seeded()) {
+        fill_random(buffer, length);
+        return (ssize_t)length;
+    }
+    SLOT(getrandom);
+    getrandom_fn real = REAL(getrandom_fn, getrandom);
+    if (real != NULL) return real(buffer, length, flags);
+    return (ssize_t)syscall(SYS_getrandom, buffer, length, flags);
+}
+
+int getentropy(void *buffer, size_t length) {
+    if (seeded()) {
+        fill_random(buffer, length);
+        return 0;
+    }
+    SLOT(getentropy);
+    getentropy_fn real = REAL(getentropy_fn, getentropy);
+    if (real != NULL) return real(buffer, length);
+    return getrandom(buffer, length, 0) == (ssize_t)length ? 0 : -1;
+}
+
+void arc4random_buf(void *buffer, size_t length) {
+    if (!seeded()) {
+        SLOT(arc4random_buf);
+        arc4random_buf_fn real = REAL(arc4random_buf_fn, arc4random_buf);
+        if (real != NULL) { real(buffer, length); return; }
+        (void)getrandom(buffer, length, 0);
+        return;
+    }
+    fill_random(buffer, length);
+}
+
+/// Swift's runtime asks the kernel directly (`syscall(SYS_getrandom, …)`,
+/// behind `SystemRandomNumberGenerator` and Foundation's `UUID()`). Every
+/// other system call, and this one outside app code, goes through unchanged
+/// (up to six arguments, as the kernel takes).
+typedef long (*syscall_fn)(long, ...);
+long syscall(long number, ...) {
+    va_list list;
+    va_start(list, number);
+    long a[6];
+    for (int i = 0; i < 6; i++) a[i] = va_arg(list, long);
+    va_end(list);
+    if (number == SYS_getrandom && seeded()) {
+        fill_random((void *)a[0], (size_t)a[1]);
+        return a[1];
+    }
+    SLOT(syscall);
+    return REAL(syscall_fn, syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
+
+/// Foundation's `UUID()` reads /dev/urandom through this function of its own;
+/// in app code it is a version-4 UUID from the seeded generator.
+typedef void (*uuid_generate_fn)(unsigned char *);
+void _foundation_uuid_generate_random(unsigned char *out) {
+    if (seeded()) {
+        fill_random(out, 16);
+        out[6] = (unsigned char)((out[6] & 0x0F) | 0x40);
+        out[8] = (unsigned char)((out[8] & 0x3F) | 0x80);
+        return;
+    }
+    SLOT(_foundation_uuid_generate_random);
+    REAL(uuid_generate_fn, _foundation_uuid_generate_random)(out);
+}
+
+/// Dispatch sources (timers, file descriptors) run on libdispatch's threads on
+/// the real clock: not covered, and said so.
+void *dispatch_source_create(const void *type, uintptr_t handle, uintptr_t mask, void *queue) {
+    if (in_app_code()) current.dispatch(current.context, BGX_ESCAPED_SOURCE, 0, 0, (bgx_work){0}, NULL);
+    SLOT(dispatch_source_create);
+    return REAL(dispatch_source_create_fn, dispatch_source_create)(type, handle, mask, queue);
 }
 
 #else  // not Linux: no interposition
@@ -262,9 +561,17 @@ static int64_t read_ns(clockid_t id) {
 
 int64_t bgx_real_realtime_ns(void) { return read_ns(CLOCK_REALTIME); }
 
-// Nothing schedules blocks here (dispatch is not interposed), so these are
-// never handed one; they exist so that the Swift side links.
-void bgx_block_run(void *block) { (void)block; }
-void bgx_block_release(void *block) { (void)block; }
+// Nothing hands the device work here (dispatch is not interposed), so these
+// are never called with any; they exist so that the Swift side links.
+void bgx_work_run(bgx_work work) { (void)work; }
+void bgx_work_release(bgx_work work) { (void)work; }
+void bgx_object_retain(void *object) { (void)object; }
+void bgx_object_release(void *object) { (void)object; }
+int bgx_real_group_is_empty(void *group) { (void)group; return 1; }
+int bgx_real_semaphore_try(void *semaphore) { (void)semaphore; return 1; }
+int bgx_real_block_try_wait(void *block) { (void)block; return 1; }
+void bgx_virtual_clock_advance_to(int64_t monotonic) { current.monotonic = monotonic; }
+int64_t bgx_virtual_clock_monotonic(void) { return current.monotonic; }
+void *bgx_app_code_context(void) { return NULL; }
 
 #endif

@@ -10,7 +10,8 @@ struct BGX: ParsableCommand {
         abstract: "The iOS background-execution system, simulated in virtual time.",
         discussion: exitCodes + "\n\nShell completion: bgx --generate-completion-script bash|zsh|fish",
         version: "bgx \(version)",
-        subcommands: [Run.self, Demo.self, Explain.self, Check.self, Bench.self, DasdLogCommand.self, Daemon.self, Ctl.self])
+        subcommands: [Run.self, Demo.self, Explain.self, Check.self, Bench.self, DasdLogCommand.self, Daemon.self, Ctl.self,
+                      Fleet.self])
 
     static let version = "0.1.0"
     /// What every command's exit status means, for `--help`.

@@ -94,6 +94,6 @@ struct MainQueueTests {
         device.advance(seconds: 60)
         #expect(OtherFormsApp.journal.entries == ["operation +0.0", "work item +5.0"])
         let logs = device.events(of: app).filter { $0.kindName == "log" }.map { device.renderer.jsonLine($0) }
-        #expect(logs.contains { $0.contains("not yet supported: DispatchQueue.main.asyncAfter(wallDeadline:)") }, "\(logs)")
+        #expect(logs.contains { $0.contains("not yet supported: DispatchQueue.asyncAfter(wallDeadline:)") }, "\(logs)")
     }
 }

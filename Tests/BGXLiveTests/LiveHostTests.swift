@@ -44,6 +44,9 @@ struct LiveHostTests {
         try host.wait(for: ["kind": "push.complete"], after: host.index(of: thaw))
         try host.wait(for: ["kind": "process.freeze"], after: host.index(of: thaw))
         #expect(host.counter(dir) > frozenCount, "the app ran while thawed")
+        let status = try host.ctl("status")
+        #expect(status.contains("com.example.feed: suspended, pid \(pid), frozen"), "\(status)")
+        #expect(status.contains("throttle: 1 of"), "the push controller's dump: \(status)")
         host.stop()
         #expect(kill(pid, 0) != 0, "the app outlived the daemon")
     }
@@ -233,5 +236,44 @@ struct LiveHostTests {
         #expect(result == "false no background task 1 of this app")
         #expect(!host.lines.contains { $0["kind"] as? String == "bgtask.end" })
         #expect(try host.ctl("status").contains("com.example.owner: background, pid"))
+    }
+
+    @Test("jetsam from the real resident size: an app holding 200 MB on a 256 MB device is killed for memory")
+    func jetsamUnderMemory() throws {
+        let host = try LiveHost(extra: ["--memory", "256MB"])
+        try host.install("com.example.small")
+        try host.install("com.example.hog", behaviour: "hog")
+        try host.ctl("launch", "com.example.small")
+        try host.wait(for: ["kind": "state", "to": "active", "app": "com.example.small"])
+        try host.ctl("launch", "com.example.hog")
+        let kill = try host.wait(for: ["kind": "terminate", "reason": "memoryPressure", "app": "com.example.hog"])
+        #expect((kill["footprintMB"] as? Double).map { $0 >= 200 } ?? false, "\(kill)")
+        #expect(kill["cause"] as? String == "perProcessLimit")
+        try host.wait(for: ["kind": "process.exit", "how": "signal 9", "app": "com.example.hog"])
+        #expect(!host.lines.contains { $0["kind"] as? String == "terminate" && $0["app"] as? String == "com.example.small" })
+    }
+
+    @Test("cgroup v2 catches forks: an app's child is frozen with it and killed with it",
+          .enabled(if: KernelSupport.cgroup2, "no cgroup v2 mount, or not root"))
+    func childrenShareTheApp() throws {
+        let host = try LiveHost(freezer: "cgroup2")
+        let dir = try host.install("com.example.forker", behaviour: "forker")
+        try host.ctl("launch", "com.example.forker")
+        let spawn = try host.wait(for: ["kind": "process.spawn"])
+        try host.wait(for: ["kind": "state", "to": "active"])
+        let child = try #require(pid_t(String(contentsOfFile: dir + "/child", encoding: .utf8)))
+        let cgroup = try #require(spawn["cgroup"] as? String)
+        let procs = try String(contentsOfFile: cgroup + "/cgroup.procs", encoding: .utf8)
+        #expect(procs.split(separator: "\n").contains(Substring("\(child)")), "cgroup.procs: \(procs)")
+        try host.ctl("home")
+        try host.wait(for: ["kind": "process.freeze"])
+        #expect(try String(contentsOfFile: cgroup + "/cgroup.events", encoding: .utf8).contains("frozen 1"))
+        try host.ctl("forcequit", "com.example.forker")
+        try host.wait(for: ["kind": "process.kill", "mechanism": "cgroup.kill"])
+        try host.wait(for: ["kind": "process.exit"])
+        // The child was reparented (not the daemon's to reap); cgroup.kill ended it all the same.
+        let stat = try? String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8)
+        #expect(stat == nil || stat!.split(separator: ")").last?.split(separator: " ").first == "Z", "child: \(stat ?? "")")
+        #expect(!FileManager.default.fileExists(atPath: cgroup))
     }
 }

@@ -63,6 +63,7 @@ enum ScenarioReference {
             "push": P.pushKeys,
             "debug": P.debugKeys,
             "expect": P.expectationKeys,
+            "population": P.populationKeys,
             "trace": Array(P.traceKinds.keys) + Array(P.futureTraceKinds.keys),
         ]
     }

@@ -8,8 +8,8 @@ import Testing
 struct EventQueueTests {
     /// Kinds that wait in each lane, and one that always goes to the heap.
     static let kinds: [EngineEvent] = [
-        .user(.home), .device(.battery(50)), .expirationWarning(AppID(index: 0), epoch: 0, window: 0),
-        .budgetDeadline(AppID(index: 0), epoch: 0, window: 0), .jetsamCheck,
+        .user(.home), .device(.battery(50)), .expirationWarning(AppID(index: 0), Ticket(epoch: 0, number: 0)),
+        .budgetDeadline(AppID(index: 0), Ticket(epoch: 0, number: 0)), .jetsamCheck,
         .timer(AppID(index: 0), epoch: 0, token: 0, continuation: false),
     ]
 

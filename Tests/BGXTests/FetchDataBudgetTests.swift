@@ -1,4 +1,5 @@
 @testable import BGXCore
+import BGXTestKit
 import Testing
 
 @Test("SPEC §6: background fetches over cellular spend the app's data budget too")
@@ -9,17 +10,8 @@ func fetchSpendsDataBudget() {
     engine.schedule(.user(.home), at: Time.minutes(1))
     var directives: [Directive] = []
     func drain() {
-        while engine.hasDirectives {
-            engine.takeDirectives(into: &directives)
-            for d in directives {
-                switch d {
-                case let .deliver(a, .performFetch):
-                    engine.completeFetch(for: a, result: .noData)
-                    engine.returned(a)
-                case let .deliver(a, _), let .fire(a, _, _): engine.returned(a)
-                default: break
-                }
-            }
+        engine.answerAtOnce(&directives) { d, engine in
+            if case let .deliver(a, .performFetch) = d { engine.completeFetch(for: a, result: .noData) }
         }
     }
     while let t = engine.nextEventTime, t <= Time.minutes(2) { engine.step(); drain() }

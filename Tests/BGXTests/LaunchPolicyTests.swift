@@ -1,5 +1,6 @@
 @testable import BGXCore
 import BGXSimulation
+import BGXTestKit
 import Testing
 
 /// SPEC §11: who gets launched, and when — the launch policy alone, then as
@@ -90,10 +91,7 @@ func forceQuitFlagLifecycle() {
     let app = engine.install(AppManifest(bundleIdentifier: "com.example.chat", backgroundModes: [.remoteNotification]))
     func run() {
         var directives: [Directive] = []
-        while engine.step() {
-            engine.takeDirectives(into: &directives)
-            for case let .deliver(a, _) in directives { engine.returned(a) }
-        }
+        while engine.step() { engine.answerAtOnce(&directives) }
     }
     engine.schedule(.user(.launch(app)), at: 0)
     engine.schedule(.user(.forceQuit(app)), at: Time.seconds(10))

@@ -1,6 +1,7 @@
 import BGXApp
 @testable import BGXCore
 import BGXSimulation
+import BGXTestKit
 import Foundation
 import PropertyBased
 import Testing
@@ -380,13 +381,11 @@ struct RandomMemoryRun {
                     }
                 }
                 // Answer every callback at once (the apps do nothing).
-                while engine.hasDirectives {
-                    engine.takeDirectives(into: &directives)
-                    for case let .deliver(app, callback) in directives {
-                        if case .didEnterBackground = callback { openTasks[app] = nil }
-                        engine.returned(app)
+                engine.answerAtOnce(&directives) { d, _ in
+                    switch d {
+                    case let .deliver(app, .didEnterBackground), let .terminate(app): openTasks[app] = nil
+                    default: break
                     }
-                    for case let .terminate(app) in directives { openTasks[app] = nil }
                 }
                 for app in ids where engine.footprint(of: app) < 0 { check("negative footprint") }
                 let used = ids.reduce(Int64(0)) { $0 + engine.footprint(of: $1) }

@@ -1,6 +1,7 @@
 import BGXApp
 import BGXCore
 import BGXSimulation
+import BGXTestKit
 import Foundation
 import Testing
 
@@ -23,26 +24,15 @@ func charging(_ on: Bool = true) -> DeviceState {
 /// Drives an `Engine` with no app code at all: every callback returns at
 /// once (for judgements that need no app behaviour).
 struct BareEngine {
-    var engine: Engine
-    var directives: [Directive] = []
-    init(_ engine: Engine) { self.engine = engine }
-
-    mutating func run(until time: Nanoseconds) {
-        while true {
-            while engine.hasDirectives {
-                engine.takeDirectives(into: &directives)
-                for case let .deliver(app, _) in directives { engine.returned(app) }
-            }
-            guard let next = engine.nextEventTime, next <= time else { break }
-            engine.step()
-        }
-        engine.advanceClock(to: time)
+    var host: ImmediateHost
+    var engine: Engine {
+        get { host.engine }
+        _modify { yield &host.engine }
     }
+    init(_ engine: Engine) { host = ImmediateHost(engine) }
 
-    mutating func take() -> [TraceEvent] {
-        defer { engine.trace.removeAll() }
-        return engine.trace
-    }
+    mutating func run(until time: Nanoseconds) { host.run(until: time) }
+    mutating func take() -> [TraceEvent] { host.takeTrace() }
 }
 
 @Suite("SPEC §6 — the scheduler's judgement (dasd-shaped policies)")

@@ -10,6 +10,8 @@ import Glibc
 //   hang-launch       never returns from didFinishLaunching
 //   no-connect        never connects to the daemon
 //   exit-in-background  exits with status 3 once in the background
+//   forker            starts a child (/bin/sleep) as it launches and writes its pid to `child`
+//   hog               holds 200 MB (touched) from didFinishLaunching on
 //   steal             as it launches, tries to end background task 1 — another
 //                     app's — and writes the reply to `steal-result`
 // Meanwhile a thread counts, writing the count to `counter` in the bundle
@@ -35,6 +37,7 @@ if behaviour == "no-connect" {
     while true { pause() }
 }
 
+var held: [UnsafeMutableRawPointer] = []
 let client = try LiveClient()
 client.onCallback = { callback in
     switch (behaviour, callback.name) {
@@ -47,6 +50,17 @@ client.onCallback = { callback in
         id = (try? client.beginBackgroundTask(withName: "upload") { try? client.endBackgroundTask(id) }) ?? 0
     case ("exit-in-background", "didEnterBackground"):
         exit(3)
+    case ("forker", "didFinishLaunching"):
+        var child: pid_t = 0
+        let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sleep"), strdup("1000"), nil]
+        if posix_spawn(&child, "/bin/sleep", nil, nil, argv, environ) == 0 {
+            try? "\(child)".write(toFile: bundle + "/child", atomically: true, encoding: .utf8)
+        }
+    case ("hog", "didFinishLaunching"):
+        let size = 200 * 1024 * 1024
+        let block = malloc(size)!
+        memset(block, 1, size)
+        held.append(block)
     case ("steal", "didFinishLaunching"):
         let reply = try? client.call("endBackgroundTask", ["id": "1"])
         try? "\(reply?.ok == true) \(reply?.text ?? "")".write(toFile: bundle + "/steal-result", atomically: true, encoding: .utf8)

@@ -85,17 +85,16 @@ extension Engine {
         let i = Int(app.index)
         guard let window = apps[i].window, !window.timersScheduled else { return }
         apps[i].window!.timersScheduled = true
-        let epoch = apps[i].epoch, number = apps[i].windowNumber
         // The deadline is queued when the warning fires: most windows end
         // (their tasks ended) before either.
-        queue.push(.expirationWarning(app, epoch: epoch, window: number),
+        queue.push(.expirationWarning(app, ticket(app, apps[i].windowNumber)),
                    at: max(now, window.deadline - profile.expirationLeadTime))
     }
 
-    mutating func expirationWarningFired(_ app: AppID, epoch: UInt32, window: UInt32) {
+    mutating func expirationWarningFired(_ app: AppID, _ ticket: Ticket) {
         let i = Int(app.index)
-        guard apps[i].epoch == epoch, apps[i].windowNumber == window, let budget = apps[i].window else { return }
-        queue.push(.budgetDeadline(app, epoch: epoch, window: window), at: max(now, budget.deadline))
+        guard let budget = apps[i].window else { return }
+        queue.push(.budgetDeadline(app, ticket), at: max(now, budget.deadline))
         for t in apps[i].tasks.indices where !apps[i].tasks[t].expirationHandlerCalled {
             apps[i].tasks[t].expirationHandlerCalled = true
             if apps[i].tasks[t].isExpiringActivity { expireActivity(app, at: t); continue }
@@ -107,9 +106,9 @@ extension Engine {
         pump(app)
     }
 
-    mutating func budgetDeadlineFired(_ app: AppID, epoch: UInt32, window: UInt32) {
+    mutating func budgetDeadlineFired(_ app: AppID) {
         let i = Int(app.index)
-        guard apps[i].epoch == epoch, apps[i].windowNumber == window, !apps[i].tasks.isEmpty else { return }
+        guard !apps[i].tasks.isEmpty else { return }
         // Names, not identifiers: the same few texts recur, so the interned
         // table stays small however long the run. With one task open (the
         // usual case) the words are the name's, made once.

@@ -204,12 +204,12 @@ public struct Engine: Sendable {
             handleUser(action)
         case let .device(change):
             apply(change)
-        case let .watchdog(app, epoch, job):
-            watchdogFired(app, epoch: epoch, job: job)
-        case let .expirationWarning(app, epoch, window):
-            expirationWarningFired(app, epoch: epoch, window: window)
-        case let .budgetDeadline(app, epoch, window):
-            budgetDeadlineFired(app, epoch: epoch, window: window)
+        case let .watchdog(app, ticket):
+            if isOutstanding(ticket, .job, app) { watchdogFired(app) }
+        case let .expirationWarning(app, ticket):
+            if isOutstanding(ticket, .backgroundWindow, app) { expirationWarningFired(app, ticket) }
+        case let .budgetDeadline(app, ticket):
+            if isOutstanding(ticket, .backgroundWindow, app) { budgetDeadlineFired(app) }
         case let .timer(app, epoch, token, continuation):
             timerFired(app, epoch: epoch, token: token, continuation: continuation)
         case let .notificationFire(app, id, generation):
@@ -222,18 +222,18 @@ public struct Engine: Sendable {
             taskDeadlineFired(app, epoch: epoch, window: window)
         case let .fetchTimeout(app, epoch, fetch):
             fetchTimeoutFired(app, epoch: epoch, fetch: fetch)
-        case let .cpuCheck(app, epoch, check):
-            cpuCheckFired(app, epoch: epoch, check: check)
+        case let .cpuCheck(app, ticket):
+            if isOutstanding(ticket, .cpuCheck, app) { cpuCheckFired(app) }
         case let .simulateLaunch(app, id):
             _ = simulateLaunch(for: app, identifier: text(id))
         case let .simulateExpiration(app, id):
             _ = simulateExpiration(for: app, identifier: text(id))
         case .jetsamCheck:
             jetsamCheckFired()
-        case let .audioEnd(app, epoch, playback):
-            audioEnded(app, epoch: epoch, playback: playback)
-        case let .serviceWakeEnd(app, epoch, wake):
-            serviceWakeEnded(app, epoch: epoch, wake: wake)
+        case let .audioEnd(app, ticket):
+            if isOutstanding(ticket, .audio, app) { audioEnded(app) }
+        case let .serviceWakeEnd(app, ticket):
+            if isOutstanding(ticket, .serviceWake, app) { serviceWakeEnded(app) }
         case let .locationMove(meters):
             moveDevice(meters: meters)
         case let .significantChangeDue(app, generation):
@@ -244,18 +244,18 @@ public struct Engine: Sendable {
             transferReviewFired(generation: generation)
         case let .transferWake(app, session, number):
             transferWakeFired(app, session: session, number: number)
-        case let .transferEventsDeadline(app, epoch, number):
-            transferEventsDeadlineFired(app, epoch: epoch, number: number)
+        case let .transferEventsDeadline(app, ticket):
+            if isOutstanding(ticket, .transferEvents, app) { transferEventsDeadlineFired(app) }
         case let .push(app, push):
             receivePush(push, for: app)
-        case let .pushTimeout(app, epoch, push):
-            pushTimeoutFired(app, epoch: epoch, push: push)
+        case let .pushTimeout(app, ticket):
+            if isOutstanding(ticket, .pushCompletion, app) { pushTimeoutFired(app) }
         case let .pushRetry(app, generation):
             pushRetryFired(app, generation: generation)
         case let .voipSocketTraffic(app):
             voipSocketTraffic(app)
-        case let .keepAlive(app, epoch, generation):
-            keepAliveFired(app, epoch: epoch, generation: generation)
+        case let .keepAlive(app, ticket):
+            if isOutstanding(ticket, .keepAlive, app) { keepAliveFired(app, ticket) }
         }
     }
 
@@ -394,8 +394,8 @@ extension Engine {
 /// A watchdog not yet in the queue (see `deliver`).
 struct PendingWatchdog: Sendable {
     var app: AppID
-    var epoch: UInt32
-    var job: UInt32
+    /// The callback's job number, in its process.
+    var ticket: Ticket
     var at: Nanoseconds
 }
 

@@ -3,31 +3,31 @@ import HeapModule
 
 /// Something the engine must handle at a moment of virtual time. Plain values
 /// in a heap, never closures (DESIGN.md: a closure per event measured 3–4×
-/// slower). `epoch` ties an event to one process lifetime: once the app is
-/// terminated its stale events are dropped when they come due.
+/// slower). A `Ticket` ties an event to one process lifetime and one moment
+/// of its controller: a stale ticket's event is dropped when it comes due.
 public enum EngineEvent: Sendable, Equatable {
     case user(UserAction)
     /// Boxed: a time zone's rules would make every queued event 40 % larger.
     indirect case device(DeviceChange)
-    case watchdog(AppID, epoch: UInt32, job: UInt32)
-    case expirationWarning(AppID, epoch: UInt32, window: UInt32)
-    case budgetDeadline(AppID, epoch: UInt32, window: UInt32)
+    case watchdog(AppID, Ticket)
+    case expirationWarning(AppID, Ticket)
+    case budgetDeadline(AppID, Ticket)
     case timer(AppID, epoch: UInt32, token: Int32, continuation: Bool)
     case notificationFire(AppID, NotificationID, generation: UInt32)
     case schedulerWake(generation: UInt32)
     case taskExpiry(AppID, epoch: UInt32, window: UInt32)
     case taskDeadline(AppID, epoch: UInt32, window: UInt32)
     case fetchTimeout(AppID, epoch: UInt32, fetch: UInt32)
-    case cpuCheck(AppID, epoch: UInt32, check: UInt32)
+    case cpuCheck(AppID, Ticket)
     /// The debugger's `_simulateLaunchForTaskWithIdentifier` / `_simulateExpirationForTaskWithIdentifier`.
     case simulateLaunch(AppID, identifier: TextID)
     case simulateExpiration(AppID, identifier: TextID)
     /// Jetsam looks at free memory (SPEC §10).
     case jetsamCheck
     /// SPEC §4: a `playAudio {for: D}` ran its course.
-    case audioEnd(AppID, epoch: UInt32, playback: UInt32)
+    case audioEnd(AppID, Ticket)
     /// SPEC §4: the run an event (location, accessory) bought the app is over.
-    case serviceWakeEnd(AppID, epoch: UInt32, wake: UInt32)
+    case serviceWakeEnd(AppID, Ticket)
     /// SPEC §4: the device moved this many metres along its route.
     case locationMove(meters: Int64)
     /// A significant-change fix held back by the once-per-5-minutes limit is due.
@@ -39,17 +39,17 @@ public enum EngineEvent: Sendable, Equatable {
     /// The relaunch rate limiter's delay has passed: wake the app for a session's events.
     case transferWake(AppID, session: TextID, number: UInt32)
     /// The time to call the `handleEventsForBackgroundURLSession` completion handler is up.
-    case transferEventsDeadline(AppID, epoch: UInt32, number: UInt32)
+    case transferEventsDeadline(AppID, Ticket)
     /// A push reaches the device (SPEC §7, §4).
     case push(AppID, Push)
     /// A silent push's 30 s for its completion handler are over (SPEC §7).
-    case pushTimeout(AppID, epoch: UInt32, push: UInt32)
+    case pushTimeout(AppID, Ticket)
     /// A held push may be deliverable now (a throttle or budget ended).
     case pushRetry(AppID, generation: UInt32)
     /// Traffic on the app's VoIP socket (SPEC §4).
     case voipSocketTraffic(AppID)
     /// The app's keep-alive handler is due (SPEC §4).
-    case keepAlive(AppID, epoch: UInt32, generation: UInt32)
+    case keepAlive(AppID, Ticket)
 }
 
 /// Ordered by (time, insertion order), like `EmbeddedEventLoop`.

@@ -307,7 +307,7 @@ extension Engine {
         if let limit = limit {
             // Most callbacks return before time moves on; the watchdog only
             // enters the queue if this one is still running then.
-            unarmedWatchdogs.append(PendingWatchdog(app: app, epoch: apps[i].epoch, job: number, at: now + limit))
+            unarmedWatchdogs.append(PendingWatchdog(app: app, ticket: ticket(app, number), at: now + limit))
         }
     }
 
@@ -323,7 +323,7 @@ extension Engine {
         }
         apps[i].inFlight = nil
         // Its watchdog, not yet armed, is no longer needed (usually the last one noted).
-        if let last = unarmedWatchdogs.last, last.app == app, last.job == job.number { unarmedWatchdogs.removeLast() }
+        if let last = unarmedWatchdogs.last, last.app == app, last.ticket.number == job.number { unarmedWatchdogs.removeLast() }
         if case .didFinishLaunching = job.callback { apps[i].launchFinished = true }
         // SPEC §10: the app-switcher snapshot, once the app has had its chance to hide things.
         if case .didEnterBackground = job.callback, apps[i].state == .background { takeSnapshot(app) }
@@ -340,22 +340,18 @@ extension Engine {
     /// Puts the watchdogs of callbacks still running into the queue.
     mutating func armWatchdogs() {
         for w in unarmedWatchdogs where isRunning(w) {
-            queue.push(.watchdog(w.app, epoch: w.epoch, job: w.job), at: w.at)
+            queue.push(.watchdog(w.app, w.ticket), at: w.at)
         }
         unarmedWatchdogs.removeAll(keepingCapacity: true)
     }
 
     /// Whether the callback a watchdog watches is still running.
-    @inline(__always) func isRunning(_ w: PendingWatchdog) -> Bool {
-        let p = Int(w.app.index)
-        guard apps[p].epoch == w.epoch else { return false }
-        let job = apps[p].inFlight.map { $0.number }
-        return job == w.job
-    }
+    @inline(__always) func isRunning(_ w: PendingWatchdog) -> Bool { isOutstanding(w.ticket, .job, w.app) }
 
-    mutating func watchdogFired(_ app: AppID, epoch: UInt32, job: UInt32) {
+    /// A callback ran past its watchdog (its ticket is outstanding: it still holds the thread).
+    mutating func watchdogFired(_ app: AppID) {
         let i = Int(app.index)
-        guard apps[i].epoch == epoch, let inFlight = apps[i].inFlight, inFlight.number == job else { return }
+        let inFlight = apps[i].inFlight!
         apps[i].stats.watchdogHits += 1
         let name = inFlight.callback?.name ?? "main thread work"
         let limit: Nanoseconds

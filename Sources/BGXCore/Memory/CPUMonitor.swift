@@ -49,12 +49,12 @@ extension Engine {
             if t > lastEnd { return }
         }
         apps[i].cpu.checkNumber &+= 1
-        queue.push(.cpuCheck(app, epoch: apps[i].epoch, check: apps[i].cpu.checkNumber), at: t)
+        queue.push(.cpuCheck(app, ticket(app, apps[i].cpu.checkNumber)), at: t)
     }
 
-    mutating func cpuCheckFired(_ app: AppID, epoch: UInt32, check: UInt32) {
+    mutating func cpuCheckFired(_ app: AppID) {
         let i = Int(app.index)
-        guard apps[i].epoch == epoch, apps[i].cpu.checkNumber == check, apps[i].state == .background,
+        guard apps[i].state == .background,
               !isExemptFromCPUMonitor(app) else { return }
         let window = schedulerSettings.cpuLimitWindow
         let b = busy(app, from: now - window, to: now)

@@ -154,7 +154,7 @@ extension Engine {
         apps[i].push.awaitingCompletion.append((number, watched))
         if watched { setAssertion(.pushCompletion, true, i) }
         if watched {
-            queue.push(.pushTimeout(app, epoch: apps[i].epoch, push: number), at: now + profile.push.completionTimeout)
+            queue.push(.pushTimeout(app, ticket(app, number)), at: now + profile.push.completionTimeout)
         }
         apps[i].jobs.append(.remoteNotification(number, push.type))
         pump(app)
@@ -173,9 +173,7 @@ extension Engine {
         suspendIfThreadFree(app)
     }
 
-    mutating func pushTimeoutFired(_ app: AppID, epoch: UInt32, push number: UInt32) {
-        let i = Int(app.index)
-        guard apps[i].epoch == epoch, apps[i].push.awaitingCompletion.contains(where: { $0.number == number }) else { return }
+    mutating func pushTimeoutFired(_ app: AppID) {
         terminate(app, .completionHandlerTimeout,
                   detail: "didReceiveRemoteNotification: the completion handler was not called within "
                     + Time.describe(profile.push.completionTimeout) + " (handler: silent push)")

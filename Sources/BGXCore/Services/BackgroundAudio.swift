@@ -37,7 +37,7 @@ extension Engine {
         record(app, .audioStart(category: category, duration: duration))
         noteAudioOrAccessoryAssertion(app)
         if let duration {
-            queue.push(.audioEnd(app, epoch: apps[i].epoch, playback: number), at: now + max(0, duration))
+            queue.push(.audioEnd(app, ticket(app, number)), at: now + max(0, duration))
         }
         // A non-mixable session interrupts every other non-mixable one: the
         // front app's always, and a background app's those of the other
@@ -72,9 +72,7 @@ extension Engine {
         noteAudioOrAccessoryAssertion(app)
     }
 
-    mutating func audioEnded(_ app: AppID, epoch: UInt32, playback: UInt32) {
-        let i = Int(app.index)
-        guard apps[i].epoch == epoch, apps[i].services.audio?.number == playback else { return }
+    mutating func audioEnded(_ app: AppID) {
         stopAudio(app, reason: "playback finished")
         suspendIfThreadFree(app)
     }

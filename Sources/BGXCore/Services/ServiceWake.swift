@@ -43,7 +43,7 @@ extension Engine {
             let until = max(apps[i].services.wakeUntil ?? now, now + runTime)
             apps[i].services.wakeUntil = until
             apps[i].services.wakeNumber &+= 1
-            queue.push(.serviceWakeEnd(app, epoch: apps[i].epoch, wake: apps[i].services.wakeNumber), at: until)
+            queue.push(.serviceWakeEnd(app, ticket(app, apps[i].services.wakeNumber)), at: until)
         }
         // A launch killed at once leaves no process for the event.
         guard wakeIntoBackground(app, cause: cause) else { return }
@@ -51,9 +51,8 @@ extension Engine {
         pump(app)
     }
 
-    mutating func serviceWakeEnded(_ app: AppID, epoch: UInt32, wake: UInt32) {
+    mutating func serviceWakeEnded(_ app: AppID) {
         let i = Int(app.index)
-        guard apps[i].epoch == epoch, apps[i].services.wakeNumber == wake else { return }
         apps[i].services.wakeUntil = nil
         suspendIfThreadFree(app)
     }

@@ -114,7 +114,7 @@ extension Engine {
         }
         apps[i].voip.keepAliveInterval = timeout
         apps[i].voip.keepAliveGeneration &+= 1
-        queue.push(.keepAlive(app, epoch: apps[i].epoch, generation: apps[i].voip.keepAliveGeneration), at: now + timeout)
+        queue.push(.keepAlive(app, ticket(app, apps[i].voip.keepAliveGeneration)), at: now + timeout)
         return true
     }
 
@@ -125,11 +125,10 @@ extension Engine {
         apps[i].voip.keepAliveGeneration &+= 1
     }
 
-    mutating func keepAliveFired(_ app: AppID, epoch: UInt32, generation: UInt32) {
+    mutating func keepAliveFired(_ app: AppID, _ ticket: Ticket) {
         let i = Int(app.index)
-        guard apps[i].epoch == epoch, apps[i].voip.keepAliveGeneration == generation,
-              let interval = apps[i].voip.keepAliveInterval else { return }
-        queue.push(.keepAlive(app, epoch: epoch, generation: generation), at: now + interval)
+        guard let interval = apps[i].voip.keepAliveInterval else { return }
+        queue.push(.keepAlive(app, ticket), at: now + interval)
         // The handler is for an app in the background; one in front needs no keep-alive.
         if !apps[i].state.isForeground { wakeForVoIP(app, .keepAlive) }
     }

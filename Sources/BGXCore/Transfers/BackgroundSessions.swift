@@ -319,14 +319,14 @@ extension Engine {
             apps[i].transferEvents!.finishEventsQueued = true
             apps[i].jobs.append(.transfer(.finishEvents(id)))
         }
-        queue.push(.transferEventsDeadline(app, epoch: apps[i].epoch, number: apps[i].transferEventsNumber),
+        queue.push(.transferEventsDeadline(app, ticket(app, apps[i].transferEventsNumber)),
                    at: now + profile.transfers.eventsHandlingTime)
         pump(app)
     }
 
-    mutating func transferEventsDeadlineFired(_ app: AppID, epoch: UInt32, number: UInt32) {
+    mutating func transferEventsDeadlineFired(_ app: AppID) {
         let i = Int(app.index)
-        guard apps[i].epoch == epoch, let wake = apps[i].transferEvents, wake.number == number else { return }
+        let wake = apps[i].transferEvents!
         log(app, "Warning: Application delegate received call to -application:handleEventsForBackgroundURLSession:"
             + "completionHandler: but the completion handler was never called.")
         apps[i].transferEvents = nil

@@ -42,7 +42,10 @@ public struct AppBundle: Sendable {
         }
         manifest = AppManifest(bundleIdentifier: bundle, backgroundModes: modes,
                                permittedTaskIdentifiers: info["BGTaskSchedulerPermittedIdentifiers"] as? [String] ?? [],
-                               exitsOnSuspend: info["UIApplicationExitsOnSuspend"] as? Bool ?? false)
+                               exitsOnSuspend: info["UIApplicationExitsOnSuspend"] as? Bool ?? false,
+                               // The footprint is measured, not declared: the daemon reports the process's
+                               // resident size to the engine as it runs (`LiveDaemon.noteResidentSize`).
+                               memory: 0)
         self.path = dir
         self.executable = executable
     }

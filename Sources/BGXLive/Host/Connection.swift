@@ -82,7 +82,9 @@ extension LiveDaemon {
     func handle(_ message: LiveMessage, from c: Connection) {
         switch (message.type, c.role) {
         case ("hello", .unknown): hello(message, from: c)
-        case ("call", .app(let app)): call(message, from: app, on: c.fd)
+        case ("call", .app(let app)):
+            call(message, from: app, on: c.fd)
+            if let p = processes[app] { noteResidentSize(p) }
         case ("ack", .app(let app)): acknowledge(message, from: app)
         case ("ctl", .ctl): control(message, on: c)
         case ("hello", _): closeConnection(c.fd, why: "a second hello")

@@ -81,7 +81,8 @@ extension LiveDaemon {
         return .success("installed \(bundle.manifest.bundleIdentifier)")
     }
 
-    /// Every app's state, assertions and pending requests, the freezer and the device.
+    /// Every app's state, assertions and pending requests, what the push,
+    /// fetch and transfer controllers say of it, the freezer and the device.
     func status() -> String {
         var lines = ["freezer: \(freezer.mechanism)\(freezer.root.map { " (\($0))" } ?? "")",
                      "time: \(Time.describe(engine.now))\(options.timeScale == 1 ? "" : " (×\(options.timeScale))")"]
@@ -101,6 +102,11 @@ extension LiveDaemon {
             for request in engine.pendingTaskRequests(for: app) {
                 lines.append("  pending \(request.kind) \(request.identifier)"
                              + (request.earliestBegin.map { " earliest \(Time.describe($0))" } ?? ""))
+            }
+            // The controllers' own dumps, where they have something to say about the app.
+            for dump in [engine.explainPushes(app: app), engine.explainFetch(app: app), engine.explainTransfers(app: app)]
+            where !dump.isEmpty {
+                lines += dump.split(separator: "\n").map { "  " + $0 }
             }
         }
         return lines.joined(separator: "\n")

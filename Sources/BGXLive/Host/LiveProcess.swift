@@ -22,6 +22,8 @@ final class LiveProcess {
     var queued: [LiveMessage] = []
     /// Callbacks sent and not yet acknowledged, with the queue the engine ran them on.
     var awaitingAck: [Int: ExecutionQueue] = [:]
+    /// The resident size last reported to the engine, in bytes.
+    var reportedBytes: Int64 = 0
 
     init(app: AppID, bundle: String, pid: pid_t, pidfd: Int32, cgroup: String?, epoch: UInt32) {
         self.app = app

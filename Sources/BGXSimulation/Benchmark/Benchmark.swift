@@ -1,4 +1,5 @@
 import BGXCore
+import BGXTestKit
 import HeapModule
 
 /// `bgx bench`: the engine's throughput on a heavy synthetic workload,
@@ -70,40 +71,36 @@ public enum Benchmark {
 
     /// One round: the engine workload, then the bare loop over as many events.
     static func runOnce(events target: Int, apps appCount: Int, measure: (() -> Void) -> Double) -> Result {
-        var engine = Engine(profile: .modern, device: DeviceState(), seed: 1)
+        var host = ImmediateHost(Engine(profile: .modern, device: DeviceState(), seed: 1))
         for i in 0..<appCount {
-            _ = engine.install(AppManifest(bundleIdentifier: "com.bench.app\(i)"))
+            _ = host.engine.install(AppManifest(bundleIdentifier: "com.bench.app\(i)"))
         }
-        var host = SyntheticHost(apps: appCount)
+        var apps = SyntheticApps(apps: appCount)
         var traceEvents = 0
         var deliveries = 0
         var queueSizeSum = 0
         var samples = 0
         let engineSeconds = measure {
-            var directives: [Directive] = []
-            directives.reserveCapacity(64)
-            while engine.eventsHandled < target {
-                host.scheduleUsers(&engine)
-                engine.step()
-                while engine.hasDirectives {
-                    engine.takeDirectives(into: &directives)
-                    for d in directives {
-                        switch d {
-                        case .deliver, .fire: deliveries &+= 1
-                        default: break
-                        }
-                        host.carryOut(d, &engine)
+            while host.engine.eventsHandled < target {
+                apps.scheduleUsers(&host.engine)
+                host.engine.step()
+                host.drain { d, engine in
+                    switch d {
+                    case .deliver, .fire: deliveries &+= 1
+                    default: break
                     }
+                    apps.answer(d, &engine)
                 }
-                if engine.trace.count >= 65_536 {
-                    traceEvents += engine.trace.count
-                    engine.trace.removeAll(keepingCapacity: true)
-                    queueSizeSum += engine.queuedEventCount
+                if host.engine.trace.count >= 65_536 {
+                    traceEvents += host.engine.trace.count
+                    host.engine.trace.removeAll(keepingCapacity: true)
+                    queueSizeSum += host.engine.queuedEventCount
                     samples += 1
                 }
             }
-            traceEvents += engine.trace.count
+            traceEvents += host.engine.trace.count
         }
+        let engine = host.engine
         let events = engine.eventsHandled
         let pending = max(16, samples == 0 ? engine.queuedEventCount : queueSizeSum / samples)
         var checksum: Int64 = 0
@@ -170,8 +167,9 @@ extension Benchmark {
 
 /// Apps as plain state, not closures: every tenth app forgets to end its
 /// background task (and is killed); the rest end it after 1–40 s, in their
-/// expiration handler when that comes first.
-struct SyntheticHost {
+/// expiration handler when that comes first. Each callback and timer then
+/// returns (`ImmediateHost`).
+struct SyntheticApps {
     var random = SeededRandom(seed: 42)
     var openTask: [Int]
     var nextUserAction: Nanoseconds = 0
@@ -199,7 +197,7 @@ struct SyntheticHost {
         }
     }
 
-    mutating func carryOut(_ directive: Directive, _ engine: inout Engine) {
+    mutating func answer(_ directive: Directive, _ engine: inout Engine) {
         switch directive {
         case let .deliver(app, callback):
             let i = Int(app.index)
@@ -216,11 +214,9 @@ struct SyntheticHost {
             default:
                 break
             }
-            engine.returned(app)
         case let .fire(app, _, _):
             let i = Int(app.index)
             if openTask[i] != 0 { engine.endBackgroundTask(for: app, openTask[i]); openTask[i] = 0 }
-            engine.returned(app)
         case let .terminate(app):
             openTask[Int(app.index)] = 0
         case .launch, .suspend, .resume:

@@ -16,15 +16,16 @@ public enum DeviceClock {
     /// `startDate`), and says how long it slept (`Thread.sleep`, `usleep` …:
     /// the clocks moved on by that much). Nests: the previous setting comes
     /// back afterwards.
-    /// `process`, when given, receives what app code puts on the main queue.
+    /// `process`, when given, receives what app code puts on dispatch queues.
     static func run<R>(at now: Nanoseconds, startDate: Date, process: AppRuntime?,
                        _ body: () -> R) -> (result: R, slept: Nanoseconds) {
         let epoch = Int64((startDate.timeIntervalSince1970 * 1e9).rounded())
         let start = uptimeAtStart &+ now
         let previous = bgx_virtual_clock_swap(bgx_virtual_clock(
             enabled: 1, realtime: epoch &+ now, monotonic: start,
-            schedule: process == nil ? nil : scheduleOnMainQueue,
-            context: process.map { Unmanaged.passUnretained($0).toOpaque() }))
+            dispatch: process == nil ? nil : dispatchOnDevice,
+            context: process.map { Unmanaged.passUnretained($0).toOpaque() },
+            random: process?.randomState))
         let result = body()
         let after = bgx_virtual_clock_swap(previous)
         return (result, after.monotonic &- start)
@@ -50,49 +51,6 @@ extension SimulatedDevice {
             process.work(seconds: Time.toSeconds(slept))
         }
         return result
-    }
-}
-
-/// `DispatchQueue.main.async` / `asyncAfter(deadline:)` in app code: the
-/// block runs as a job on the app's main thread at its deadline in virtual
-/// time; the engine holds it while the app is suspended and drops it with
-/// the process.
-private let scheduleOnMainQueue: @convention(c) (UnsafeMutableRawPointer?, Int64, UnsafeMutableRawPointer?) -> Int32 = {
-    context, deadline, block in
-    guard let context else { return 0 }
-    let process = Unmanaged<AppRuntime>.fromOpaque(context).takeUnretainedValue()
-    guard let block else {
-        process.refuseWallClockBlock()
-        return 1
-    }
-    process.enqueueMainQueueBlock(deadline: deadline, DispatchedBlock(block))
-    return 1
-}
-
-/// A block copied off libdispatch's path, released with the last job that holds it.
-final class DispatchedBlock {
-    let block: UnsafeMutableRawPointer
-    init(_ block: UnsafeMutableRawPointer) { self.block = block }
-    func run() { bgx_block_run(block) }
-    deinit { bgx_block_release(block) }
-}
-
-extension AppRuntime {
-    /// Refused, and said so in the trace: a block left to libdispatch would
-    /// run on a real thread, on the real clock, beside the device.
-    func refuseWallClockBlock() {
-        device.withEngine {
-            $0.log(app, "not yet supported: DispatchQueue.main.asyncAfter(wallDeadline:) in app code; "
-                   + "the block was not run (use asyncAfter(deadline:))")
-        }
-    }
-
-    /// `deadline` is on the device's monotonic clock; `Int64.max` (`.distantFuture`) never comes.
-    func enqueueMainQueueBlock(deadline: Int64, _ block: DispatchedBlock) {
-        guard !isTerminated, deadline != .max else { return }
-        let now = DeviceClock.uptimeAtStart &+ device.now
-        // The main queue, even when submitted from a launch handler on a background queue.
-        enqueue(after: max(0, deadline &- now), on: .main) { block.run(); return true }
     }
 }
 

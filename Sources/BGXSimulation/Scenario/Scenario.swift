@@ -39,6 +39,8 @@ public struct Scenario: Sendable {
     public var usage: [Usage] = []
     public var timeline: [TimelineEntry] = []
     public var expectations: [Expectation] = []
+    /// `population:` — what each device of a fleet is sampled from (`bgx fleet`).
+    public var population: Population?
 
     public struct Usage: Sendable {
         public var app: String

@@ -25,7 +25,8 @@ public struct ScenarioParser {
 
     // MARK: Vocabulary
 
-    static let topKeys = ["profile", "seed", "start", "duration", "device", "apps", "usage", "timeline", "expect"]
+    static let topKeys = ["profile", "seed", "start", "duration", "device", "apps", "usage", "timeline", "expect",
+                          "population"]
     static let deviceKeys = ["battery", "charging", "network", "bandwidth", "lowPowerMode", "backgroundAppRefresh",
                              "passcode", "memory", "multitasking", "thermal", "timeZone", "cpuLoad", "memoryPressure",
                              "cameraActive", "backgroundGPU"]
@@ -216,6 +217,7 @@ public struct ScenarioParser {
                 scenario.timeline.append(try timelineEntry(entry, bundles: bundles, context))
             }
         }
+        if let n = top["population"] { scenario.population = try population(n) }
         if let n = top["expect"] {
             let entries = try sequence(n, "expect")
             if entries.count > limits.timelineEntries {

@@ -3,6 +3,38 @@
 
 #include <stdint.h>
 
+/// Work app code hands a dispatch queue: a copied block, or a function and
+/// its argument; `group`, when set, was entered for it (and retained) and is
+/// left when the work is released.
+typedef struct {
+    void *block;
+    void (*function)(void *);
+    void *argument;
+    void *group;
+} bgx_work;
+
+/// What the device is asked by app code's dispatch calls (`bgx_virtual_clock.dispatch`).
+typedef enum {
+    /// Run `work` at `deadline` (monotonic ns; INT64_MAX never) on the main queue or another.
+    BGX_SUBMIT,
+    /// A wall-clock deadline (DispatchWallTime), not covered: the device refuses the work.
+    BGX_SUBMIT_REFUSED_WALL,
+    /// `object` (a group) was entered or left by app code.
+    BGX_GROUP_ENTERED,
+    BGX_GROUP_LEFT,
+    /// Run `work` once the group `object` is empty / the block `object` has run.
+    BGX_NOTIFY_GROUP,
+    BGX_NOTIFY_BLOCK,
+    /// Wait until `deadline` for the group / semaphore / block `object`: 1 when it holds.
+    BGX_WAIT_GROUP,
+    BGX_WAIT_SEMAPHORE,
+    BGX_WAIT_BLOCK,
+    /// App code created a dispatch source, which runs on libdispatch's threads and the real clock.
+    BGX_ESCAPED_SOURCE,
+    /// App code armed a run-loop timer (`Timer`), which nothing on the device thread runs.
+    BGX_ESCAPED_RUN_LOOP_TIMER,
+} bgx_dispatch_request;
+
 /// The clocks one thread reads while a simulated device runs app code on it.
 /// Nanoseconds: `realtime` since 1970 (CLOCK_REALTIME, gettimeofday, time),
 /// `monotonic` for CLOCK_MONOTONIC and its siblings (DispatchTime, uptime).
@@ -10,20 +42,34 @@ typedef struct {
     int enabled;
     int64_t realtime;
     int64_t monotonic;
-    /// Where blocks app code puts on the main queue go instead of libdispatch:
-    /// `schedule(context, deadline, block)` gets the deadline on the monotonic
-    /// clock (nanoseconds) and a copied block (see `bgx_block_run`), and
-    /// returns 0 to leave the block to libdispatch after all. NULL: libdispatch.
-    /// A deadline of INT64_MIN with no block: a wall-clock deadline, which the
-    /// device does not run (it returns 1 to drop the block).
-    int (*schedule)(void *context, int64_t deadline, void *block);
+    /// Where app code's dispatch calls go instead of libdispatch (NULL: libdispatch).
+    /// Returns 1 when the device took the work (or the wait held), 0 otherwise.
+    int (*dispatch)(void *context, bgx_dispatch_request request, int on_main, int64_t deadline,
+                    bgx_work work, void *object);
     void *context;
+    /// The seeded generator's state app code's randomness comes from (NULL: the kernel's).
+    uint64_t *random;
 } bgx_virtual_clock;
 
-/// Runs a block `schedule` received (it may run any number of times).
-void bgx_block_run(void *block);
-/// Releases a block `schedule` received.
-void bgx_block_release(void *block);
+/// Runs work the device received (a block may run any number of times).
+void bgx_work_run(bgx_work work);
+/// Releases work the device received, leaving its group.
+void bgx_work_release(bgx_work work);
+/// Keeps a dispatch object alive forever (a group a terminated process left entered).
+void bgx_object_retain(void *object);
+/// Lets go of a dispatch object the device was handed retained (a group it notifies for).
+void bgx_object_release(void *object);
+/// libdispatch's answer without waiting: the group is empty / the semaphore
+/// was taken (it is decremented) / the block has run (a block may be waited for once).
+int bgx_real_group_is_empty(void *group);
+int bgx_real_semaphore_try(void *semaphore);
+int bgx_real_block_try_wait(void *block);
+/// Moves this thread's clocks on to `monotonic` (time spent waiting) / reads them.
+void bgx_virtual_clock_advance_to(int64_t monotonic);
+int64_t bgx_virtual_clock_monotonic(void);
+/// The `context` of this thread's setting while it runs app code with a
+/// device to hand work to; NULL elsewhere.
+void *bgx_app_code_context(void);
 
 /// Makes this thread read `clock` (when enabled) and returns what it read before,
 /// so that callers can nest and restore.

@@ -1,0 +1,135 @@
+import BGXApp
+import BGXCore
+import Foundation
+
+/// One running process on the simulated device: it implements the app's
+/// connection to the system and owns the app's pending timers.
+public final class AppRuntime: SystemConnection {
+    unowned let device: SimulatedDevice
+    public let app: AppID
+    public let launchCause: LaunchCause?
+    public internal(set) var program: HostedApp
+    public var application: Application {
+        if let made = madeApplication { return made }
+        let made = Application(bundleIdentifier: device.withEngine { $0.bundleIdentifier(app) }, connection: self,
+                               delegate: (program as? DelegateApp)?.delegate)
+        madeApplication = made
+        return made
+    }
+    /// Made on first use; it holds this process (its connection), so `tearDown` lets it go.
+    private var madeApplication: Application?
+    /// Pending work by timer token, with the queue it runs on.
+    var timers: [Int32: (queue: ExecutionQueue, body: () -> Bool)] = [:]
+    /// The queue of the job running now: its busy work and waits continue there.
+    var currentQueue = ExecutionQueue.main
+    var taskHandlers: [String: (BGTask) -> Void] = [:]
+    /// `performExpiringActivity` blocks, by activity (SPEC §13).
+    var activityBlocks: [Int: (Bool) -> Void] = [:]
+    var runningTasks: [String: BGTask] = [:]
+    var expirationHandlers: [Int: () -> Void] = [:]
+    /// Background session objects this process created, by identifier.
+    var urlSessions: [String: URLSession] = [:]
+    var pendingBusy: Nanoseconds = 0
+    /// The engine has terminated this process. True at once — app code
+    /// still running after a synchronous kill (Swift does not unwind) does
+    /// nothing more — not only once the host carries out `terminate`.
+    var isTerminated: Bool {
+        get { terminated || device.withEngine { $0.processEpoch(of: app) } != epoch }
+        set { terminated = newValue }
+    }
+    private var terminated = false
+    private let epoch: UInt32
+    /// Sockets the app opened, by name (the system may close them, SPEC §10).
+    var sockets: [String: NetworkSocket] = [:]
+    var voipPushHandler: ((@escaping () -> Void) -> Void)?
+    var voipSocketHandler: (() -> Void)?
+    var keepAliveHandler: (() -> Void)?
+    /// What app code put on dispatch queues and has not run yet, and what waits for it.
+    var dispatchState = AppDispatchState()
+    /// Where app code's randomness comes from: seeded by the device's seed, the
+    /// app and the process's launch, so runs repeat and each launch differs.
+    let randomState = UnsafeMutablePointer<UInt64>.allocate(capacity: 1)
+
+    /// The process has ended or its device is gone: let go of the app's
+    /// closures and objects. They hold this process (a timer's job, a
+    /// handler, the `Application`), a cycle that would keep it — and the
+    /// memory of its device — alive forever.
+    func tearDown() {
+        timers.removeAll()
+        taskHandlers.removeAll()
+        activityBlocks.removeAll()
+        runningTasks.removeAll()
+        expirationHandlers.removeAll()
+        urlSessions.removeAll()
+        sockets.removeAll()
+        voipPushHandler = nil
+        voipSocketHandler = nil
+        keepAliveHandler = nil
+        madeApplication = nil
+        dispatchState.tearDown()
+    }
+
+    init(device: SimulatedDevice, app: AppID, cause: LaunchCause, program: HostedApp) {
+        self.device = device
+        self.app = app
+        self.launchCause = cause
+        self.program = program
+        self.epoch = device.withEngine { $0.processEpoch(of: app) }
+        randomState.initialize(to: device.seed &* 0x9E37_79B9_7F4A_7C15 ^ UInt64(app.index) << 32 ^ UInt64(epoch))
+    }
+
+    deinit { randomState.deallocate() }
+
+    /// Runs one job — on the main thread, or on the background queue — in
+    /// this process's context. Busy work recorded during it delays the job's
+    /// return by that much.
+    func runJob(on queue: ExecutionQueue = .main, _ body: () -> Bool) {
+        pendingBusy = 0
+        currentQueue = queue
+        // Scenario apps never ask for `Application.shared`; any other code may.
+        let done = program is ScenarioApp ? body()
+            : device.runningAppCode(app) { ProcessContext.$current.withValue(application) { body() } }
+        guard !isTerminated else { return }
+        if done {
+            if pendingBusy > 0 {
+                let busy = pendingBusy
+                pendingBusy = 0
+                continueJob(after: busy) { true }
+            } else {
+                device.withEngine { $0.returned(app, on: queue) }
+            }
+        }
+    }
+
+    /// Schedules the rest of the current job `delay` later (busy work), on its queue.
+    public func continueJob(after delay: Nanoseconds, _ rest: @escaping () -> Bool) {
+        let token = device.withEngine { $0.scheduleTimer(for: app, after: delay, continuation: true) }
+        timers[token] = (currentQueue, rest)
+    }
+
+    /// Queues new work `delay` later, on `queue` (by default the queue of the job running now).
+    @discardableResult
+    public func enqueue(after delay: Nanoseconds, on queue: ExecutionQueue? = nil, _ job: @escaping () -> Bool) -> Int32 {
+        let queue = queue ?? currentQueue
+        let token = device.withEngine { $0.scheduleTimer(for: app, after: delay, continuation: false, on: queue) }
+        timers[token] = (queue, job)
+        return token
+    }
+
+    /// The job running now is done (for programs that returned false).
+    public func jobFinished() {
+        guard !isTerminated else { return }
+        device.withEngine { $0.returned(app) }
+    }
+
+    func fireTimer(_ token: Int32) {
+        guard let timer = timers.removeValue(forKey: token) else { return }
+        dispatchState.queued[token] = nil
+        runJob(on: timer.queue, timer.body)
+    }
+
+    func runExpirationHandler(_ id: Int) -> Bool {
+        expirationHandlers.removeValue(forKey: id)?()
+        return true
+    }
+}

@@ -1,0 +1,121 @@
+import ArgumentParser
+import BGXCore
+import BGXSimulation
+import Foundation
+
+/// `bgx fleet`: many devices, each with a person sampled from the
+/// scenario's `population:`, and what their background work does to a backend.
+struct Fleet: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run a fleet of devices sampled from a scenario's population; merge shards; draw the report.",
+        discussion: """
+            bgx fleet SCENARIO --devices N [--days D] [--shard I/K] --out DIR runs devices (shard I of K runs \
+            devices N·I/K up to N·(I+1)/K) and writes DIR/fleet.json, arrivals.csv, delays.csv, reasons.csv \
+            and population.csv. bgx fleet merge DIR… --out DIR adds shards; bgx fleet report DIR --html FILE \
+            draws one self-contained HTML file.
+            """,
+        subcommands: [FleetRunCommand.self, FleetMerge.self, FleetReportCommand.self],
+        defaultSubcommand: FleetRunCommand.self)
+}
+
+struct FleetRunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run", abstract: "Run the fleet's devices (all, or one shard) and write the results.")
+    @Argument(help: "The scenario file (its population: section, or the documented defaults).") var scenario: String
+    @Option(help: "How many devices the whole fleet has.") var devices: Int
+    @Option(help: "How many days each device runs (default: the scenario's duration).") var days: Int?
+    @Option(help: "Run only shard I of K (I from 0), e.g. 2/8.") var shard: String?
+    @Option(help: "The directory to write the results into.") var out: String
+
+    func run() throws {
+        guard devices > 0, devices <= 100_000_000 else { throw fail("error: --devices must be between 1 and 100000000") }
+        if let days, !(1...366).contains(days) { throw fail("error: --days must be between 1 and 366") }
+        var part = (index: 0, count: 1)
+        if let shard {
+            let p = shard.split(separator: "/")
+            guard p.count == 2, let i = Int(p[0]), let k = Int(p[1]), k > 0, i >= 0, i < k else {
+                throw fail("error: --shard must be I/K with 0 ≤ I < K, like 2/8; got '\(shard)'")
+            }
+            part = (i, k)
+        }
+        let s = try loadScenario(scenario)
+        let fleet: FleetRun
+        do { fleet = try FleetRun(s, devices: devices, days: days, shard: part) } catch let error as ScenarioError {
+            throw fail(error.description)
+        }
+        let total = fleet.range.count
+        let started = Date()
+        let progress = Progress(total: total, days: fleet.sampler.days)
+        let result: FleetResult
+        do { result = try fleet.run(progress: progress.update) } catch let error as ScenarioError {
+            throw fail(error.description)
+        }
+        progress.finish()
+        try result.write(to: out)
+        let seconds = Date().timeIntervalSince(started)
+        let rate = seconds > 0 ? Double(total * fleet.sampler.days) / seconds : 0
+        print("fleet: devices \(fleet.range.lowerBound)..<\(fleet.range.upperBound) of \(devices), "
+              + "\(fleet.sampler.days) day(s) each, in \(String(format: "%.1f", seconds)) s "
+              + "(\(Int(rate.rounded())) device-days/s) → \(out)")
+    }
+}
+
+/// A progress line on standard error with the rate and the time left, when it is a terminal.
+final class Progress {
+    let total: Int
+    let days: Int
+    let started = Date()
+    var shown = Date.distantPast
+    let enabled = isatty(2) == 1
+    init(total: Int, days: Int) {
+        self.total = total
+        self.days = days
+    }
+    func update(_ done: Int) {
+        guard enabled, done == total || Date().timeIntervalSince(shown) >= 0.5 else { return }
+        shown = Date()
+        let elapsed = shown.timeIntervalSince(started)
+        let rate = elapsed > 0 ? Double(done) / elapsed : 0
+        let left = rate > 0 ? Double(total - done) / rate : 0
+        let text = "\r\(done)/\(total) devices, \(Int((rate * Double(days)).rounded())) device-days/s, "
+            + "about \(Int(left.rounded())) s left   "
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+    func finish() { if enabled { FileHandle.standardError.write(Data("\n".utf8)) } }
+}
+
+struct FleetMerge: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "merge", abstract: "Add fleet results (shards) into one, in any order.")
+    @Argument(help: "Directories written by bgx fleet.") var directories: [String]
+    @Option(help: "The directory to write the results into.") var out: String
+
+    func run() throws {
+        guard !directories.isEmpty else { throw fail("error: name at least one fleet output directory") }
+        var merged: FleetResult?
+        for d in directories {
+            let r: FleetResult
+            do { r = try FleetResult.read(directory: d) } catch let error as ScenarioError { throw fail(error.description) }
+            if merged == nil { merged = r; continue }
+            do { try merged!.merge(r) } catch let error as FleetResult.MergeError {
+                throw fail("error: \(d): \(error.description)")
+            }
+        }
+        try merged!.canonical.write(to: out)
+        print("fleet merge: \(merged!.deviceCount) of \(merged!.fleetDevices) devices → \(out)")
+    }
+}
+
+struct FleetReportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "report", abstract: "Draw a fleet result as one self-contained HTML file.")
+    @Argument(help: "A directory written by bgx fleet or bgx fleet merge.") var directory: String
+    @Option(help: "The HTML file to write.") var html: String
+
+    func run() throws {
+        let r: FleetResult
+        do { r = try FleetResult.read(directory: directory) } catch let error as ScenarioError { throw fail(error.description) }
+        try Data(FleetReport(r).html.utf8).write(to: URL(fileURLWithPath: html))
+        print("fleet report: \(r.deviceCount) devices → \(html)")
+    }
+}

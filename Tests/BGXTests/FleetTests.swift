@@ -1,0 +1,260 @@
+import BGXCore
+@testable import BGXSimulation
+import Foundation
+import Testing
+
+@Suite("bgx fleet: many devices, merged by adding")
+struct FleetRunTests {
+    func scenario() throws -> Scenario { try ScenarioParser(file: "news.yaml").parse(fleetNewsScenario) }
+
+    func run(_ devices: Int, shard: (Int, Int) = (0, 1)) throws -> FleetResult {
+        try FleetRun(try scenario(), devices: devices, shard: shard).run()
+    }
+
+    @Test("the same fleet gives the same bytes; every push sent is delivered, dropped or still held")
+    func deterministic() throws {
+        let a = try run(24), b = try run(24)
+        #expect(a.json == b.json)
+        let c = a.counts
+        #expect(c["pushesSent"] == 24)
+        #expect((c["pushesDelivered"] ?? 0) + (c["pushesDropped"] ?? 0) + (c["pushesHeldAtEnd"] ?? 0) == 24)
+        #expect(a.delays["pushToWake"]?.totalCount == UInt64(c["pushesDelivered"] ?? 0))
+        let launches = a.arrivals["com.example.news"]?["userLaunch"]?.reduce(0, +) ?? 0
+        #expect(launches == c["uses"] && launches > 24)
+        #expect(a.population["devices"]?["all"] == 24)
+    }
+
+    @Test("shards merged in any order equal the whole fleet, byte for byte")
+    func shardsEqualWhole() throws {
+        let whole = try run(20)
+        let shards = try (0..<4).map { try run(20, shard: ($0, 4)) }
+        for order in [[0, 1, 2, 3], [3, 1, 0, 2], [2, 3, 1, 0]] {
+            var m = shards[order[0]]
+            for k in order.dropFirst() { try m.merge(shards[k]) }
+            #expect(m.canonical.json == whole.json)
+            #expect(m.arrivalsCSV == whole.arrivalsCSV && m.delaysCSV == whole.delaysCSV)
+        }
+    }
+
+    @Test("merge is associative: merge(a, merge(b, c)) == merge(merge(a, b), c), over random splits")
+    func associative() throws {
+        let whole = try run(18)
+        var rng = FleetRandom(seed: 99)
+        for _ in 0..<4 {
+            // Three shards of random sizes: cut [0, 18) at two random points, as --shard would not.
+            let cuts = [Int(rng.next() % 17) + 1, Int(rng.next() % 17) + 1].sorted()
+            let parts = try [(0, cuts[0]), (cuts[0], cuts[1]), (cuts[1], 18)].map { range -> FleetResult in
+                let fleet = try FleetRun(try scenario(), devices: 18)
+                let sum = FleetRun.Sum(FleetResult(scenario: "news.yaml", fleetSeed: 42, days: 1, fleetDevices: 18,
+                                                   devices: range.0 == range.1 ? [] : [[range.0, range.1]]))
+                for i in range.0..<range.1 { try fleet.runDevice(i, into: sum) }
+                return sum.result.canonical
+            }
+            var left = parts[0]; try left.merge(parts[1]); try left.merge(parts[2])
+            var bc = parts[1]; try bc.merge(parts[2])
+            var right = parts[0]; try right.merge(bc)
+            #expect(left.canonical.json == right.canonical.json)
+            #expect(left.canonical.json == whole.json)
+        }
+    }
+
+    @Test("a result read back from its file is the same result")
+    func roundTrip() throws {
+        let a = try run(6)
+        let b = try FleetResult.read(json: Data(a.json.utf8), path: "fleet.json")
+        #expect(b.canonical.json == a.json)
+    }
+
+    @Test("merge refuses a shard given twice and parts of another fleet")
+    func mergeRefuses() throws {
+        let s0 = try run(10, shard: (0, 2))
+        var m = s0
+        #expect(throws: FleetResult.MergeError.self) { try m.merge(s0) }
+        var other = try run(12, shard: (1, 2))
+        #expect(throws: FleetResult.MergeError.self) { try other.merge(s0) }
+    }
+
+    @Test("a reason's moments and numbers are folded, so reasons add up across devices")
+    func reasonKinds() {
+        #expect(DeviceTally.reasonKind("score 0.37 < 0.5 — ApplicationPolicy: next predicted use 2d 08:00") == "ApplicationPolicy")
+        #expect(DeviceTally.reasonKind("EarliestBeginDatePolicy: [{earliest begin 2d 20:25 not reached}]") == "EarliestBeginDatePolicy")
+        #expect(DeviceTally.reasonKind("throttled: 3 background pushes in the past hour (at most 3)")
+                == "throttled: # background pushes in the past hour (at most #)")
+    }
+}
+
+@Suite("bgx fleet on the command line")
+struct FleetCommandLineTests {
+    func temporary() throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bgx-fleet-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    @Test("shards run as separate processes, merged in any order, write the whole fleet's files byte for byte")
+    func shardsByProcess() throws {
+        let cli = CommandLineTests()
+        let dir = try temporary()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let scenario = dir.appendingPathComponent("news.yaml")
+        try fleetNewsScenario.write(to: scenario, atomically: true, encoding: .utf8)
+        let whole = try cli.bgx(["fleet", scenario.path, "--devices", "15", "--out", dir.appendingPathComponent("whole").path])
+        #expect(whole.status == 0, "\(whole.stderr)")
+        for i in 0..<3 {
+            let r = try cli.bgx(["fleet", scenario.path, "--devices", "15", "--shard", "\(i)/3",
+                                 "--out", dir.appendingPathComponent("s\(i)").path])
+            #expect(r.status == 0, "\(r.stderr)")
+        }
+        let merged = try cli.bgx(["fleet", "merge"] + ["s2", "s0", "s1"].map { dir.appendingPathComponent($0).path }
+                                 + ["--out", dir.appendingPathComponent("merged").path])
+        #expect(merged.status == 0, "\(merged.stderr)")
+        for name in FleetResult.fileNames {
+            let a = try Data(contentsOf: dir.appendingPathComponent("whole/\(name)"))
+            let b = try Data(contentsOf: dir.appendingPathComponent("merged/\(name)"))
+            #expect(a == b, "\(name) differs")
+        }
+        // A shard rerun alone gives the same bytes.
+        let again = try cli.bgx(["fleet", scenario.path, "--devices", "15", "--shard", "1/3",
+                                 "--out", dir.appendingPathComponent("again").path])
+        #expect(again.status == 0)
+        #expect(try Data(contentsOf: dir.appendingPathComponent("again/fleet.json"))
+                == Data(contentsOf: dir.appendingPathComponent("s1/fleet.json")))
+        let twice = try cli.bgx(["fleet", "merge", dir.appendingPathComponent("s1").path, dir.appendingPathComponent("again").path,
+                                 "--out", dir.appendingPathComponent("bad").path])
+        #expect(twice.status == 2 && twice.stderr.contains("a shard is given twice"))
+    }
+
+    @Test("bad input is an error with its place and exit code 2", arguments: [
+        (["--devices", "0"], "error: --devices must be between 1 and 100000000"),
+        (["--devices", "4", "--shard", "3/3"], "error: --shard must be I/K with 0 ≤ I < K"),
+    ])
+    func badArguments(_ extra: [String], message: String) throws {
+        let dir = try temporary()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let scenario = dir.appendingPathComponent("news.yaml")
+        try fleetNewsScenario.write(to: scenario, atomically: true, encoding: .utf8)
+        let r = try CommandLineTests().bgx(["fleet", scenario.path] + extra + ["--out", dir.appendingPathComponent("o").path])
+        #expect(r.status == 2)
+        #expect(r.stderr.hasPrefix(message), "\(r.stderr)")
+    }
+
+    @Test("a bad population value stops the fleet at its line and column")
+    func badPopulation() throws {
+        let dir = try temporary()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let scenario = dir.appendingPathComponent("bad.yaml")
+        try "apps:\n  - bundle: com.example.a\npopulation:\n  lowPowerMode: sometimes\n".write(to: scenario, atomically: true, encoding: .utf8)
+        let r = try CommandLineTests().bgx(["fleet", scenario.path, "--devices", "2", "--out", dir.appendingPathComponent("o").path])
+        #expect(r.status == 2)
+        #expect(r.stderr.hasPrefix("error: \(scenario.path):4:17: lowPowerMode must be a percentage"), "\(r.stderr)")
+    }
+}
+
+@Suite("Fleet report in a browser")
+struct FleetReportBrowserTests {
+    @Test("the report draws the arrival curves in their colours and the spike at 17:00 is in the table")
+    func reportContents() throws {
+        let r = try FleetRun(try ScenarioParser(file: "news.yaml").parse(fleetNewsScenario), devices: 20).run()
+        let html = FleetReport(r).html
+        #expect(html.contains("stroke=\"#e15759\""))  // silentPush
+        #expect(html.contains("<td>silentPush</td>") && html.contains("<td>17:00</td>"))
+        #expect(!html.contains("<script") && !html.contains("http://") && !html.contains("https://"))
+        let push = try #require(r.arrivals["com.example.news"]?["silentPush"])
+        #expect(FleetReport.topOfHourRatio(push).map { $0 > 10 } == true)
+    }
+
+    @Test("headless Chromium draws the fleet report: the curves' colours are in the picture",
+          .enabled(if: ReportBrowserTests.browser != nil || ReportBrowserTests.required, "no chromium on PATH"))
+    func rendersInChromium() throws {
+        let browser = try #require(ReportBrowserTests.browser, "BGX_REQUIRE_BROWSER is set but no chromium is on PATH")
+        let r = try FleetRun(try ScenarioParser(file: "news.yaml").parse(fleetNewsScenario), devices: 30).run()
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bgx-fleet-report-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let page = dir.appendingPathComponent("fleet.html"), png = dir.appendingPathComponent("fleet.png")
+        try FleetReport(r).html.write(to: page, atomically: true, encoding: .utf8)
+        let (status, _) = try ReportBrowserTests.execute(browser, [
+            "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+            "--user-data-dir=\(dir.appendingPathComponent("profile").path)",
+            "--screenshot=\(png.path)", "--window-size=1600,900", page.absoluteString,
+        ])
+        #expect(status == 0)
+        let wanted = ["userLaunch", "refresh", "silentPush"].map { FleetReport.colours[$0]! }
+        let (surveyStatus, survey) = try ReportBrowserTests.execute("/usr/bin/env",
+                                                                    ["python3", "-c", ReportBrowserTests.pngSurvey, png.path] + wanted)
+        #expect(surveyStatus == 0, "the PNG could not be read: \(survey)")
+        let lines = survey.split(separator: "\n")
+        try #require(lines.count == 2, "unexpected survey output: \(survey)")
+        for entry in lines[1].split(separator: " ") {
+            let parts = entry.split(separator: ":")
+            // Each curve is drawn: hundreds of pixels of its colour (a legend swatch alone is 56).
+            #expect(parts.count == 3 && (Int(parts[1]) ?? 0) >= 150, "too few pixels of #\(parts[0]): \(entry)")
+        }
+    }
+}
+
+/// The shards of a fleet as tasks on a real Dask LocalCluster (two worker
+/// processes), merged as they finish: the result is the single process's.
+/// `.ci/run` installs dask and distributed and sets BGX_REQUIRE_DASK, so CI
+/// cannot skip this; elsewhere it runs when they are installed.
+@Suite("Fleet shards on Dask")
+struct FleetDaskTests {
+    static let daskAvailable: Bool = {
+        guard let (status, _) = try? ReportBrowserTests.execute("/usr/bin/env", ["python3", "-c", "import dask.distributed"])
+        else { return false }
+        return status == 0
+    }()
+    static let required = ProcessInfo.processInfo.environment["BGX_REQUIRE_DASK"] != nil
+
+    @Test("tools/fleet_dask.py on a LocalCluster writes what one bgx fleet process writes, byte for byte",
+          .enabled(if: daskAvailable || required, "python3 with dask.distributed is not installed (pip install dask distributed)"))
+    func localCluster() throws {
+        try #require(Self.daskAvailable, "BGX_REQUIRE_DASK is set but python3 cannot import dask.distributed")
+        let exe = try #require(CommandLineTests.executable, "the bgx executable was not built beside the tests")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bgx-fleet-dask-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let scenario = dir.appendingPathComponent("news.yaml")
+        try fleetNewsScenario.write(to: scenario, atomically: true, encoding: .utf8)
+        let whole = try CommandLineTests().bgx(["fleet", scenario.path, "--devices", "16", "--out", dir.appendingPathComponent("whole").path])
+        #expect(whole.status == 0)
+        let driver = repositoryRoot.appendingPathComponent("tools/fleet_dask.py").path
+        let (status, output) = try ReportBrowserTests.execute("/usr/bin/env", [
+            "python3", driver, scenario.path, "--devices", "16", "--shards", "4", "--workers", "2",
+            "--bgx", exe.path, "--out", dir.appendingPathComponent("dask").path,
+        ])
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("4/4 shards merged"))
+        for name in FleetResult.fileNames {
+            let a = try Data(contentsOf: dir.appendingPathComponent("whole/\(name)"))
+            let b = try Data(contentsOf: dir.appendingPathComponent("dask/\(name)"))
+            #expect(a == b, "\(name) differs")
+        }
+    }
+}
+
+@Suite("The fleet example: round times spike, earliestBeginDate does not")
+struct FleetExampleTests {
+    func run(spread: Bool) throws -> FleetResult {
+        let path = repositoryRoot.appendingPathComponent("docs/examples/fleet-news.yaml").path
+        var s = try ScenarioParser.parse(contentsOf: path)
+        if spread { s.population?.pushSpread = .between(0, Time.hours(1)) }
+        return try FleetRun(s, devices: 40).run()
+    }
+
+    @Test("pushes sent on the hour arrive in a spike at each round hour; a staggered send does not; refreshes bunch at the predictor's quarter-hours")
+    func topOfTheHour() throws {
+        let round = try run(spread: false)
+        let push = try #require(round.arrivals["com.example.news"]?["silentPush"])
+        #expect(try #require(FleetReport.topOfHourRatio(push)) > 5)
+        let spread = try run(spread: true)
+        let staggered = try #require(spread.arrivals["com.example.news"]?["silentPush"])
+        #expect(try #require(FleetReport.topOfHourRatio(staggered)) < 2)
+        #expect(staggered.reduce(0, +) > 0)
+        // The scheduler launches refresh shortly before a predicted quarter-hour of use:
+        // far more than the even 4/60 of refreshes start at :00, :15, :30 and :45.
+        let refresh = try #require(round.arrivals["com.example.news"]?["refresh"])
+        let quarters = refresh.enumerated().filter { $0.offset % 15 == 0 }.reduce(0) { $0 + $1.element }
+        #expect(Double(quarters) / Double(max(1, refresh.reduce(0, +))) > 0.25)
+    }
+}

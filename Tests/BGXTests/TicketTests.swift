@@ -1,0 +1,33 @@
+@testable import BGXCore
+import Testing
+
+/// A timed event's ticket is checked in one place: it is outstanding while
+/// its process lives and its controller's moment is the current one.
+@Suite struct TicketTests {
+    @Test func aTicketGoesStaleWhenTheProcessEndsOrTheControllerMovesOn() {
+        var engine = Engine()
+        let app = engine.install(AppManifest(bundleIdentifier: "com.example.a"))
+        let i = Int(app.index)
+        let window = engine.ticket(app, engine.apps[i].windowNumber)
+        #expect(engine.isOutstanding(window, .backgroundWindow, app))
+        engine.apps[i].windowNumber &+= 1
+        #expect(!engine.isOutstanding(window, .backgroundWindow, app))
+
+        let check = engine.ticket(app, engine.apps[i].cpu.checkNumber)
+        #expect(engine.isOutstanding(check, .cpuCheck, app))
+        engine.apps[i].processEnded()
+        #expect(!engine.isOutstanding(check, .cpuCheck, app))
+        #expect(engine.isOutstanding(engine.ticket(app, engine.apps[i].cpu.checkNumber), .cpuCheck, app))
+    }
+
+    @Test func aPushTicketIsOutstandingUntilItsCompletionHandlerIsCalled() {
+        var engine = Engine()
+        let app = engine.install(AppManifest(bundleIdentifier: "com.example.a"))
+        let i = Int(app.index)
+        engine.apps[i].push.awaitingCompletion = [(number: 1, watched: true), (number: 2, watched: true)]
+        #expect(engine.isOutstanding(engine.ticket(app, 1), .pushCompletion, app))
+        engine.apps[i].push.awaitingCompletion.removeFirst()
+        #expect(!engine.isOutstanding(engine.ticket(app, 1), .pushCompletion, app))
+        #expect(engine.isOutstanding(engine.ticket(app, 2), .pushCompletion, app))
+    }
+}
