@@ -361,7 +361,7 @@ extension Engine {
     func predictedUse(of app: AppID, firstUse: Nanoseconds) -> Nanoseconds? {
         let i = Int(app.index)
         let bin = wall(now) / UsageHistory.bin
-        if let cached = apps[i].predictionCache, cached.bin == bin, cached.uses == apps[i].usage.useCount {
+        if let cached = apps[i].predictionCache, cached.bin == bin, cached.uses == apps[i].usage.version {
             return cached.predicted
         }
         return apps[i].usage.predictedUse(afterWall: wall(now), firstUseWall: wall(firstUse),
@@ -373,19 +373,19 @@ extension Engine {
         let i = Int(app.index)
         guard let firstUse = apps[i].usage.firstUse else { return }
         let bin = wall(now) / UsageHistory.bin
-        if let cached = apps[i].predictionCache, cached.bin == bin, cached.uses == apps[i].usage.useCount { return }
+        if let cached = apps[i].predictionCache, cached.bin == bin, cached.uses == apps[i].usage.version { return }
         let day = wall(now) / Time.days(1)
-        if apps[i].usageTableDay != day || apps[i].usageTableUses != apps[i].usage.useCount {
+        if apps[i].usageTableDay != day || apps[i].usageTableUses != apps[i].usage.version {
             let (counts, observed) = apps[i].usage.binCounts(beforeDay: day, firstUseWall: wall(firstUse))
             apps[i].usageTableDay = day
-            apps[i].usageTableUses = apps[i].usage.useCount
+            apps[i].usageTableUses = apps[i].usage.version
             apps[i].usageCounts = counts
             apps[i].usageObserved = observed
         }
         let predicted = UsageHistory.predictedUse(afterWall: wall(now), counts: apps[i].usageCounts,
                                                   observed: apps[i].usageObserved,
                                                   threshold: schedulerSettings.usageProbabilityThreshold)
-        apps[i].predictionCache = (bin, apps[i].usage.useCount, predicted.map { $0 - wallClockOffset })
+        apps[i].predictionCache = (bin, apps[i].usage.version, predicted.map { $0 - wallClockOffset })
     }
 
     /// What decided: the first policy that said Must Not Proceed, or the one
