@@ -14,6 +14,7 @@
 #include "CBGXClock.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <sys/syscall.h>
@@ -530,6 +531,15 @@ void _foundation_uuid_generate_random(unsigned char *out) {
     }
     SLOT(_foundation_uuid_generate_random);
     REAL(uuid_generate_fn, _foundation_uuid_generate_random)(out);
+}
+
+/// A thread app code starts (`Thread`, raw pthreads) runs for real, on the
+/// real clock, beside the device: not covered, and said so.
+typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+int pthread_create(pthread_t *thread, const pthread_attr_t *attributes, void *(*start)(void *), void *argument) {
+    if (in_app_code()) current.dispatch(current.context, BGX_ESCAPED_THREAD, 0, 0, (bgx_work){0}, NULL);
+    SLOT(pthread_create);
+    return REAL(pthread_create_fn, pthread_create)(thread, attributes, start, argument);
 }
 
 /// Dispatch sources (timers, file descriptors) run on libdispatch's threads on

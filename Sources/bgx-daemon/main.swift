@@ -37,7 +37,8 @@ struct Daemon: ParsableCommand {
             guard let bytes = Units.size(memory), bytes > 0 else { throw fail("--memory: not a size: \(memory)") }
             options.memory = bytes
         }
-        guard timeScale >= 1 else { throw fail("--time-scale must be at least 1") }
+        // Bounded so that engine time (monotonic nanoseconds × scale) cannot overflow in a century of uptime.
+        guard (1...1000).contains(timeScale) else { throw fail("--time-scale must be between 1 and 1000") }
         options.timeScale = Int64(timeScale)
         let daemon: LiveDaemon
         do { daemon = try LiveDaemon(options: options) } catch { throw fail("\(error)") }

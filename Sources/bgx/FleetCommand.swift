@@ -12,9 +12,9 @@ struct Fleet: ParsableCommand {
             bgx fleet SCENARIO --devices N [--days D] [--shard I/K] --out DIR runs devices (shard I of K runs \
             devices N·I/K up to N·(I+1)/K) and writes DIR/fleet.json, arrivals.csv, delays.csv, reasons.csv \
             and population.csv. bgx fleet merge DIR… --out DIR adds shards; bgx fleet report DIR --html FILE \
-            draws one self-contained HTML file.
+            draws one self-contained HTML file; bgx fleet compare A B sets two results side by side.
             """,
-        subcommands: [FleetRunCommand.self, FleetMerge.self, FleetReportCommand.self],
+        subcommands: [FleetRunCommand.self, FleetMerge.self, FleetReportCommand.self, FleetCompare.self],
         defaultSubcommand: FleetRunCommand.self)
 }
 
@@ -117,5 +117,21 @@ struct FleetReportCommand: ParsableCommand {
         do { r = try FleetResult.read(directory: directory) } catch let error as ScenarioError { throw fail(error.description) }
         try Data(FleetReport(r).html.utf8).write(to: URL(fileURLWithPath: html))
         print("fleet report: \(r.deviceCount) devices → \(html)")
+    }
+}
+
+struct FleetCompare: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "compare", abstract: "Set two fleet results side by side: load, staleness, delivery.")
+    @Argument(help: "The first result's directory.") var first: String
+    @Argument(help: "The second result's directory.") var second: String
+
+    func run() throws {
+        let a: FleetResult, b: FleetResult
+        do {
+            a = try FleetResult.read(directory: first)
+            b = try FleetResult.read(directory: second)
+        } catch let error as ScenarioError { throw fail(error.description) }
+        print(FleetComparison(a, b, names: (first, second)).text, terminator: "")
     }
 }

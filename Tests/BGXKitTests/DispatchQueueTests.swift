@@ -177,10 +177,11 @@ struct VirtualTimeEscapeTests {
             source.setEventHandler {}
             source.resume()
             source.cancel()
+            Thread.detachNewThread {}
         }
     }
 
-    @Test("A Timer on the run loop and a DispatchSource are logged as not yet supported (once each), not left silent")
+    @Test("A Timer on the run loop, a DispatchSource and a Thread are logged as not yet supported (once each per process), not left silent")
     func timersAndSourcesAreLogged() {
         let device = SimulatedDevice()
         let app = device.install(AppManifest(bundleIdentifier: "com.example.timer")) { TimerApp() }
@@ -192,6 +193,7 @@ struct VirtualTimeEscapeTests {
         let logs = device.events(of: app).filter { $0.kindName == "log" }.map { device.renderer.jsonLine($0) }
         #expect(logs.filter { $0.contains("not yet supported: a Timer") }.count == 1, "\(logs)")
         #expect(logs.filter { $0.contains("not yet supported: a DispatchSource") }.count == 1, "\(logs)")
+        #expect(logs.filter { $0.contains("not yet supported: a Thread started in app code") }.count == 1, "\(logs)")
         #expect(TimerApp.journal.entries.isEmpty)
     }
 }

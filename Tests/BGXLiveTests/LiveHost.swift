@@ -114,7 +114,8 @@ final class LiveHost {
 
     /// A bundle of the test app that behaves as `behaviour` (see Tests/LiveTestApp).
     @discardableResult
-    func install(_ bundle: String, behaviour: String = "normal", modes: [String] = []) throws -> String {
+    func install(_ bundle: String, behaviour: String = "normal", modes: [String] = [],
+                 permitted: [String] = []) throws -> String {
         let app = try #require(Self.executable("bgx-live-testapp"), "bgx-live-testapp was not built beside the tests")
         let dir = directory + "/" + bundle + ".app"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
@@ -127,6 +128,7 @@ final class LiveHost {
             <key>CFBundleIdentifier</key><string>\(bundle)</string>
             <key>CFBundleExecutable</key><string>TestApp</string>
             <key>UIBackgroundModes</key><array>\(modeList)</array>
+            <key>BGTaskSchedulerPermittedIdentifiers</key><array>\(permitted.map { "<string>\($0)</string>" }.joined())</array>
             </dict></plist>
             """.write(toFile: dir + "/Info.plist", atomically: true, encoding: .utf8)
         try ctl("install", dir)

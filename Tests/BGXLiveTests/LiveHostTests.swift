@@ -276,4 +276,59 @@ struct LiveHostTests {
         #expect(stat == nil || stat!.split(separator: ")").last?.split(separator: " ").first == "Z", "child: \(stat ?? "")")
         #expect(!FileManager.default.fileExists(atPath: cgroup))
     }
+
+    /// The daemon's main thread's voluntary context switches: each wake-up from ppoll is one.
+    static func wakeUps(_ pid: Int32) throws -> Int {
+        let status = try String(contentsOfFile: "/proc/\(pid)/task/\(pid)/status", encoding: .utf8)
+        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("voluntary_ctxt_switches:") })
+        return try #require(Int(line.split(separator: "\t").last?.trimmingCharacters(in: .whitespaces) ?? ""))
+    }
+
+    @Test("an idle daemon sleeps until the engine's next event: with a frozen app and nothing due soon, it does not wake")
+    func neverPolls() throws {
+        let host = try LiveHost()
+        try host.install("com.example.feed")
+        try host.ctl("launch", "com.example.feed")
+        try host.wait(for: ["kind": "state", "to": "active"])
+        try host.ctl("home")
+        try host.wait(for: ["kind": "process.freeze"])
+        let pid = host.process.processIdentifier
+        // Settle: a last request on a connection that stays open, then the daemon back asleep in ppoll.
+        let ctl = try ControlClient(socket: host.socket)
+        // The engine may still hold a stale watchdog (the 10 s scene-update one), dropped when it comes due:
+        // the daemon wakes for that, and for nothing before it.
+        let status = try ctl.send("status", []).text ?? ""
+        let next = status.split(separator: "\n").first { $0.hasPrefix("next wake: ") } ?? ""
+        #expect(next == "next wake: none (nothing is due)" || next.hasPrefix("next wake: in 9") || next.hasPrefix("next wake: in 10"),
+                "\(status)")
+        let deadline = MonotonicClock.now() + 10_000_000_000
+        while (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/wchan", encoding: .utf8))?.contains("poll") != true {
+            try #require(MonotonicClock.now() < deadline, "the daemon did not go back to ppoll")
+            sched_yield()
+        }
+        let before = try Self.wakeUps(pid)
+        // Not synchronisation: a stretch of idleness, during which a polling daemon would wake.
+        usleep(500_000)
+        #expect(try Self.wakeUps(pid) == before, "the daemon woke while nothing was due")
+    }
+
+    @Test("BGTaskScheduler live: a submitted refresh is explained as pending, and simulate-launch runs it in the real process")
+    func refreshTask() throws {
+        let host = try LiveHost()
+        try host.install("com.example.news", behaviour: "refresh", modes: ["fetch"], permitted: ["com.example.refresh"])
+        try host.ctl("launch", "com.example.news")
+        try host.wait(for: ["kind": "task.register", "identifier": "com.example.refresh"])
+        try host.wait(for: ["kind": "state", "to": "active"])
+        try host.ctl("home")
+        try host.wait(for: ["kind": "task.submit", "identifier": "com.example.refresh"])
+        try host.wait(for: ["kind": "process.freeze"])
+        #expect(try host.ctl("status").contains("pending appRefresh com.example.refresh"))
+        let explanation = try host.ctl("explain", "com.example.news", "com.example.refresh")
+        #expect(explanation.contains("pending"), "\(explanation)")
+        try host.ctl("simulate-launch", "com.example.news", "com.example.refresh")
+        let start = try host.wait(for: ["kind": "task.start", "identifier": "com.example.refresh"])
+        try host.wait(for: ["kind": "process.thaw"], after: host.index(of: start))
+        try host.wait(for: ["kind": "task.complete", "identifier": "com.example.refresh", "success": "1"])
+        try host.wait(for: ["kind": "process.freeze"], after: host.index(of: start))
+    }
 }

@@ -258,3 +258,34 @@ struct FleetExampleTests {
         #expect(Double(quarters) / Double(max(1, refresh.reduce(0, +))) > 0.25)
     }
 }
+
+@Suite("bgx fleet compare: what if we change X")
+struct FleetCompareTests {
+    @Test("15 minutes against an hour between refreshes: the comparison shows each side's own figures")
+    func earliestBegin() throws {
+        let base = try ScenarioParser(file: "news.yaml").parse(fleetNewsScenario)
+        let hourly = try ScenarioParser(file: "news.yaml").parse(fleetNewsScenario.replacingOccurrences(of: "earliestBegin: 15m",
+                                                                                                       with: "earliestBegin: 1h"))
+        let a = try FleetRun(base, devices: 20).run(), b = try FleetRun(hourly, devices: 20).run()
+        let c = FleetComparison(a, b, names: ("15m", "1h"))
+        let refreshes = try #require(c.rows.first { $0.0 == "refresh: arrivals" })
+        #expect(refreshes.1 == "\(a.arrivals["com.example.news"]!["refresh"]!.reduce(0, +))")
+        #expect(refreshes.2 == "\(b.arrivals["com.example.news"]!["refresh"]!.reduce(0, +))")
+        #expect(c.rows.contains { $0.0 == "silent pushes delivered" && $0.1.hasSuffix("%)") })
+        #expect(c.text.hasPrefix(" ") && c.text.contains("15m") && c.text.contains("submitToRun p50 / p90 / p99"))
+    }
+
+    @Test("on the command line, two result directories; a missing one is an error, exit 2")
+    func commandLine() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bgx-fleet-compare-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let r = try FleetRun(try ScenarioParser(file: "news.yaml").parse(fleetNewsScenario), devices: 4).run()
+        try r.write(to: dir.appendingPathComponent("a").path)
+        let cli = CommandLineTests()
+        let ok = try cli.bgx(["fleet", "compare", dir.appendingPathComponent("a").path, dir.appendingPathComponent("a").path])
+        #expect(ok.status == 0 && ok.stdout.contains("userLaunch: arrivals"))
+        let missing = try cli.bgx(["fleet", "compare", dir.appendingPathComponent("a").path, dir.appendingPathComponent("nope").path])
+        #expect(missing.status == 2 && missing.stderr.hasPrefix("error: "))
+    }
+}

@@ -11,6 +11,8 @@ import Glibc
 //   no-connect        never connects to the daemon
 //   exit-in-background  exits with status 3 once in the background
 //   forker            starts a child (/bin/sleep) as it launches and writes its pid to `child`
+//   refresh           registers com.example.refresh as it launches, submits it
+//                     on entering the background, and completes it when it runs
 //   hog               holds 200 MB (touched) from didFinishLaunching on
 //   steal             as it launches, tries to end background task 1 — another
 //                     app's — and writes the reply to `steal-result`
@@ -23,12 +25,22 @@ let behaviour = (try? String(contentsOfFile: bundle + "/behaviour", encoding: .u
     .trimmingCharacters(in: .whitespacesAndNewlines) ?? "normal"
 
 let counterFD = open(bundle + "/counter", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+let counterLock = NSLock()
+nonisolated(unsafe) var count = 0
+/// One more on the counter. The first is written before the app connects and
+/// the push handler writes one too, so a test that reads the counter after
+/// "active" or after "push.complete" never races a thread the scheduler has
+/// not yet run on a loaded machine.
+func tick() {
+    counterLock.lock(); defer { counterLock.unlock() }
+    count += 1
+    let text = Array(String(format: "%012d", count).utf8)
+    _ = pwrite(counterFD, text, text.count, 0)
+}
+tick()
 Thread.detachNewThread {
-    var count = 0
     while true {
-        count += 1
-        let text = Array(String(format: "%012d", count).utf8)
-        _ = pwrite(counterFD, text, text.count, 0)
+        tick()
         usleep(1000)
     }
 }
@@ -50,6 +62,12 @@ client.onCallback = { callback in
         id = (try? client.beginBackgroundTask(withName: "upload") { try? client.endBackgroundTask(id) }) ?? 0
     case ("exit-in-background", "didEnterBackground"):
         exit(3)
+    case ("refresh", "didFinishLaunching"):
+        _ = try? client.register(forTaskWithIdentifier: "com.example.refresh") { identifier in
+            try? client.setTaskCompleted(identifier: identifier, success: true)
+        }
+    case ("refresh", "didEnterBackground"):
+        try? client.submit(identifier: "com.example.refresh", type: "appRefresh", earliestBeginIn: 3600)
     case ("forker", "didFinishLaunching"):
         var child: pid_t = 0
         let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sleep"), strdup("1000"), nil]
@@ -65,6 +83,7 @@ client.onCallback = { callback in
         let reply = try? client.call("endBackgroundTask", ["id": "1"])
         try? "\(reply?.ok == true) \(reply?.text ?? "")".write(toFile: bundle + "/steal-result", atomically: true, encoding: .utf8)
     case (_, "didReceiveRemoteNotification"):
+        tick()
         if let number = callback.args["number"] {
             _ = try? client.call("completeRemoteNotification", ["number": number, "result": "newData"])
         }

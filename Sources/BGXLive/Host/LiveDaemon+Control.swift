@@ -85,7 +85,8 @@ extension LiveDaemon {
     /// fetch and transfer controllers say of it, the freezer and the device.
     func status() -> String {
         var lines = ["freezer: \(freezer.mechanism)\(freezer.root.map { " (\($0))" } ?? "")",
-                     "time: \(Time.describe(engine.now))\(options.timeScale == 1 ? "" : " (×\(options.timeScale))")"]
+                     "time: \(Time.describe(engine.now))\(options.timeScale == 1 ? "" : " (×\(options.timeScale))")",
+                     "next wake: " + (engine.nextEventTime.map { "in \(Time.describe(max(0, $0 - engine.now)))" } ?? "none (nothing is due)")]
         let d = engine.device
         lines.append("device: locked \(d.locked), charging \(d.charging), network \(d.network), lowPowerMode \(d.lowPowerMode), "
                      + "battery \(d.battery)%, memory \(d.memory / (1024 * 1024))MB, thermal \(d.thermal)")

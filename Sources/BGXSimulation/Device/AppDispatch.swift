@@ -112,6 +112,9 @@ extension AppRuntime {
         case BGX_ESCAPED_RUN_LOOP_TIMER:
             logEscapeOnce("Timer", "not yet supported: a Timer (or anything else on a run loop) in app code never fires "
                           + "on the device; use DispatchQueue.main.asyncAfter")
+        case BGX_ESCAPED_THREAD:
+            logEscapeOnce("Thread", "not yet supported: a Thread started in app code runs on a real thread and the "
+                          + "real clock, beside the device; use a DispatchQueue")
         case BGX_ESCAPED_SOURCE:
             logEscapeOnce("DispatchSource", "not yet supported: a DispatchSource (timer or file descriptor) in app code "
                           + "runs on libdispatch's threads and the real clock, beside the device")

@@ -65,6 +65,26 @@ public struct ModuleStatics {
     }
 }
 
+/// The Swift functions of this executable whose mangled name starts with
+/// `prefix`, demangled (`Module.Type.method(label: Type, …) -> Result`).
+/// Empty where the executable's symbols cannot be read.
+public func demangledFunctions(withPrefix prefix: String, containing fragment: String) -> [String] {
+    #if os(Linux)
+    guard let symbols = try? ExecutableSymbols.load() else { return [] }
+    return symbols.functions.filter { $0.hasPrefix(prefix) && $0.contains(fragment) }.compactMap { name in
+        guard let demangled = swiftDemangle(name, UInt(name.utf8.count), nil, nil, 0) else { return nil }
+        defer { free(demangled) }
+        return String(cString: demangled)
+    }
+    #else
+    return []
+    #endif
+}
+
+@_silgen_name("swift_demangle")
+private func swiftDemangle(_ mangled: UnsafePointer<CChar>?, _ length: UInt, _ output: UnsafeMutablePointer<CChar>?,
+                           _ outputSize: UnsafeMutablePointer<UInt>?, _ flags: UInt32) -> UnsafeMutablePointer<CChar>?
+
 #if os(Linux)
 /// The data symbols (`STT_OBJECT`) of this process's executable and where it is loaded.
 struct ExecutableSymbols {
@@ -74,6 +94,8 @@ struct ExecutableSymbols {
         let size: UInt64
     }
     let objects: [Symbol]
+    /// Names of the Swift functions (mangled, `$s…`).
+    let functions: [String]
     let base: Int
 
     nonisolated(unsafe) private static var cached: ExecutableSymbols?
@@ -111,6 +133,7 @@ struct ExecutableSymbols {
             }
             let strings = section(symtab.link)
             var objects: [Symbol] = []
+            var functions: [String] = []
             var anchor: UInt64?
             for i in 0..<(symtab.size / max(symtab.entry, 1)) {
                 let at = symtab.offset + i * symtab.entry
@@ -122,12 +145,14 @@ struct ExecutableSymbols {
                     objects.append(Symbol(name: name, value: value, size: read(at + 16, as: UInt64.self)))
                 } else if name == "bgx_virtual_clock_swap" {
                     anchor = value
+                } else if info & 0xF == 2, name.hasPrefix("$s") {  // STT_FUNC
+                    functions.append(name)
                 }
             }
             // Where the executable is loaded: a function of ours, by address and by symbol.
             guard let anchor else { throw ModuleStatics.Failure.noSymbolTable("CBGXClock is not in the executable") }
             let function: @convention(c) (bgx_virtual_clock) -> bgx_virtual_clock = bgx_virtual_clock_swap
-            return ExecutableSymbols(objects: objects, base: unsafeBitCast(function, to: Int.self) &- Int(anchor))
+            return ExecutableSymbols(objects: objects, functions: functions, base: unsafeBitCast(function, to: Int.self) &- Int(anchor))
         }
     }
 }

@@ -81,6 +81,9 @@ public final class SimulatedDevice {
     }
 
     public func app(_ bundle: String) -> AppID? { engine.app(named: bundle) }
+
+    /// Says something about `app` in the trace (a `log` event), now.
+    public func log(_ app: AppID, _ message: String) { withEngine { $0.log(app, message) } }
     public func state(of app: AppID) -> ProcessState { engine.state(of: app) }
     /// The running process of an app, if any.
     public func process(of app: AppID) -> AppRuntime? { processes[Int(app.index)] }

@@ -33,6 +33,8 @@ typedef enum {
     BGX_ESCAPED_SOURCE,
     /// App code armed a run-loop timer (`Timer`), which nothing on the device thread runs.
     BGX_ESCAPED_RUN_LOOP_TIMER,
+    /// App code started a thread, which runs for real beside the device.
+    BGX_ESCAPED_THREAD,
 } bgx_dispatch_request;
 
 /// The clocks one thread reads while a simulated device runs app code on it.
