@@ -128,7 +128,7 @@ struct DocsDriftTests {
 }
 
 /// docs/rules.md's table of the scheduler's policies lists every policy the
-/// scheduler has, with the weight `SchedulerPolicy` gives it; its profile
+/// scheduler has, with the weight `SchedulerSettings` gives it; its profile
 /// table shows each profile's background-task budget.
 @Suite("docs/rules.md matches the scheduler's policies and the profiles")
 struct RulesDriftTests {
@@ -149,7 +149,7 @@ struct RulesDriftTests {
 
     /// What the table should say of a policy's weight: `gate` when it has
     /// none, `processing / refresh` when they differ.
-    static func weightCell(_ policy: SchedulingPolicy, _ p: SchedulerPolicy) -> String {
+    static func weightCell(_ policy: SchedulingPolicy, _ p: SchedulerSettings) -> String {
         func f(_ w: Double) -> String { w == w.rounded() ? String(Int(w)) : String(w) }
         let processing = p.weight(policy, processing: true), refresh = p.weight(policy, processing: false)
         if processing == 0 && refresh == 0 { return "gate" }

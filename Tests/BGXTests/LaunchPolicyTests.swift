@@ -193,3 +193,37 @@ func workForAProcessKilledAsItLaunched() throws {
     let taskEvents = trace.filter { ["task.start", "task.expire", "task.complete"].contains($0.kindName) }
     #expect(taskEvents.isEmpty, "\(taskEvents.map(\.kindName))")
 }
+
+@Test("SPEC §6/§11: Background App Refresh off — on the device or for the app — is one launch-policy rule: it refuses BGTasks, fetch and background pushes, and nothing else")
+func backgroundAppRefreshIsOneRule() {
+    var off = unlocked
+    off.backgroundAppRefresh = false
+    var appOff = everyMode
+    appOff.backgroundAppRefresh = false
+    let governed: Set<LaunchCause> = [.bgTask, .fetch, .silentPush]
+    for cause in LaunchCause.allCases {
+        let device = policy.verdict(for: cause, app: everyMode, device: off).refusal
+        let app = policy.verdict(for: cause, app: appOff, device: unlocked).refusal
+        #expect(device == (governed.contains(cause) ? .backgroundAppRefreshOff : nil), "\(cause)")
+        #expect(app == (governed.contains(cause) ? .backgroundAppRefreshOffForApp : nil), "\(cause)")
+    }
+    #expect(LaunchRefusal.backgroundAppRefreshOff.reason == "Background App Refresh is off in Settings")
+    #expect(LaunchRefusal.backgroundAppRefreshOffForApp.reason == "Background App Refresh is off for this app in Settings")
+}
+
+@Test("SPEC §6/§11: submit, the scheduler and the push gate ask the same rule — with Background App Refresh off a submit is refused with its words and a push is dropped with the same")
+func backgroundAppRefreshAskedByEveryone() throws {
+    var engine = Engine(profile: .modern)
+    let app = engine.install(AppManifest(bundleIdentifier: "com.example.feed", backgroundModes: [.fetch, .remoteNotification],
+                                         permittedTaskIdentifiers: ["com.example.feed.refresh"]))
+    engine.schedule(.device(.backgroundAppRefresh(false)), at: 0)
+    while engine.nextEventTime != nil && engine.nextEventTime! <= 0 { engine.step() }
+    #expect(throws: BGTaskSchedulerError.unavailable) {
+        try engine.submitTask(for: app, TaskRequestSpec(identifier: "com.example.feed.refresh", kind: .appRefresh))
+    }
+    #expect(engine.launchRule(.backgroundAppRefresh, app, cause: .fetch) == .backgroundAppRefreshOff)
+    guard case let .drop(reason)? = engine.backgroundPushGate(app, Push(type: .background, priority: 5)) else {
+        Issue.record("the push was not dropped"); return
+    }
+    #expect(reason == LaunchRefusal.backgroundAppRefreshOff.reason)
+}

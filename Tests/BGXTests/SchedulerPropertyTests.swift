@@ -372,7 +372,7 @@ struct SchedulerPropertyTests {
             processing += events.filter { $0.kind == "task.start" && $0.identifier != RandomSubmission.identifiers[0] }.count
             defers += events.filter { $0.kind == "task.defer" }.count
         }
-        // (Processing runs at most once per 12 h per app since SchedulerPolicy.spacingProcessing.)
+        // (Processing runs at most once per 12 h per app since SchedulerSettings.spacingProcessing.)
         #expect(starts >= 10, "\(starts) starts")
         // (The moving threshold, 0.91 at first, holds processing back on weaker moments: fewer start.)
         #expect(processing >= 3, "\(processing) processing starts")

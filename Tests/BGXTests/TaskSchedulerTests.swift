@@ -195,7 +195,7 @@ func feedDevice(_ configure: @escaping (FeedApp) -> Void = { _ in }, state: Devi
 }
 
 /// 8 h after the first use at 60 s: a used app with no background launch
-/// yet gets its refresh once it is this stale (SchedulerPolicy.refreshStaleness).
+/// yet gets its refresh once it is this stale (SchedulerSettings.refreshStaleness).
 let firstStaleRefresh: Double = 60 + 8 * 3600
 
 // MARK: - SPEC §5: registration

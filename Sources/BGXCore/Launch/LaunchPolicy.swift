@@ -24,6 +24,10 @@
 ///    region events when `relaunchLocationAfterForceQuit` is on (iOS 8+),
 ///    and PushKit VoIP pushes when `launchVoIPPushAfterForceQuit` is on:
 ///    VoIP apps are launched for incoming calls even after a swipe [O].
+/// 5. **Background App Refresh** — the Settings switch, for the device and
+///    for the app (SPEC §6): off, no BGTask runs, no fetch and no background
+///    push launches the app. One rule: BGTaskScheduler's `submit`, the
+///    scheduler's BackgroundAppRefreshPolicy and the push gate all ask it.
 ///
 /// A user launch (`user`, `notification`) is never refused: it is what
 /// clears the force-quit flag, and it unlocks the device first.
@@ -50,15 +54,19 @@ public struct LaunchPolicy: Sendable, Equatable {
         /// For a bgTask launch: whether the task's identifier is in
         /// `BGTaskSchedulerPermittedIdentifiers` (nil when not asked).
         public var taskIdentifierPermitted: Bool?
-        public init(modes: Set<BackgroundMode>, forceQuit: Bool, taskIdentifierPermitted: Bool? = nil) {
+        /// The app's own Background App Refresh switch in Settings.
+        public var backgroundAppRefresh: Bool
+        public init(modes: Set<BackgroundMode>, forceQuit: Bool, taskIdentifierPermitted: Bool? = nil,
+                    backgroundAppRefresh: Bool = true) {
             self.modes = modes
             self.forceQuit = forceQuit
             self.taskIdentifierPermitted = taskIdentifierPermitted
+            self.backgroundAppRefresh = backgroundAppRefresh
         }
     }
 
     /// The rules, each of which can be asked on its own.
-    public enum Rule: Sendable, CaseIterable { case multitasking, mode, firstUnlock, forceQuit }
+    public enum Rule: Sendable, CaseIterable { case multitasking, mode, firstUnlock, forceQuit, backgroundAppRefresh }
 
     /// The modes that let `cause` launch an app — any one of them is enough;
     /// empty when the cause needs no mode.
@@ -97,12 +105,39 @@ public struct LaunchPolicy: Sendable, Equatable {
             if needed.isEmpty || needed.contains(where: app.modes.contains) { return nil }
             return .modeMissing(needed[0])
         case .firstUnlock:
-            return device.unlockedSinceBoot ? nil : .beforeFirstUnlock
+            return Self.firstUnlock(cause, unlockedSinceBoot: device.unlockedSinceBoot)
         case .forceQuit:
-            guard app.forceQuit else { return nil }
-            if relaunchLocationAfterForceQuit && (cause == .location || cause == .region) { return nil }
-            if launchVoIPPushAfterForceQuit && cause == .voipPush { return nil }
-            return .forceQuit
+            return forceQuit(cause, forceQuit: app.forceQuit)
+        case .backgroundAppRefresh:
+            return Self.backgroundAppRefresh(cause, device: device.backgroundAppRefresh, app: app.backgroundAppRefresh)
+        }
+    }
+
+    // The rules that need one fact each, asked on their own by the
+    // scheduler's policies on its hot path (without a copy of the device).
+
+    /// Rule 3: nothing is launched into the background before the first unlock after boot.
+    @inline(__always) public static func firstUnlock(_ cause: LaunchCause, unlockedSinceBoot: Bool) -> LaunchRefusal? {
+        cause.launchesIntoForeground || unlockedSinceBoot ? nil : .beforeFirstUnlock
+    }
+
+    /// Rule 4: a force-quit app is not launched in the background, except as the profile allows.
+    @inline(__always) public func forceQuit(_ cause: LaunchCause, forceQuit: Bool) -> LaunchRefusal? {
+        guard forceQuit, !cause.launchesIntoForeground else { return nil }
+        if relaunchLocationAfterForceQuit && (cause == .location || cause == .region) { return nil }
+        if launchVoIPPushAfterForceQuit && cause == .voipPush { return nil }
+        return .forceQuit
+    }
+
+    /// Rule 5: Background App Refresh off — on the device, or for the app —
+    /// stops BGTasks, fetch and background pushes (the causes it governs).
+    @inline(__always) public static func backgroundAppRefresh(_ cause: LaunchCause, device: Bool, app: Bool) -> LaunchRefusal? {
+        switch cause {
+        case .bgTask, .fetch, .silentPush:
+            if !device { return .backgroundAppRefreshOff }
+            if !app { return .backgroundAppRefreshOffForApp }
+            return nil
+        default: return nil
         }
     }
 }
@@ -114,6 +149,8 @@ public enum LaunchRefusal: Sendable, Equatable {
     case taskIdentifierNotPermitted
     case beforeFirstUnlock
     case forceQuit
+    case backgroundAppRefreshOff
+    case backgroundAppRefreshOffForApp
 
     /// The words for the trace (the scheduler's policies use the same).
     public var reason: String {
@@ -123,6 +160,8 @@ public enum LaunchRefusal: Sendable, Equatable {
         case .taskIdentifierNotPermitted: "the task identifier is not in BGTaskSchedulerPermittedIdentifiers"
         case .beforeFirstUnlock: "the device has not been unlocked since boot"
         case .forceQuit: "the user force-quit the app; no background launch until the user opens it"
+        case .backgroundAppRefreshOff: "Background App Refresh is off in Settings"
+        case .backgroundAppRefreshOffForApp: "Background App Refresh is off for this app in Settings"
         }
     }
 }
@@ -146,7 +185,8 @@ extension Engine {
 
     func launchFacts(_ app: AppID) -> LaunchPolicy.AppFacts {
         let i = Int(app.index)
-        return LaunchPolicy.AppFacts(modes: apps[i].manifest.backgroundModes, forceQuit: apps[i].forceQuit)
+        return LaunchPolicy.AppFacts(modes: apps[i].manifest.backgroundModes, forceQuit: apps[i].forceQuit,
+                                     backgroundAppRefresh: apps[i].manifest.backgroundAppRefresh)
     }
 
     /// SPEC §11, the one entry point: may `app` be launched — or, if it is
@@ -167,9 +207,15 @@ extension Engine {
     /// ForceQuitPolicy and FirstUnlockPolicy are these rules). Cheap: the
     /// scheduler asks on its hot path.
     func launchRule(_ rule: LaunchPolicy.Rule, _ app: AppID, cause: LaunchCause) -> LaunchRefusal? {
-        let facts = rule == .mode ? launchFacts(app)
-            : LaunchPolicy.AppFacts(modes: [], forceQuit: apps[Int(app.index)].forceQuit)
-        return launchPolicy.check(rule, cause: cause, app: facts, device: device)
+        let i = Int(app.index)
+        switch rule {
+        case .firstUnlock: return LaunchPolicy.firstUnlock(cause, unlockedSinceBoot: device.unlockedSinceBoot)
+        case .forceQuit: return launchPolicy.forceQuit(cause, forceQuit: apps[i].forceQuit)
+        case .backgroundAppRefresh:
+            return LaunchPolicy.backgroundAppRefresh(cause, device: device.backgroundAppRefresh,
+                                                     app: apps[i].manifest.backgroundAppRefresh)
+        case .multitasking, .mode: return launchPolicy.check(rule, cause: cause, app: launchFacts(app), device: device)
+        }
     }
 
     /// Carries out an allowed verdict: launches a not-running app straight

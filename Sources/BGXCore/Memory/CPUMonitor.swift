@@ -7,7 +7,7 @@ extension Engine {
     public mutating func noteBusy(_ app: AppID, _ duration: Nanoseconds) {
         let i = Int(app.index)
         guard duration > 0, apps[i].state == .background, !isExemptFromCPUMonitor(app) else { return }
-        let window = schedulerPolicy.cpuLimitWindow
+        let window = schedulerSettings.cpuLimitWindow
         apps[i].cpu.intervals.removeAll { $0.end <= now - window }
         let start = max(now, apps[i].cpu.intervals.last?.end ?? now)
         apps[i].cpu.intervals.append((start, start + duration))
@@ -31,7 +31,7 @@ extension Engine {
     }
 
     var cpuLimitBusy: Nanoseconds {
-        Nanoseconds(schedulerPolicy.cpuLimitFraction * Double(schedulerPolicy.cpuLimitWindow))
+        Nanoseconds(schedulerSettings.cpuLimitFraction * Double(schedulerSettings.cpuLimitWindow))
     }
 
     /// Finds the first moment the busy time in the trailing window reaches the
@@ -40,7 +40,7 @@ extension Engine {
     mutating func scheduleCPUCheck(_ app: AppID) {
         let i = Int(app.index)
         guard let lastEnd = apps[i].cpu.intervals.last?.end else { return }
-        let window = schedulerPolicy.cpuLimitWindow
+        let window = schedulerSettings.cpuLimitWindow
         var t = now
         for _ in 0..<32 {
             let b = busy(app, from: t - window, to: t)
@@ -56,11 +56,11 @@ extension Engine {
         let i = Int(app.index)
         guard apps[i].state == .background,
               !isExemptFromCPUMonitor(app) else { return }
-        let window = schedulerPolicy.cpuLimitWindow
+        let window = schedulerSettings.cpuLimitWindow
         let b = busy(app, from: now - window, to: now)
         if b >= cpuLimitBusy {
             terminate(app, .cpuLimit, detail: "CPU time \(Time.describe(b)) over the last \(Time.describe(window)) "
-                      + "in the background exceeds \(Int(schedulerPolicy.cpuLimitFraction * 100)) %")
+                      + "in the background exceeds \(Int(schedulerSettings.cpuLimitFraction * 100)) %")
         } else {
             scheduleCPUCheck(app)
         }

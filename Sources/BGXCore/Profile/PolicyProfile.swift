@@ -50,7 +50,7 @@ public struct PolicyProfile: Sendable, Equatable {
     public var push: PushSettings
 
     // MARK: SPEC §5 — BGTaskScheduler
-    public var scheduler = SchedulerPolicy()
+    public var scheduler = SchedulerSettings()
 
     // MARK: SPEC §10 — memory (jetsam)
     public var memory = MemorySettings()

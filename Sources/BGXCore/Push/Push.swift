@@ -49,11 +49,10 @@ extension Engine {
         if let refusal = launchVerdict(for: app, cause: .silentPush).refusal {
             switch refusal {
             case .forceQuit, .beforeFirstUnlock: return .hold(refusal.reason, retryAt: nil)
-            case .multitaskingUnsupported, .modeMissing, .taskIdentifierNotPermitted: return .drop(refusal.reason)
+            case .multitaskingUnsupported, .modeMissing, .taskIdentifierNotPermitted,
+                 .backgroundAppRefreshOff, .backgroundAppRefreshOffForApp: return .drop(refusal.reason)
             }
         }
-        if !device.backgroundAppRefresh { return .drop("Background App Refresh is off in Settings") }
-        if !apps[i].manifest.backgroundAppRefresh { return .drop("Background App Refresh is off for this app in Settings") }
         if let cutoff = p.silentPushUnusedAppCutoff {
             guard let lastUse = apps[i].usage.lastUse else { return .drop("the app has never been opened") }
             if now - lastUse > cutoff {

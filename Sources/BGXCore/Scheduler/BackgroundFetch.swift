@@ -10,7 +10,7 @@ extension Engine {
             log(app, "You've set a background fetch interval, but you still need to add \"fetch\" to the list of "
                 + "your supported UIBackgroundModes in your Info.plist; no fetch will happen.")
         }
-        apps[i].fetchInterval = interval.map { max($0, schedulerPolicy.minimumFetchInterval) }
+        apps[i].fetchInterval = interval.map { max($0, schedulerSettings.minimumFetchInterval) }
         if interval != nil && fetchRank[app.index] == nil {
             fetchApps.append(app)
             fetchRank[app.index] = nextFetchRank
@@ -56,7 +56,7 @@ extension Engine {
         apps[i].lastBackgroundLaunch = now
         apps[i].stats.fetches += 1
         record(app, .fetchStart)
-        queue.push(.fetchTimeout(app, epoch: apps[i].epoch, fetch: apps[i].fetchNumber), at: now + schedulerPolicy.fetchTimeout)
+        queue.push(.fetchTimeout(app, epoch: apps[i].epoch, fetch: apps[i].fetchNumber), at: now + schedulerSettings.fetchTimeout)
         apps[i].jobs.append(.performFetch)
         pump(app)
     }
@@ -84,6 +84,6 @@ extension Engine {
         judgeFetch(app, .timedOut, took: now - apps[i].fetchInFlight!.started)
         terminate(app, .completionHandlerTimeout,
                   detail: "performFetch: the completion handler was not called within "
-                    + Time.describe(schedulerPolicy.fetchTimeout) + " (handler: fetch)")
+                    + Time.describe(schedulerSettings.fetchTimeout) + " (handler: fetch)")
     }
 }

@@ -105,7 +105,7 @@ extension Engine {
         var responses: [DasdDecision.Response] = []
         for policy in SchedulingPolicy.ordered {
             let o = evaluate(policy, c, detailed: true)
-            let w = schedulerPolicy.weight(policy, processing: processing)
+            let w = schedulerSettings.weight(policy, processing: processing)
             responses.append(.init(name: policy.rawValue, weight: w, verdict: o.verdict, rationale: o.rationale))
         }
         let final: PolicyVerdict

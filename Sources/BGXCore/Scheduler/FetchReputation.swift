@@ -43,7 +43,7 @@ extension Engine {
     /// Judges a fetch that ended and moves the app's standing.
     mutating func judgeFetch(_ app: AppID, _ verdict: FetchVerdict, took: Nanoseconds) {
         let i = Int(app.index)
-        let p = schedulerPolicy
+        let p = schedulerSettings
         var s = apps[i].fetchStanding
         switch verdict {
         case .fastAndHonest: s.reputation = min(1, s.reputation + p.fetchReputationReward)
@@ -61,8 +61,8 @@ extension Engine {
     /// The verdict on a fetch that called its completion handler after `took`.
     func fetchVerdict(result: BackgroundFetchResult, took: Nanoseconds, asyncWork: Int) -> FetchVerdict {
         if result == .newData && asyncWork == 0 { return .claimedWithoutFetching }
-        if took > schedulerPolicy.fetchTimeout * 2 / 3 { return .slow }
-        if took <= schedulerPolicy.fetchTimeout / 3 { return .fastAndHonest }
+        if took > schedulerSettings.fetchTimeout * 2 / 3 { return .slow }
+        if took <= schedulerSettings.fetchTimeout / 3 { return .fastAndHonest }
         return .ordinary
     }
 
@@ -101,7 +101,7 @@ extension Engine {
         if let last = s.last {
             out += "  last: \(when(last.at)) — \(last.verdict.words) (took \(Time.describe(last.took)))\n"
         }
-        let p = schedulerPolicy
+        let p = schedulerSettings
         let used = backgroundEnergyUsedToday(of: app)
         out += "  energy: \(Time.describe(used)) of \(Time.describe(p.dailyEnergyBudget)) awake in the background today\n"
         out += "  why: fast, honest fetches raise the reputation by \(Self.twoDecimals(p.fetchReputationReward)); "

@@ -8,7 +8,7 @@ enum Rationale: Sendable, Equatable {
     case earliestNotReached(Nanoseconds)
     case earliestReached(Nanoseconds)
     // BackgroundAppRefreshPolicy
-    case backgroundAppRefreshOff, backgroundAppRefreshOffForApp, backgroundAppRefreshOn
+    case backgroundAppRefreshOn
     // FirstUnlockPolicy, ForceQuitPolicy (the launch policy's words, SPEC §11)
     case launchRefused(LaunchRefusal)
     case unlockedSinceBoot, notForceQuit
@@ -87,8 +87,6 @@ enum Rationale: Sendable, Equatable {
             return "earliestBeginDate \(clock(earliest)) is more than \(describe(cutoff)) after submission; it may never run"
         case let .earliestNotReached(t): return "[{earliest begin \(clock(t)) not reached}]"
         case let .earliestReached(t): return "earliest begin \(clock(t)) reached"
-        case .backgroundAppRefreshOff: return "Background App Refresh is off in Settings"
-        case .backgroundAppRefreshOffForApp: return "Background App Refresh is off for this app in Settings"
         case .backgroundAppRefreshOn: return "Background App Refresh is on"
         case let .launchRefused(refusal): return refusal.reason
         case .unlockedSinceBoot: return "unlocked since boot"

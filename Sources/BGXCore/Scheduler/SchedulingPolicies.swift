@@ -138,7 +138,7 @@ struct Candidate: Sendable {
 }
 
 extension Engine {
-    var schedulerPolicy: SchedulerPolicy { profile.scheduler }
+    var schedulerSettings: SchedulerSettings { profile.scheduler }
 
     /// Wall-clock time (time of day matters to the predictor).
     @inline(__always) func wall(_ t: Nanoseconds) -> Nanoseconds { t + wallClockOffset }
@@ -172,7 +172,7 @@ extension Engine {
         func out(_ v: PolicyVerdict, _ why: @autoclosure () -> Rationale, next: Nanoseconds? = nil) -> PolicyAnswer<Words> {
             PolicyAnswer(verdict: v, nextChange: next, words: Words(why()))
         }
-        let p = schedulerPolicy
+        let p = schedulerSettings
         let ai = Int(c.app.index)
         switch policy {
         case .earliestBeginDate:
@@ -182,8 +182,10 @@ extension Engine {
             if now < c.earliest { return out(.mustNotProceed, .earliestNotReached(c.earliest), next: c.earliest) }
             return out(.canProceed(1), .earliestReached(c.earliest))
         case .backgroundAppRefresh:
-            if !device.backgroundAppRefresh { return out(.mustNotProceed, .backgroundAppRefreshOff) }
-            if !apps[ai].manifest.backgroundAppRefresh { return out(.mustNotProceed, .backgroundAppRefreshOffForApp) }
+            // SPEC §11's rule 5, asked of the launch policy (LaunchPolicy.swift).
+            if let refusal = launchRule(.backgroundAppRefresh, c.app, cause: c.launchCause) {
+                return out(.mustNotProceed, .launchRefused(refusal))
+            }
             return out(.canProceed(1), .backgroundAppRefreshOn)
         case .firstUnlock:
             // SPEC §11, asked of the launch policy (LaunchPolicy.swift).
@@ -359,11 +361,11 @@ extension Engine {
     func predictedUse(of app: AppID, firstUse: Nanoseconds) -> Nanoseconds? {
         let i = Int(app.index)
         let bin = wall(now) / UsageHistory.bin
-        if let cached = apps[i].predictionCache, cached.bin == bin, cached.uses == apps[i].usage.useCount {
+        if let cached = apps[i].predictionCache, cached.bin == bin, cached.uses == apps[i].usage.version {
             return cached.predicted
         }
         return apps[i].usage.predictedUse(afterWall: wall(now), firstUseWall: wall(firstUse),
-                                          threshold: schedulerPolicy.usageProbabilityThreshold).map { $0 - wallClockOffset }
+                                          threshold: schedulerSettings.usageProbabilityThreshold).map { $0 - wallClockOffset }
     }
 
     /// Fills the prediction cache (the scheduler's loop is mutating; `evaluate` is not).
@@ -371,19 +373,19 @@ extension Engine {
         let i = Int(app.index)
         guard let firstUse = apps[i].usage.firstUse else { return }
         let bin = wall(now) / UsageHistory.bin
-        if let cached = apps[i].predictionCache, cached.bin == bin, cached.uses == apps[i].usage.useCount { return }
+        if let cached = apps[i].predictionCache, cached.bin == bin, cached.uses == apps[i].usage.version { return }
         let day = wall(now) / Time.days(1)
-        if apps[i].usageTableDay != day || apps[i].usageTableUses != apps[i].usage.useCount {
+        if apps[i].usageTableDay != day || apps[i].usageTableUses != apps[i].usage.version {
             let (counts, observed) = apps[i].usage.binCounts(beforeDay: day, firstUseWall: wall(firstUse))
             apps[i].usageTableDay = day
-            apps[i].usageTableUses = apps[i].usage.useCount
+            apps[i].usageTableUses = apps[i].usage.version
             apps[i].usageCounts = counts
             apps[i].usageObserved = observed
         }
         let predicted = UsageHistory.predictedUse(afterWall: wall(now), counts: apps[i].usageCounts,
                                                   observed: apps[i].usageObserved,
-                                                  threshold: schedulerPolicy.usageProbabilityThreshold)
-        apps[i].predictionCache = (bin, apps[i].usage.useCount, predicted.map { $0 - wallClockOffset })
+                                                  threshold: schedulerSettings.usageProbabilityThreshold)
+        apps[i].predictionCache = (bin, apps[i].usage.version, predicted.map { $0 - wallClockOffset })
     }
 
     /// What decided: the first policy that said Must Not Proceed, or the one
@@ -498,7 +500,7 @@ extension Engine {
     /// a request that has waited long runs on a weaker moment. Refresh keeps
     /// one threshold.
     func thresholdScore(_ c: Candidate) -> Double {
-        let p = schedulerPolicy
+        let p = schedulerSettings
         guard c.kind == .processing else { return p.appRefreshThreshold }
         let since = max(c.submittedAt, c.earliest)
         let waited = min(1, Double(max(0, now - since)) / Double(max(1, p.processingBestEffort)))
@@ -507,7 +509,7 @@ extension Engine {
 
     /// When `thresholdScore(c)` will have fallen to `score` (nil if it never will).
     func thresholdReaches(_ score: Double, _ c: Candidate) -> Nanoseconds? {
-        let p = schedulerPolicy
+        let p = schedulerSettings
         guard c.kind == .processing, p.processingThresholdStart > p.processingThreshold,
               score >= p.processingThreshold else { return nil }
         let since = max(c.submittedAt, c.earliest)
@@ -521,7 +523,7 @@ extension Engine {
     /// (`timeSinceThunderingHerdTriggerEvent < 300`), and while the device is
     /// in use for 900 s (`deviceInUse == 1 AND … < 900`). A hard block.
     func thunderingHerd() -> (words: Rationale, until: Nanoseconds)? {
-        let p = schedulerPolicy
+        let p = schedulerSettings
         if let boot = lastBoot, now - boot < p.thunderingHerdBootWindow {
             return (.herdAfterBoot(window: p.thunderingHerdBootWindow), boot + p.thunderingHerdBootWindow)
         }

@@ -54,11 +54,8 @@ extension Engine {
             noteTaskHistory(app, id, "rejected: \(error) — \(why)")
             return error
         }
-        if !device.backgroundAppRefresh {
-            throw reject(.unavailable, "Background App Refresh is off in Settings")
-        }
-        if !apps[i].manifest.backgroundAppRefresh {
-            throw reject(.unavailable, "Background App Refresh is off for this app in Settings")
+        if let refusal = launchRule(.backgroundAppRefresh, app, cause: .bgTask) {
+            throw reject(.unavailable, refusal.reason)
         }
         guard let mode = request.kind.requiredMode else {
             throw reject(.notPermitted, "a continued-processing request is a BGContinuedProcessingTaskRequest, "
@@ -80,7 +77,7 @@ extension Engine {
         var sameKind = 0
         for p in pendingTasks.serials(of: app) where pendingTasks[p].request.kind == request.kind
             && pendingTasks[p].identifier != id { sameKind += 1 }
-        let limit = request.kind == .appRefresh ? schedulerPolicy.maxPendingAppRefresh : schedulerPolicy.maxPendingProcessing
+        let limit = request.kind == .appRefresh ? schedulerSettings.maxPendingAppRefresh : schedulerSettings.maxPendingProcessing
         if sameKind >= limit {
             throw reject(.tooManyPendingTaskRequests,
                          "\(sameKind) \(request.kind) request(s) already pending (at most \(limit))")
@@ -135,7 +132,7 @@ extension Engine {
         guard !tasks.isEmpty else { return }
         if apps[i].state.isForeground { return }
         let budget = tasks.contains { $0.request.kind == .processing }
-            ? schedulerPolicy.processingBudget : schedulerPolicy.appRefreshBudget
+            ? schedulerSettings.processingBudget : schedulerSettings.appRefreshBudget
         guard wakeForBackgroundWork(app, cause: .bgTask) else {
             // The launch died (its terminate is in the trace); the tasks went with it.
             for task in tasks {
@@ -147,7 +144,7 @@ extension Engine {
             apps[i].taskWindowNumber &+= 1
             apps[i].taskDeadline = now + budget
             queue.push(.taskExpiry(app, epoch: apps[i].epoch, window: apps[i].taskWindowNumber),
-                       at: now + budget - schedulerPolicy.taskExpirationLeadTime)
+                       at: now + budget - schedulerSettings.taskExpirationLeadTime)
         }
         if !simulated { apps[i].lastBackgroundLaunch = now }
         for task in tasks {
@@ -294,7 +291,7 @@ extension Engine {
     /// Expiration handlers run now; the app has the lead time to complete.
     mutating func expireTasksNow(_ app: AppID, because why: String) {
         let i = Int(app.index)
-        let deadline = now + schedulerPolicy.taskExpirationLeadTime
+        let deadline = now + schedulerSettings.taskExpirationLeadTime
         apps[i].taskDeadline = deadline
         apps[i].taskWindowNumber &+= 1
         queue.push(.taskDeadline(app, epoch: apps[i].epoch, window: apps[i].taskWindowNumber), at: deadline)

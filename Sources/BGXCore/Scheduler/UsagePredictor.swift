@@ -12,8 +12,11 @@ struct UsageHistory: Sendable {
     /// array of records, not one per field: the history is copied with the
     /// app's record more often than one would like, and each array is a retain.
     var days: [DayUse]
-    /// Uses recorded so far (a version number for caches).
-    var useCount = 0
+    /// A version number for caches of what the past days say: it moves only
+    /// when a day's first use resets a slot of the ring (and with the very
+    /// first use). Later uses of the day change only today, which no
+    /// prediction reads, so they leave the caches valid.
+    var version = 0
 
     struct DayUse: Sendable {
         var day: Int64 = -1
@@ -32,11 +35,11 @@ struct UsageHistory: Sendable {
 
     /// `wall` is wall-clock time (virtual time plus the start's time of day).
     mutating func noteUse(at t: Nanoseconds, wall: Nanoseconds) {
-        if firstUse == nil { firstUse = t }
+        if firstUse == nil { firstUse = t; version += 1 }
         lastUse = t
-        useCount += 1
         let day = wall / Time.days(1)
         let slot = Int(day % Int64(days.count))
+        if days[slot].day != day { version += 1 }
         let b = Int((wall % Time.days(1)) / Self.bin)
         // One access to the ring for the whole update.
         Self.record(&days[slot], day: day, bin: b)

@@ -272,10 +272,6 @@ extension Rationale {
             return ("an earliestBeginDate the scheduler will honour", "submit it again with an earlier earliestBeginDate")
         case .earliestNotReached:
             return ("its earliestBeginDate", wait ?? "wait for its earliestBeginDate")
-        case .backgroundAppRefreshOff:
-            return ("Background App Refresh (off in Settings)", "turn Background App Refresh on in Settings")
-        case .backgroundAppRefreshOffForApp:
-            return ("Background App Refresh for this app (off in Settings)", "turn Background App Refresh on for the app in Settings")
         case let .launchRefused(refusal):
             switch refusal {
             case .beforeFirstUnlock: return ("the first unlock since boot", "unlock the device")
@@ -284,6 +280,11 @@ extension Rationale {
             case .taskIdentifierNotPermitted:
                 return ("a permitted identifier", "add it to BGTaskSchedulerPermittedIdentifiers")
             case .multitaskingUnsupported: return ("a device that multitasks", "nothing: this device never runs it")
+            case .backgroundAppRefreshOff:
+                return ("Background App Refresh (off in Settings)", "turn Background App Refresh on in Settings")
+            case .backgroundAppRefreshOffForApp:
+                return ("Background App Refresh for this app (off in Settings)",
+                        "turn Background App Refresh on for the app in Settings")
             }
         case .lowPowerModeOn: return ("Low Power Mode to be off", "turn Low Power Mode off")
         case .batteryCritical: return ("more battery (critically low)", "plug the device in")
@@ -355,7 +356,7 @@ extension Engine {
             e.threshold = j.threshold
             let outcomes = SchedulingPolicy.ordered.map { evaluate($0, candidate, detailed: true) }
             e.policies = outcomes.map { o in
-                let weight = schedulerPolicy.weight(o.policy, processing: processing)
+                let weight = schedulerSettings.weight(o.policy, processing: processing)
                 let (verdict, score): (String, Double?)
                 switch o.verdict {
                 case .absolutelyMustNotProceed: (verdict, score) = ("absolutely must not", nil)
@@ -391,7 +392,7 @@ extension Engine {
         }
         if let firstUse = a.usage.firstUse,
            let predicted = a.usage.predictedUse(afterWall: wall(now), firstUseWall: wall(firstUse),
-                                                threshold: schedulerPolicy.usageProbabilityThreshold) {
+                                                threshold: schedulerSettings.usageProbabilityThreshold) {
             e.predictedUse = predicted - wallClockOffset
         }
         if let id {
@@ -432,7 +433,7 @@ extension Engine {
         var sum = j.weightedSum
         for o in outcomes {
             guard case let .canProceed(score) = o.verdict else { continue }
-            let w = schedulerPolicy.weight(o.policy, processing: processing)
+            let w = schedulerSettings.weight(o.policy, processing: processing)
             if score < 1, w > 0 { shortfalls.append((o, w * (1 - score))) }
         }
         shortfalls.sort { $0.gap > $1.gap }
