@@ -12,7 +12,11 @@ struct PushController: Sendable {
 
     mutating func appInstalled() { apps.append(PushState()) }
 
-    mutating func processEnded(_ app: AppID) { apps[Int(app.index)].processEnded() }
+    /// Inlined, and the record left alone when nothing awaits: a process
+    /// ends on nearly every launch under memory pressure.
+    @inline(__always) mutating func processEnded(_ app: AppID) {
+        if !apps[Int(app.index)].awaitingCompletion.isEmpty { apps[Int(app.index)].processEnded() }
+    }
 
     /// Background deliveries to the app in the background within the past hour.
     func recentDeliveries(_ app: AppID, now: Nanoseconds) -> ArraySlice<Nanoseconds> {
