@@ -318,7 +318,8 @@ extension Engine {
     public mutating func returned(_ app: AppID, on queue: ExecutionQueue? = nil) {
         let i = Int(app.index)
         guard queue != .background, let job = apps[i].inFlight else {
-            if queue != .main, apps[i].backgroundQueue?.inFlight != nil { returnedInBackground(app) }
+            // It asks whether the queue is busy itself, in place (asking here copied the whole app).
+            if queue != .main { returnedInBackground(app) }
             return
         }
         apps[i].inFlight = nil
