@@ -75,9 +75,7 @@ extension Engine {
     }
 
     /// The queue a delivered callback runs on, for the host.
-    /// Inlinable: the host asks at every delivery, and a call across modules
-    /// copied the whole engine first (about 190 instructions each).
-    @inlinable public func queue(of callback: Callback, for app: AppID) -> ExecutionQueue {
+    public func queue(of callback: Callback, for app: AppID) -> ExecutionQueue {
         switch callback {
         case let .bgTask(id): launchHandlerQueue(for: app, identifier: id)
         case .expiringActivity(_, expired: false): .background

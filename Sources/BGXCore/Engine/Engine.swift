@@ -161,12 +161,15 @@ public struct Engine: Sendable {
         queue.push(event, at: max(time, now))
     }
     public var nextEventTime: Nanoseconds? {
-        if schedulerDirty || !schedulerDirtyApps.isEmpty { return now }
-        var next = queue.nextTime
-        for w in unarmedWatchdogs where isRunning(w) && (next.map { w.at < $0 } ?? true) {
-            next = w.at
+        // Inlined so that `Engine.nextEventTime(of:)` reads the engine in place.
+        @inline(__always) get {
+            if schedulerDirty || !schedulerDirtyApps.isEmpty { return now }
+            var next = queue.nextTime
+            for w in unarmedWatchdogs where isRunning(w) && (next.map { w.at < $0 } ?? true) {
+                next = w.at
+            }
+            return next
         }
-        return next
     }
 
     /// Handles the next event, moving `now` to its time. Returns false when

@@ -34,7 +34,7 @@ public final class AppRuntime: SystemConnection {
     /// still running after a synchronous kill (Swift does not unwind) does
     /// nothing more — not only once the host carries out `terminate`.
     var isTerminated: Bool {
-        get { terminated || device.withEngine { $0.processEpoch(of: app) } != epoch }
+        get { terminated || device.withEngine { Engine.processEpoch(of: app, in: &$0) } != epoch }
         set { terminated = newValue }
     }
     private var terminated = false
@@ -74,7 +74,7 @@ public final class AppRuntime: SystemConnection {
         self.app = app
         self.launchCause = cause
         self.program = program
-        self.epoch = device.withEngine { $0.processEpoch(of: app) }
+        self.epoch = device.withEngine { Engine.processEpoch(of: app, in: &$0) }
         randomState.initialize(to: device.seed &* 0x9E37_79B9_7F4A_7C15 ^ UInt64(app.index) << 32 ^ UInt64(epoch))
     }
 

@@ -154,7 +154,7 @@ public final class SimulatedDevice {
         drain()
         // Through `withEngine` (inout): reading a computed property of the
         // stored engine would copy the whole engine.
-        while let next = withEngine({ $0.nextEventTime }), next <= time {
+        while let next = withEngine({ Engine.nextEventTime(of: &$0) }), next <= time {
             withEngine { _ = $0.step() }
             drain()
         }
@@ -194,7 +194,7 @@ public final class SimulatedDevice {
             if let delegate = (process.program as? DelegateApp)?.delegate { process.application.attachDelegate(delegate) }
         case let .deliver(app, callback):
             guard let process = processes[Int(app.index)] else { return }
-            let queue = withEngine { $0.queue(of: callback, for: app) }
+            let queue = withEngine { Engine.queue(of: callback, for: app, in: &$0) }
             process.runJob(on: queue) { process.program.handle(callback, process: process) }
         case let .fire(app, token, _):
             guard let process = processes[Int(app.index)] else { return }
