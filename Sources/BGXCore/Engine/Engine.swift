@@ -34,8 +34,8 @@ public struct Engine: Sendable {
     var residentBytes: Int64 = 0
     /// Apps jetsam has chosen that have not yet ended.
     var jettisonsUnderway = 0
-    /// Suspended apps in the order they were suspended (jetsam's idle band).
-    var idleOrder = Heap<IdleEntry>()
+    /// Suspended apps in the order they were suspended, then by index (jetsam's idle band).
+    var idleOrder = Deque<IdleEntry>()
     var notifications = NotificationCenterState()
     /// The transfer daemon (SPEC §8).
     var transfers = TransferDaemon()
