@@ -195,8 +195,10 @@ struct FleetReportBrowserTests {
 
 /// The shards of a fleet as tasks on a real Dask LocalCluster (two worker
 /// processes), merged as they finish: the result is the single process's.
-/// `.ci/run` installs dask and distributed and sets BGX_REQUIRE_DASK, so CI
-/// cannot skip this; elsewhere it runs when they are installed.
+/// The driver is installed the documented way, `pip install
+/// ./Clients/python/bgxfleet`, into a fresh virtual environment that sees the
+/// machine's Dask. `.ci/run` installs Dask and sets BGX_REQUIRE_DASK, so CI
+/// cannot skip this; elsewhere it runs when Dask is installed.
 @Suite("Fleet shards on Dask")
 struct FleetDaskTests {
     static let daskAvailable: Bool = {
@@ -206,7 +208,7 @@ struct FleetDaskTests {
     }()
     static let required = ProcessInfo.processInfo.environment["BGX_REQUIRE_DASK"] != nil
 
-    @Test("tools/fleet_dask.py on a LocalCluster writes what one bgx fleet process writes, byte for byte",
+    @Test("bgx-fleet-dask, pip-installed, on a LocalCluster writes what one bgx fleet process writes, byte for byte",
           .enabled(if: daskAvailable || required, "python3 with dask.distributed is not installed (pip install dask distributed)"))
     func localCluster() throws {
         try #require(Self.daskAvailable, "BGX_REQUIRE_DASK is set but python3 cannot import dask.distributed")
@@ -214,13 +216,21 @@ struct FleetDaskTests {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bgx-fleet-dask-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
+        let venv = dir.appendingPathComponent("venv").path
+        let (made, madeOutput) = try ReportBrowserTests.execute("/usr/bin/env", ["python3", "-m", "venv", "--system-site-packages", venv])
+        #expect(made == 0, "\(madeOutput)")
+        let package = repositoryRoot.appendingPathComponent("Clients/python/bgxfleet").path
+        let (installed, installOutput) = try ReportBrowserTests.execute(venv + "/bin/python", [
+            "-m", "pip", "install", "--quiet", "--no-deps", "--disable-pip-version-check", package,
+        ])
+        try #require(installed == 0, "pip install ./Clients/python/bgxfleet failed: \(installOutput)")
+
         let scenario = dir.appendingPathComponent("news.yaml")
         try fleetNewsScenario.write(to: scenario, atomically: true, encoding: .utf8)
         let whole = try CommandLineTests().bgx(["fleet", scenario.path, "--devices", "16", "--out", dir.appendingPathComponent("whole").path])
         #expect(whole.status == 0)
-        let driver = repositoryRoot.appendingPathComponent("tools/fleet_dask.py").path
-        let (status, output) = try ReportBrowserTests.execute("/usr/bin/env", [
-            "python3", driver, scenario.path, "--devices", "16", "--shards", "4", "--workers", "2",
+        let (status, output) = try ReportBrowserTests.execute(venv + "/bin/bgx-fleet-dask", [
+            scenario.path, "--devices", "16", "--shards", "4", "--workers", "2",
             "--bgx", exe.path, "--out", dir.appendingPathComponent("dask").path,
         ])
         #expect(status == 0, "\(output)")
