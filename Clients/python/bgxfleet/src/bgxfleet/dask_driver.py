@@ -60,6 +60,7 @@ def main(argv=None):
     parser.add_argument("--scheduler", help="address of an existing Dask scheduler instead of a LocalCluster")
     parser.add_argument("--bgx", help="the bgx executable (default: on PATH, else .build/release or .build/debug)")
     parser.add_argument("--retries", type=int, default=2, help="retries of a failed shard (default 2)")
+    parser.add_argument("--quiet", action="store_true", help="no line per merged shard")
     args = parser.parse_args(argv)
     if args.shards < 1 or args.devices < 1:
         sys.exit("error: --devices and --shards must be at least 1")
@@ -91,7 +92,8 @@ def main(argv=None):
             else:
                 merge(bgx, [out, shard], out)
             merged += 1
-            print(f"bgx-fleet-dask: {merged}/{args.shards} shards merged into {out}", flush=True)
+            if not args.quiet:
+                print(f"bgx-fleet-dask: {merged}/{args.shards} shards merged into {out}", flush=True)
     finally:
         client.close()
         if cluster is not None:
