@@ -199,7 +199,8 @@ struct FleetReportBrowserTests {
 /// ./Clients/python/bgxfleet`, into a fresh virtual environment that sees the
 /// machine's Dask. `.ci/run` installs Dask and sets BGX_REQUIRE_DASK, so CI
 /// cannot skip this; elsewhere it runs when Dask is installed.
-@Suite("Fleet shards on Dask")
+// Serialized: both tests pip-install the same source tree, which setuptools builds in place.
+@Suite("Fleet shards on Dask", .serialized)
 struct FleetDaskTests {
     static let daskAvailable: Bool = {
         guard let (status, _) = try? ReportBrowserTests.execute("/usr/bin/env", ["python3", "-c", "import dask.distributed"])
