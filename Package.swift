@@ -79,6 +79,8 @@ let package = Package(
             dependencies: [
                 "BGXCore", "BGXApp", "BGXSimulation", "BGXTestKit",
                 .product(name: "PropertyBased", package: "swift-property-based"),
+                // To read `bgx fleet plan`'s Kubernetes manifest as YAML.
+                .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: v5),
     ]

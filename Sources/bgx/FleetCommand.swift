@@ -12,9 +12,11 @@ struct Fleet: ParsableCommand {
             bgx fleet SCENARIO --devices N [--days D] [--shard I/K] --out DIR runs devices (shard I of K runs \
             devices N·I/K up to N·(I+1)/K) and writes DIR/fleet.json, arrivals.csv, delays.csv, reasons.csv \
             and population.csv. bgx fleet merge DIR… --out DIR adds shards; bgx fleet report DIR --html FILE \
-            draws one self-contained HTML file; bgx fleet compare A B sets two results side by side.
+            draws one self-contained HTML file; bgx fleet compare A B sets two results side by side; \
+            bgx fleet plan SCENARIO --devices N --shards K --out DIR writes a Kubernetes Indexed Job \
+            (--image, --claim) and a Slurm job array that run the shards.
             """,
-        subcommands: [FleetRunCommand.self, FleetMerge.self, FleetReportCommand.self, FleetCompare.self],
+        subcommands: [FleetRunCommand.self, FleetMerge.self, FleetReportCommand.self, FleetCompare.self, FleetPlanCommand.self],
         defaultSubcommand: FleetRunCommand.self)
 }
 
@@ -133,5 +135,39 @@ struct FleetCompare: ParsableCommand {
             b = try FleetResult.read(directory: second)
         } catch let error as ScenarioError { throw fail(error.description) }
         print(FleetComparison(a, b, names: (first, second)).text, terminator: "")
+    }
+}
+
+struct FleetPlanCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "plan",
+        abstract: "Write a Kubernetes Indexed Job and a Slurm job array that run a fleet's shards.")
+    @Argument(help: "The scenario file.") var scenario: String
+    @Option(help: "How many devices the whole fleet has.") var devices: Int
+    @Option(help: "How many days each device runs (default: the scenario's duration).") var days: Int?
+    @Option(help: "How many shards (Kubernetes completions, Slurm array tasks).") var shards: Int
+    @Option(help: "Kubernetes: the container image with bgx on its PATH.") var image = "bgx"
+    @Option(help: "Kubernetes: the persistent volume claim mounted at /fleet, holding the scenario.") var claim = "bgx-fleet"
+    @Option(help: "The directory to write fleet-job.yaml and fleet-slurm.sh into.") var out: String
+
+    func run() throws {
+        guard devices > 0, devices <= 100_000_000 else { throw fail("error: --devices must be between 1 and 100000000") }
+        guard shards > 0, shards <= 100_000 else { throw fail("error: --shards must be between 1 and 100000") }
+        if let days, !(1...366).contains(days) { throw fail("error: --days must be between 1 and 366") }
+        _ = try loadScenario(scenario)  // a plan for a scenario that does not parse would fail on every node
+        let here = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        let outURL = URL(fileURLWithPath: out, relativeTo: here).standardizedFileURL
+        let plan = FleetPlan(
+            scenario: URL(fileURLWithPath: scenario, relativeTo: here).standardizedFileURL.path,
+            devices: devices, days: days, shards: shards, image: image, claim: claim,
+            bgx: Bundle.main.executableURL?.resolvingSymlinksInPath().path ?? "bgx",
+            results: outURL.appendingPathComponent("shards").path)
+        try FileManager.default.createDirectory(at: outURL, withIntermediateDirectories: true)
+        try Data(try plan.kubernetesJob().utf8).write(to: outURL.appendingPathComponent("fleet-job.yaml"))
+        let slurm = outURL.appendingPathComponent("fleet-slurm.sh")
+        try Data(plan.slurmScript.utf8).write(to: slurm)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: slurm.path)
+        print("fleet plan: \(shards) shards of \(devices) devices → \(out)/fleet-job.yaml (kubectl apply -f), "
+              + "\(out)/fleet-slurm.sh (sbatch); then bgx fleet merge the shards")
     }
 }

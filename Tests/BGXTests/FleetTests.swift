@@ -195,9 +195,12 @@ struct FleetReportBrowserTests {
 
 /// The shards of a fleet as tasks on a real Dask LocalCluster (two worker
 /// processes), merged as they finish: the result is the single process's.
-/// `.ci/run` installs dask and distributed and sets BGX_REQUIRE_DASK, so CI
-/// cannot skip this; elsewhere it runs when they are installed.
-@Suite("Fleet shards on Dask")
+/// The driver is installed the documented way, `pip install
+/// ./Clients/python/bgxfleet`, into a fresh virtual environment that sees the
+/// machine's Dask. `.ci/run` installs Dask and sets BGX_REQUIRE_DASK, so CI
+/// cannot skip this; elsewhere it runs when Dask is installed.
+// Serialized: both tests pip-install the same source tree, which setuptools builds in place.
+@Suite("Fleet shards on Dask", .serialized)
 struct FleetDaskTests {
     static let daskAvailable: Bool = {
         guard let (status, _) = try? ReportBrowserTests.execute("/usr/bin/env", ["python3", "-c", "import dask.distributed"])
@@ -206,7 +209,43 @@ struct FleetDaskTests {
     }()
     static let required = ProcessInfo.processInfo.environment["BGX_REQUIRE_DASK"] != nil
 
-    @Test("tools/fleet_dask.py on a LocalCluster writes what one bgx fleet process writes, byte for byte",
+    /// `pip install ./Clients/python/bgxfleet` into a fresh virtual environment in `dir`; its path.
+    static func install(into dir: URL) throws -> String {
+        let venv = dir.appendingPathComponent("venv").path
+        let (made, madeOutput) = try ReportBrowserTests.execute("/usr/bin/env", ["python3", "-m", "venv", "--system-site-packages", venv])
+        #expect(made == 0, "\(madeOutput)")
+        let package = repositoryRoot.appendingPathComponent("Clients/python/bgxfleet").path
+        let (installed, installOutput) = try ReportBrowserTests.execute(venv + "/bin/python", [
+            "-m", "pip", "install", "--quiet", "--no-deps", "--disable-pip-version-check", package,
+        ])
+        try #require(installed == 0, "pip install ./Clients/python/bgxfleet failed: \(installOutput)")
+        return venv
+    }
+
+    @Test("bgx-fleet-bench times one process and Dask with one worker and two, each merged result the same bytes",
+          .enabled(if: daskAvailable || required, "python3 with dask.distributed is not installed (pip install dask distributed)"))
+    func bench() throws {
+        try #require(Self.daskAvailable, "BGX_REQUIRE_DASK is set but python3 cannot import dask.distributed")
+        let exe = try #require(CommandLineTests.executable, "the bgx executable was not built beside the tests")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bgx-fleet-bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let venv = try Self.install(into: dir)
+        let scenario = dir.appendingPathComponent("news.yaml")
+        try fleetNewsScenario.write(to: scenario, atomically: true, encoding: .utf8)
+        let (status, output) = try ReportBrowserTests.execute(venv + "/bin/bgx-fleet-bench", [
+            scenario.path, "--devices", "8", "--days", "1", "--shards", "2", "--bgx", exe.path,
+            "--out", dir.appendingPathComponent("bench").path,
+        ])
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("8 devices x 1 days = 8 device-days"))
+        let lines = output.split(separator: "\n")
+        #expect(lines.filter { $0.contains("same bytes as one process") }.count == 2, "\(output)")
+        #expect(lines.contains { $0.contains("one process") && $0.contains("device-days/s") })
+        #expect(output.contains("speed-up from one Dask worker to two: "))
+    }
+
+    @Test("bgx-fleet-dask, pip-installed, on a LocalCluster writes what one bgx fleet process writes, byte for byte",
           .enabled(if: daskAvailable || required, "python3 with dask.distributed is not installed (pip install dask distributed)"))
     func localCluster() throws {
         try #require(Self.daskAvailable, "BGX_REQUIRE_DASK is set but python3 cannot import dask.distributed")
@@ -214,13 +253,14 @@ struct FleetDaskTests {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bgx-fleet-dask-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
+        let venv = try Self.install(into: dir)
+
         let scenario = dir.appendingPathComponent("news.yaml")
         try fleetNewsScenario.write(to: scenario, atomically: true, encoding: .utf8)
         let whole = try CommandLineTests().bgx(["fleet", scenario.path, "--devices", "16", "--out", dir.appendingPathComponent("whole").path])
         #expect(whole.status == 0)
-        let driver = repositoryRoot.appendingPathComponent("tools/fleet_dask.py").path
-        let (status, output) = try ReportBrowserTests.execute("/usr/bin/env", [
-            "python3", driver, scenario.path, "--devices", "16", "--shards", "4", "--workers", "2",
+        let (status, output) = try ReportBrowserTests.execute(venv + "/bin/bgx-fleet-dask", [
+            scenario.path, "--devices", "16", "--shards", "4", "--workers", "2",
             "--bgx", exe.path, "--out", dir.appendingPathComponent("dask").path,
         ])
         #expect(status == 0, "\(output)")
@@ -287,5 +327,41 @@ struct FleetCompareTests {
         #expect(ok.status == 0 && ok.stdout.contains("userLaunch: arrivals"))
         let missing = try cli.bgx(["fleet", "compare", dir.appendingPathComponent("a").path, dir.appendingPathComponent("nope").path])
         #expect(missing.status == 2 && missing.stderr.hasPrefix("error: "))
+    }
+}
+
+/// The README's worked example, re-run small so its claims stay true in shape:
+/// docs/examples/fleet-news-week.yaml, a week of a news app refreshing no
+/// sooner than every 15 minutes, and one silent push to all at 17:00.
+@Suite("The fleet week: a 17:00 campaign, refreshes before use, 15 min against 1 h")
+struct FleetWeekExampleTests {
+    static func run(earliestBegin: String, devices: Int = 60) throws -> FleetResult {
+        let path = repositoryRoot.appendingPathComponent("docs/examples/fleet-news-week.yaml").path
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+            .replacingOccurrences(of: "earliestBegin: 15m", with: "earliestBegin: \(earliestBegin)")
+        return try FleetRun(try ScenarioParser(file: path).parse(text), devices: devices).run()
+    }
+
+    @Test("the campaign arrives mostly in its own minute, 17:00; the rest trickle in later, held; not all arrive")
+    func campaign() throws {
+        let r = try Self.run(earliestBegin: "15m")
+        let push = try #require(r.arrivals["com.example.news"]?["silentPush"])
+        let total = push.reduce(0, +)
+        let atFive = push[17 * 60]
+        #expect(push.max() == atFive && Double(atFive) > 0.5 * Double(total))
+        #expect(push[(17 * 60 + 1)...].reduce(0, +) + push[..<(17 * 60)].reduce(0, +) > 0, "none arrived late")
+        #expect(r.counts["pushesSent"] == 60 && total < 60, "every push arrived")
+    }
+
+    @Test("an hour instead of 15 minutes between refreshes changes the refresh load by less than a fifth")
+    func earliestBeginBarelyMatters() throws {
+        let quarter = try Self.run(earliestBegin: "15m"), hour = try Self.run(earliestBegin: "1h")
+        let a = try #require(quarter.arrivals["com.example.news"]?["refresh"]).reduce(0, +)
+        let b = try #require(hour.arrivals["com.example.news"]?["refresh"]).reduce(0, +)
+        #expect(a > 0 && b > 0)
+        #expect(abs(Double(a - b)) / Double(a) < 0.2, "15m: \(a) refreshes, 1h: \(b)")
+        // Yet earliestBegin is honoured: a request never starts sooner than it allows.
+        let soonest = try #require(hour.delays["submitToRun"]).min
+        #expect(soonest >= 3_564_000, "a 1 h request ran after \(soonest) ms")
     }
 }

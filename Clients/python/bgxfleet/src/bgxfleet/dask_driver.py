@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Run a bgx fleet's shards on Dask and merge them as they finish.
 
 Each shard is one `bgx fleet SCENARIO --devices N --shard I/K` process, run
@@ -6,13 +5,14 @@ as a Dask task (retried when it fails); each finished shard is added into
 OUT with `bgx fleet merge`, so OUT always holds the shards done so far and,
 at the end, the whole fleet - byte for byte what one process would write.
 
-    python3 tools/fleet_dask.py SCENARIO --devices N --shards K --out DIR
+    bgx-fleet-dask SCENARIO --devices N --shards K --out DIR
         [--days D] [--workers W] [--scheduler ADDRESS] [--bgx PATH] [--retries R]
 
 Without --scheduler it starts a LocalCluster of W worker processes; with
 --scheduler tcp://HOST:PORT it uses that cluster (dask-jobqueue,
 dask-kubernetes ...): the bgx binary and the scenario must then be at the
-same paths on the workers. Needs `pip install dask distributed`.
+same paths on the workers. `pip install ./Clients/python/bgxfleet` installs
+it with Dask.
 """
 import argparse
 import os
@@ -41,16 +41,16 @@ def merge(bgx, directories, out):
 def find_bgx(given):
     if given:
         return os.path.abspath(given)
-    here = os.path.dirname(os.path.abspath(__file__))
-    for candidate in (shutil.which("bgx"), os.path.join(here, "..", ".build", "release", "bgx"),
-                      os.path.join(here, "..", ".build", "debug", "bgx")):
+    # On PATH, else built in the repository the command is run from.
+    for candidate in (shutil.which("bgx"), os.path.join(".build", "release", "bgx"),
+                      os.path.join(".build", "debug", "bgx")):
         if candidate and os.access(candidate, os.X_OK):
             return os.path.abspath(candidate)
     sys.exit("error: no bgx executable found: build it (swift build) or pass --bgx PATH")
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description="Run a bgx fleet's shards on Dask and merge them.")
+    parser = argparse.ArgumentParser(prog="bgx-fleet-dask", description="Run a bgx fleet's shards on Dask and merge them.")
     parser.add_argument("scenario")
     parser.add_argument("--devices", type=int, required=True)
     parser.add_argument("--shards", type=int, required=True)
@@ -60,6 +60,7 @@ def main(argv=None):
     parser.add_argument("--scheduler", help="address of an existing Dask scheduler instead of a LocalCluster")
     parser.add_argument("--bgx", help="the bgx executable (default: on PATH, else .build/release or .build/debug)")
     parser.add_argument("--retries", type=int, default=2, help="retries of a failed shard (default 2)")
+    parser.add_argument("--quiet", action="store_true", help="no line per merged shard")
     args = parser.parse_args(argv)
     if args.shards < 1 or args.devices < 1:
         sys.exit("error: --devices and --shards must be at least 1")
@@ -91,7 +92,8 @@ def main(argv=None):
             else:
                 merge(bgx, [out, shard], out)
             merged += 1
-            print(f"fleet_dask: {merged}/{args.shards} shards merged into {out}", flush=True)
+            if not args.quiet:
+                print(f"bgx-fleet-dask: {merged}/{args.shards} shards merged into {out}", flush=True)
     finally:
         client.close()
         if cluster is not None:

@@ -1,0 +1,5 @@
+import sys
+
+from .dask_driver import main
+
+sys.exit(main())
