@@ -274,22 +274,36 @@ public struct Engine: Sendable {
         let i = Int(app.index)
         let from = apps[i].state
         guard from != to else { return }
-        apps[i].stats.timeInState[from] += now - apps[i].stateSince
+        // The app's record is changed in one access (`Self.enter`), not field by field.
+        let footprint = Self.enter(&apps[i], to, from: from, now: now, wallClockOffset: wallClockOffset)
         // Resident memory is counted as processes start and end (SPEC §10),
         // so free memory is known without a pass over every app.
         if from == .notRunning {
-            residentBytes += apps[i].manifest.memory + apps[i].memory.allocated
+            residentBytes += footprint
             residentApps.insert(app.index)
         } else if to == .notRunning {
-            residentBytes -= apps[i].manifest.memory + apps[i].memory.allocated
+            residentBytes -= footprint
             residentApps.remove(app.index)
         }
-        apps[i].state = to
-        apps[i].stateSince = now
-        // Every second awake in the background is energy (SPEC §12), busy or waiting.
-        if from == .background { stopEnergyClock(app) }
         if to == .suspended { noteSuspended(app) }
         record(app, .state(from: from, to: to, reason: reason))
+    }
+
+    /// `setState`'s changes to the app's record: the time spent in `from`,
+    /// the new state, and — leaving the background — the energy clock
+    /// (`stopEnergyClock`: every second awake in the background is energy,
+    /// SPEC §12, busy or waiting). Returns the app's resident footprint.
+    @inline(__always)
+    static func enter(_ a: inout AppProcess, _ to: ProcessState, from: ProcessState,
+                      now: Nanoseconds, wallClockOffset: Nanoseconds) -> Int64 {
+        a.stats.timeInState[from] += now - a.stateSince
+        a.state = to
+        a.stateSince = now
+        if from == .background, let started = a.energyStartedAt {
+            a.energyStartedAt = nil
+            a.energy.add(now - started, at: now, day: .calendar(wallClockOffset: wallClockOffset))
+        }
+        return a.manifest.memory + a.memory.allocated
     }
 
     // MARK: Device

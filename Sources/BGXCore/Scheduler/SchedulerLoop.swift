@@ -150,8 +150,9 @@ extension Engine {
     }
 
     /// Something changed for `app`: judge it again if the scheduler has
-    /// anything of it in hand.
-    mutating func markSchedulerDirty(for app: AppID) {
+    /// anything of it in hand. Inlined: a user action and a termination
+    /// ask on every event, and the call cost more than the answer.
+    @inline(__always) mutating func markSchedulerDirty(for app: AppID) {
         if schedulerDirty { return }
         if pendingTasks.has(app) || fetchRank[app.index] != nil || !apps[Int(app.index)].runningTasks.isEmpty {
             schedulerDirtyApps.insert(app.index)
