@@ -66,6 +66,23 @@ enum CgroupFiles {
         return nil
     }
     /// A leaf name from a bundle identifier (cgroup names cannot hold `/`).
+    /// The daemon's own subtree under the cgroup it runs in, on one hierarchy;
+    /// nil unless it can be made and offers the freezer's file there.
+    static func daemonSubtree(mount: String, controller: String, freezerFile: String) -> String? {
+        guard let own = ownCgroup(matching: controller) else { return nil }
+        let base = mount + (own == "/" ? "" : own) + "/bgx-daemon-\(getpid())"
+        guard mkdir(base, 0o755) == 0 || errno == EEXIST else { return nil }
+        guard FileManager.default.fileExists(atPath: base + "/" + freezerFile) else { rmdir(base); return nil }
+        return base
+    }
+
+    /// The app's leaf in the daemon's subtree, and the `cgroup.procs` file its child moves into.
+    static func makeLeaf(for bundle: String, in base: String) throws -> (cgroup: String, procs: String) {
+        let dir = base + "/" + leaf(bundle)
+        guard mkdir(dir, 0o755) == 0 || errno == EEXIST else { throw SystemError("mkdir \(dir)") }
+        return (dir, dir + "/cgroup.procs")
+    }
+
     static func leaf(_ bundle: String) -> String {
         String(bundle.map { $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == "_" ? $0 : "_" })
     }
@@ -90,17 +107,13 @@ final class CgroupV2Freezer: Freezer {
     /// nil when no writable cgroup v2 hierarchy with a freezer is here.
     init?() {
         guard let mount = CgroupFiles.mounts().first(where: { $0.type == "cgroup2" }),
-              let own = CgroupFiles.ownCgroup(matching: "") else { return nil }
-        let base = mount.path + (own == "/" ? "" : own) + "/bgx-daemon-\(getpid())"
-        guard mkdir(base, 0o755) == 0 || errno == EEXIST else { return nil }
-        guard FileManager.default.fileExists(atPath: base + "/cgroup.freeze") else { rmdir(base); return nil }
+              let base = CgroupFiles.daemonSubtree(mount: mount.path, controller: "", freezerFile: "cgroup.freeze")
+        else { return nil }
         self.base = base
     }
 
     func prepare(bundle: String) throws -> (cgroup: String, procs: String)? {
-        let dir = base + "/" + CgroupFiles.leaf(bundle)
-        guard mkdir(dir, 0o755) == 0 || errno == EEXIST else { throw SystemError("mkdir \(dir)") }
-        return (dir, dir + "/cgroup.procs")
+        try CgroupFiles.makeLeaf(for: bundle, in: base)
     }
 
     func freeze(_ process: LiveProcess) throws {
@@ -157,17 +170,13 @@ final class CgroupV1Freezer: Freezer {
 
     init?() {
         guard let mount = CgroupFiles.mounts().first(where: { $0.type == "cgroup" && $0.options.contains("freezer") }),
-              let own = CgroupFiles.ownCgroup(matching: "freezer") else { return nil }
-        let base = mount.path + (own == "/" ? "" : own) + "/bgx-daemon-\(getpid())"
-        guard mkdir(base, 0o755) == 0 || errno == EEXIST else { return nil }
-        guard FileManager.default.fileExists(atPath: base + "/freezer.state") else { rmdir(base); return nil }
+              let base = CgroupFiles.daemonSubtree(mount: mount.path, controller: "freezer", freezerFile: "freezer.state")
+        else { return nil }
         self.base = base
     }
 
     func prepare(bundle: String) throws -> (cgroup: String, procs: String)? {
-        let dir = base + "/" + CgroupFiles.leaf(bundle)
-        guard mkdir(dir, 0o755) == 0 || errno == EEXIST else { throw SystemError("mkdir \(dir)") }
-        return (dir, dir + "/cgroup.procs")
+        try CgroupFiles.makeLeaf(for: bundle, in: base)
     }
 
     func freeze(_ process: LiveProcess) throws {
