@@ -28,8 +28,8 @@ struct TraceGoldenTests {
         for path in scenarioFiles {
             runs.append(((path as NSString).lastPathComponent, try ScenarioParser.parse(contentsOf: path)))
         }
-        return runs.map { name, scenario in
-            let run = try! ScenarioRun(scenario)
+        return try runs.map { name, scenario in
+            let run = try ScenarioRun(scenario)
             run.run()
             return (name, "\(fnv1a(run.device.traceLines)) \(run.device.traceLines.count)")
         }
