@@ -1,5 +1,6 @@
 @testable import BGXCore
 import Testing
+import Foundation
 
 /// SPEC §7's push controller on its own: no engine, no device — what it is
 /// told in, effects out.
@@ -85,5 +86,22 @@ extension PushControllerTests {
         #expect(dump.deliveredPastHour == 1 && dump.budgetSpent == 1 && dump.budgetResets == Time.minutes(30) + Time.days(1))
         #expect(dump.throttleText { "\($0 / Time.minutes(1))m" }
                 == "throttle: 1 of 3 in the past hour; daily budget: 1 of 5 (resets at 1470m)")
+    }
+}
+
+/// Every controller's dump is data (JSON for a live host's status) and words (for `explain`).
+@Suite struct ControllerDumpTests {
+    @Test("A held push appears in the push controller's dump, as JSON and as a line of text")
+    func heldPushIsDumped() throws {
+        var engine = Engine(seed: 1)
+        let app = engine.install(AppManifest(bundleIdentifier: "com.example.news", backgroundModes: [.remoteNotification]))
+        engine.pushes.apps[Int(app.index)].held = Push(type: .background, priority: 5)
+        engine.pushes.apps[Int(app.index)].heldSince = Time.minutes(3)
+        let dumps = engine.controllerDumps(of: app)
+        #expect(dumps.map(\.concern) == ["push"])
+        let lines = dumps[0].lines { "\($0 / Time.minutes(1))m" }
+        #expect(lines.first == "held: a background push (priority 5) since 3m")
+        let json = String(decoding: try JSONEncoder().encode(dumps[0]), as: UTF8.self)
+        #expect(json.contains("\"priority\":5"))
     }
 }

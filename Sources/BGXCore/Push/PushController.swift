@@ -116,7 +116,8 @@ struct PushController: Sendable {
 /// The push controller's state for one app, as data (AOSP's
 /// `dumpControllerStateLocked`): what `explain` puts into words and a live
 /// host's status can show as it is.
-public struct PushControllerDump: Sendable, Equatable {
+public struct PushControllerDump: ControllerDump, Equatable {
+    public var concern: String { "push" }
     /// The push held for the app, and since when.
     public var held: Push?
     public var heldSince: Nanoseconds?
@@ -139,6 +140,16 @@ public struct PushControllerDump: Sendable, Equatable {
             if let budgetResets, budgetSpent > 0 { out += " (resets at \(when(budgetResets)))" }
         }
         return out
+    }
+
+    public func lines(when: (Nanoseconds) -> String) -> [String] {
+        var lines: [String] = []
+        if let held, let heldSince {
+            lines.append("held: a \(held.type) push (priority \(held.priority)) since \(when(heldSince))")
+        }
+        lines.append(throttleText(when: when))
+        if awaitingCompletion > 0 { lines.append("\(awaitingCompletion) push(es) awaiting the app's completion handler") }
+        return lines
     }
 }
 

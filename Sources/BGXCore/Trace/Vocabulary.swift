@@ -243,7 +243,7 @@ public struct AppManifest: Sendable, Equatable {
 }
 
 /// SPEC §7: an APNs push's `apns-push-type`.
-public enum PushType: UInt8, Sendable, CaseIterable, CustomStringConvertible {
+public enum PushType: UInt8, Sendable, CaseIterable, CustomStringConvertible, Encodable {
     case background, alert, voip
     public var description: String {
         switch self {
@@ -255,7 +255,7 @@ public enum PushType: UInt8, Sendable, CaseIterable, CustomStringConvertible {
 }
 
 /// A push as it reaches the device: its type and `apns-priority` (5 or 10).
-public struct Push: Sendable, Equatable {
+public struct Push: Sendable, Equatable, Encodable {
     public var type: PushType
     public var priority: UInt8
     public init(type: PushType, priority: UInt8) {
