@@ -27,6 +27,8 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         // Fleet delay distributions (`bgx fleet`): small, pure Swift.
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        // The live host's state on disk (bgx-daemon only: never built for `bgx`).
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         .target(
@@ -60,13 +62,19 @@ let package = Package(
         .target(name: "CBGXLive"),
         // The live host and the app side of its protocol (plain sockets and poll, no NIO).
         .target(name: "BGXLive", dependencies: ["BGXCore", "CBGXLive"], swiftSettings: v5),
+        // The live host's journal and tables in SQLite (GRDB, WAL), behind BGXLive's
+        // `DurableStore`: only bgx-daemon and the tests link it, never `bgx` or an app.
+        .target(
+            name: "BGXLiveStore",
+            dependencies: ["BGXLive", "BGXCore", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: v5),
         .executableTarget(
             name: "bgx-daemon",
-            dependencies: ["BGXLive", "BGXCore", "BGXSimulation", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["BGXLive", "BGXLiveStore", "BGXCore", "BGXSimulation", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: v5),
         // A small app the live host's tests run as a real process.
         .executableTarget(name: "bgx-live-testapp", dependencies: ["BGXLive"], path: "Tests/LiveTestApp", swiftSettings: v5),
-        .testTarget(name: "BGXLiveTests", dependencies: ["BGXLive", "BGXCore", "BGXSimulation"], swiftSettings: v5),
+        .testTarget(name: "BGXLiveTests", dependencies: ["BGXLive", "BGXLiveStore", "BGXCore", "BGXSimulation"], swiftSettings: v5),
         // Examples/: iOS-style app code compiled for bgx through BGXKit.
         .target(name: "ColorFeedExample", dependencies: ["BGXKit"], path: "Examples/ColorFeed", swiftSettings: v5),
         .target(name: "MessengerExample", dependencies: ["BGXKit"], path: "Examples/Messenger", swiftSettings: v5),

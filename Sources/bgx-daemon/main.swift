@@ -1,6 +1,7 @@
 import ArgumentParser
 import BGXCore
 import BGXLive
+import BGXLiveStore
 import BGXSimulation
 import Foundation
 
@@ -40,8 +41,18 @@ struct Daemon: ParsableCommand {
         // Bounded so that engine time (monotonic nanoseconds × scale) cannot overflow in a century of uptime.
         guard (1...1000).contains(timeScale) else { throw fail("--time-scale must be between 1 and 1000") }
         options.timeScale = Int64(timeScale)
+        // Descriptors this process inherited (a test harness's process-exit socket, say) are
+        // not the apps': closed on exec, so an app it launches holds none of them.
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? [] {
+            if let fd = Int32(name), fd > 2 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        }
         let daemon: LiveDaemon
-        do { daemon = try LiveDaemon(options: options) } catch { throw fail("\(error)") }
+        do {
+            // What must outlive the daemon: STATE/state.sqlite (docs/live.md).
+            try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+            options.store = try SQLiteStore(path: state + "/state.sqlite")
+            daemon = try LiveDaemon(options: options)
+        } catch { throw fail("\(error)") }
         daemon.run()
     }
 }

@@ -31,19 +31,27 @@ final class LiveHost {
     struct Unavailable: Error { var reason: String }
 
     /// `viaBGX`: started as `bgx daemon …`, which hands over to bgx-daemon.
-    init(freezer: String = "auto", timeScale: Int = 1, viaBGX: Bool = false, extra: [String] = []) throws {
+    /// `directory`: an earlier host's, to restart on its state (after `crash()`).
+    init(freezer: String = "auto", timeScale: Int = 1, viaBGX: Bool = false, extra: [String] = [],
+         directory reused: String? = nil, environment: [String: String] = [:]) throws {
         let daemon = try #require(Self.executable(viaBGX ? "bgx" : "bgx-daemon"), "bgx-daemon was not built beside the tests")
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("bgx-live-\(UUID().uuidString.prefix(8))").path
+        directory = reused ?? FileManager.default.temporaryDirectory.appendingPathComponent("bgx-live-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         socket = directory + "/daemon.sock"
         process.executableURL = URL(fileURLWithPath: daemon)
         process.arguments = ["daemon", "--state", directory + "/state", "--socket", socket, "--freezer", freezer,
                              "--time-scale", "\(timeScale)"] + extra
         process.standardError = stderr
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         // The daemon says which freezer it uses once its socket listens.
-        let first = readDaemonLine()
+        var first = readDaemonLine()
+        // A restarted daemon first says what it restored.
+        while first.hasPrefix("bgx daemon: restored") || first.hasPrefix("bgx daemon: profile") {
+            daemonLog += first + "\n"
+            first = readDaemonLine()
+        }
         guard first.hasPrefix("bgx daemon: freezer") || first.hasPrefix("warning:") else {
             process.waitUntilExit()
             throw Unavailable(reason: first)
@@ -65,11 +73,19 @@ final class LiveHost {
         process.waitUntilExit()
         daemonLog += String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     }
-    deinit { stop(); try? FileManager.default.removeItem(atPath: directory) }
+    /// The daemon killed outright (SIGKILL), its state left for a restart.
+    func crash() {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        keepState = true
+        stop()
+    }
+    /// Set once crashed: the next host on this directory owns it.
+    var keepState = false
+    deinit { stop(); if !keepState { try? FileManager.default.removeItem(atPath: directory) } }
 
     /// Waits for the first trace line (from `after` on) that has every field given; returns it.
     @discardableResult
-    func wait(for fields: [String: String], after index: Int = 0, seconds: Double = 20,
+    func wait(for fields: [String: String], after index: Int = 0, seconds: Double = 20, quietly: Bool = false,
               sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Any] {
         let deadline = MonotonicClock.now() + Int64(seconds * 1e9)
         var i = index
@@ -80,6 +96,7 @@ final class LiveHost {
             }
             guard let m = try follower.connection.receive(until: deadline) else {
                 let trace = lines.map { "\($0)" }.joined(separator: "\n")
+                if quietly { throw Unavailable(reason: "no \(fields)") }
                 Issue.record("no trace line with \(fields) within \(seconds)s; trace:\n\(trace)", sourceLocation: sourceLocation)
                 throw Unavailable(reason: "timed out")
             }

@@ -13,6 +13,8 @@ import Glibc
 //   forker            starts a child (/bin/sleep) as it launches and writes its pid to `child`
 //   refresh           registers com.example.refresh as it launches, submits it
 //                     on entering the background, and completes it when it runs
+//   refresh-soon      as refresh, but the request's earliest begin is 30 s away
+//   notify            schedules notification `reminder` 30 s ahead on entering the background
 //   hog               holds 200 MB (touched) from didFinishLaunching on
 //   steal             as it launches, tries to end background task 1 — another
 //                     app's — and writes the reply to `steal-result`
@@ -62,12 +64,16 @@ client.onCallback = { callback in
         id = (try? client.beginBackgroundTask(withName: "upload") { try? client.endBackgroundTask(id) }) ?? 0
     case ("exit-in-background", "didEnterBackground"):
         exit(3)
-    case ("refresh", "didFinishLaunching"):
+    case ("refresh", "didFinishLaunching"), ("refresh-soon", "didFinishLaunching"):
         _ = try? client.register(forTaskWithIdentifier: "com.example.refresh") { identifier in
             try? client.setTaskCompleted(identifier: identifier, success: true)
         }
     case ("refresh", "didEnterBackground"):
         try? client.submit(identifier: "com.example.refresh", type: "appRefresh", earliestBeginIn: 3600)
+    case ("notify", "didEnterBackground"):
+        _ = try? client.call("scheduleNotification", ["id": "reminder", "seconds": "30", "body": "time to look"])
+    case ("refresh-soon", "didEnterBackground"):
+        try? client.submit(identifier: "com.example.refresh", type: "appRefresh", earliestBeginIn: 30)
     case ("forker", "didFinishLaunching"):
         var child: pid_t = 0
         let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sleep"), strdup("1000"), nil]

@@ -7,6 +7,8 @@ public struct AppBundle: Sendable {
     public var path: String
     public var manifest: AppManifest
     public var executable: String
+    /// The Info.plist as read (the journal keeps it, so a restart installs the same app).
+    public var infoPlist: Data
 
     public struct Invalid: Error, CustomStringConvertible {
         public var description: String
@@ -14,10 +16,16 @@ public struct AppBundle: Sendable {
 
     public init(directory: String) throws {
         let dir = URL(fileURLWithPath: directory).standardizedFileURL.path
-        let plistPath = dir + "/Info.plist"
-        guard let data = FileManager.default.contents(atPath: plistPath) else {
-            throw Invalid(description: "\(plistPath): no Info.plist")
+        guard let data = FileManager.default.contents(atPath: dir + "/Info.plist") else {
+            throw Invalid(description: "\(dir)/Info.plist: no Info.plist")
         }
+        try self.init(directory: dir, infoPlist: data, checkExecutable: true)
+    }
+
+    /// A bundle from an Info.plist already read (a restart's journal): the
+    /// executable is checked when it is launched, not here.
+    public init(directory dir: String, infoPlist data: Data, checkExecutable: Bool = false) throws {
+        let plistPath = dir + "/Info.plist"
         let plist: Any
         do { plist = try PropertyListSerialization.propertyList(from: data, format: nil) } catch {
             throw Invalid(description: "\(plistPath): not a property list")
@@ -30,7 +38,7 @@ public struct AppBundle: Sendable {
             throw Invalid(description: "\(plistPath): no CFBundleExecutable (a file name in the bundle)")
         }
         let executable = dir + "/" + name
-        guard FileManager.default.isExecutableFile(atPath: executable) else {
+        guard !checkExecutable || FileManager.default.isExecutableFile(atPath: executable) else {
             throw Invalid(description: "\(plistPath): CFBundleExecutable \(name) is not an executable file in the bundle")
         }
         var modes: Set<BackgroundMode> = []
@@ -48,5 +56,6 @@ public struct AppBundle: Sendable {
                                memory: 0)
         self.path = dir
         self.executable = executable
+        self.infoPlist = data
     }
 }

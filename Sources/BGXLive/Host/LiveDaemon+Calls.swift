@@ -8,6 +8,11 @@ extension LiveDaemon {
         func reply(_ ok: Bool, _ text: String? = nil, _ values: [String: String]? = nil) {
             send(.reply(to: message.seq, ok: ok, text: text, args: values), to: fd)
         }
+        // On disk before the engine hears it (reads change nothing).
+        if !["backgroundTimeRemaining", "applicationState"].contains(message.name ?? ""),
+           !journal(.call(app: engine.bundleIdentifier(app), name: message.name ?? "", args: args)) {
+            return reply(false, "the daemon could not record the call")
+        }
         switch message.name ?? "" {
         case "beginBackgroundTask":
             let id = engine.beginBackgroundTask(for: app, name: args["name"])
@@ -54,6 +59,23 @@ extension LiveDaemon {
             guard let number = args["number"].flatMap(UInt32.init) else { return reply(false, "needs a number") }
             let result = BackgroundFetchResult.allCases.first { "\($0)" == args["result"] } ?? .newData
             engine.completeRemoteNotification(for: app, number: number, result: result)
+            reply(true)
+        case "scheduleNotification":
+            // UNUserNotificationCenter.add with a time-interval trigger (or none: at once).
+            guard let id = args["id"] else { return reply(false, "scheduleNotification needs an id") }
+            let seconds = args["seconds"].flatMap(Double.init)
+            let trigger: NotificationTrigger = seconds.map { .timeInterval(Time.seconds(clamping: $0), repeats: args["repeats"] == "true") }
+                ?? .immediate
+            do {
+                try engine.scheduleNotification(for: app, id: id, trigger: trigger,
+                                                content: NotificationContent(title: args["title"] ?? "", body: args["body"] ?? ""))
+                reply(true)
+            } catch {
+                reply(false, "\(error)")
+            }
+        case "cancelNotification":
+            guard let id = args["id"] else { return reply(false, "cancelNotification needs an id") }
+            engine.cancelNotification(for: app, id: id)
             reply(true)
         case "applicationState":
             reply(true, nil, ["state": "\(engine.applicationState(of: app))"])

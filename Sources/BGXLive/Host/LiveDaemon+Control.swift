@@ -18,6 +18,9 @@ extension LiveDaemon {
             return .success(app)
         }
         func input(_ event: Result<EngineEvent, LiveError>) {
+            if case .success = event, !journal(.control(verb: verb, args: args)) {
+                return reply(.failure(LiveError("the daemon could not record \(verb)")))
+            }
             reply(event.map { event in
                 engine.schedule(event, at: engine.now)
                 pump()
@@ -46,6 +49,7 @@ extension LiveDaemon {
         case "simulate-launch", "simulate-expiration":
             reply(app(0).flatMap { app in
                 guard args.count > 1 else { return .failure(LiveError("\(verb) needs a task identifier")) }
+                guard journal(.control(verb: verb, args: args)) else { return .failure(LiveError("the daemon could not record \(verb)")) }
                 let ok = verb == "simulate-launch" ? engine.simulateLaunch(for: app, identifier: args[1])
                     : engine.simulateExpiration(for: app, identifier: args[1])
                 pump()
@@ -75,7 +79,11 @@ extension LiveDaemon {
             return .failure(LiveError("\(bundle.manifest.bundleIdentifier) is already installed"))
         }
         pump()
+        guard journal(.install(path: bundle.path, infoPlist: bundle.infoPlist)) else {
+            return .failure(LiveError("the daemon could not record the install"))
+        }
         let app = engine.install(bundle.manifest)
+        try? options.store?.recordInstall(app: bundle.manifest.bundleIdentifier, path: bundle.path, t: Time.toSeconds(engine.now))
         bundles[app] = bundle
         hostLine(app, "app.install", [("path", .string(bundle.path))])
         return .success("installed \(bundle.manifest.bundleIdentifier)")

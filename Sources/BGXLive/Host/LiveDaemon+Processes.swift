@@ -52,12 +52,14 @@ extension LiveDaemon {
             let p = LiveProcess(app: app, bundle: bundle, pid: pid, pidfd: pidfd, cgroup: leaf?.cgroup,
                                 epoch: engine.processEpoch(of: app))
             processes[app] = p
+            recordSpawn(p)
             hostLine(app, "process.spawn", [("pid", .number(Double(pid))), ("cause", .string("\(cause)")),
                                             ("cgroup", .string(leaf?.cgroup ?? "none"))])
         } catch {
             log("bgx daemon: \(bundle): \(error)")
             hostLine(app, "process.spawnFailed", [("reason", .string("\(error)"))])
             // What iOS does with an app that cannot start: it is not running.
+            journal(.exited(app: bundle, detail: "the process could not start: \(error)"))
             engine.terminate(app, .exit, detail: "the process could not start: \(error)")
         }
     }
@@ -97,6 +99,7 @@ extension LiveDaemon {
         noteResidentSize(p)
         // Jetsam may have ended it for what it holds.
         guard p.epoch == engine.processEpoch(of: app) else { return }
+        journal(.returned(app: p.bundle, queue: "\(queue)"))
         engine.returned(app, on: queue)
     }
 
@@ -110,6 +113,7 @@ extension LiveDaemon {
               let kb = line.split(separator: " ").dropFirst().first.flatMap({ Int64($0) }) else { return }
         let bytes = kb * 1024
         guard bytes != p.reportedBytes, engine.state(of: p.app).isRunning else { return }
+        journal(.resident(app: p.bundle, bytes: bytes - p.reportedBytes))
         engine.allocate(for: p.app, bytes: bytes - p.reportedBytes)
         p.reportedBytes = bytes
     }
@@ -147,6 +151,8 @@ extension LiveDaemon {
     func kill(_ app: AppID, reason: String) {
         guard let p = processes[app], p.killedFor == nil else { return }
         p.killedFor = reason
+        // The engine's `terminate` line, with its reason, is in the audit table before the kill.
+        flushTrace()
         do {
             let how = try freezer.kill(p)
             hostLine(app, "process.kill", [("pid", .number(Double(p.pid))), ("signal", .string("SIGKILL")),
@@ -166,12 +172,14 @@ extension LiveDaemon {
         let signalled = status & 0x7f != 0
         let how = signalled ? "signal \(status & 0x7f)" : "status \((status >> 8) & 0xff)"
         processes[p.app] = nil
+        recordReaped(p)
         close(p.pidfd)
         freezer.release(p)
         hostLine(p.app, "process.exit", [("pid", .number(Double(p.pid))), ("how", .string(how))])
         if let fd = p.connection { closeConnection(fd, why: nil) }
         if p.killedFor == nil, p.epoch == engine.processEpoch(of: p.app) {
             pump()
+            journal(.exited(app: p.bundle, detail: "the process exited by itself (\(how))"))
             engine.terminate(p.app, .exit, detail: "the process exited by itself (\(how))")
             pump()
         }

@@ -14,6 +14,9 @@ public struct DaemonOptions: Sendable {
     /// The engine's time runs this many times faster than the monotonic
     /// clock (1 in use; tests shrink a 30 s budget to seconds with it).
     public var timeScale: Int64 = 1
+    /// Where the state that outlives the daemon is kept (`BGXLiveStore`'s
+    /// SQLite file); nil: in memory only, gone with the daemon.
+    public var store: DurableStore?
 
     public init(stateDirectory: String, socketPath: String) {
         self.stateDirectory = stateDirectory
@@ -31,7 +34,7 @@ public final class LiveDaemon {
     var engine: Engine
     let freezer: Freezer
     /// Monotonic nanoseconds at engine time 0.
-    let start: Int64
+    var start: Int64
     var listener: Int32 = -1
     var signals: Int32 = -1
     var connections: [Int32: Connection] = [:]
@@ -41,6 +44,8 @@ public final class LiveDaemon {
     var nextSeq = 1
     var running = true
     let traceFD: Int32
+    /// The journal's side: steps run, replay after a restart (Durable/).
+    var durable = DurableHost()
     let auditFD: Int32
 
     public init(options: DaemonOptions) throws {
@@ -56,15 +61,19 @@ public final class LiveDaemon {
         engine = Engine(profile: options.profile, device: device, seed: UInt64(truncatingIfNeeded: epoch),
                         wallClockOffset: (epoch % 86_400) * Time.nanosecondsPerSecond, startEpochSeconds: epoch)
         start = MonotonicClock.now()
-        traceFD = open(options.stateDirectory + "/trace.jsonl", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        // A restarted daemon carries on its predecessor's trace (its lines' times continue).
+        let resuming = try options.store?.session() != nil
+        traceFD = open(options.stateDirectory + "/trace.jsonl", O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | (resuming ? 0 : O_TRUNC), 0o644)
         auditFD = open(options.stateDirectory + "/audit.log", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         guard traceFD >= 0, auditFD >= 0 else { throw SystemError("open the trace in \(options.stateDirectory)") }
         if let warning { log(warning) }
+        try restore()
         listener = try UnixSocket.listen(at: options.socketPath)
         signals = bgx_termination_signalfd()
         log("bgx daemon: freezer \(freezer.mechanism)\(freezer.root.map { " at \($0)" } ?? ""), socket \(options.socketPath), "
             + "profile \(options.profile.name)\(options.timeScale == 1 ? "" : ", time ×\(options.timeScale)")")
         hostLine(nil, "daemon.start", [("freezer", .string(freezer.mechanism)), ("profile", .string(options.profile.name))])
+        settleAfterRestart()
     }
 
     static func machineMemory() -> Int64? {
@@ -86,10 +95,13 @@ public final class LiveDaemon {
 
     /// Brings the engine up to the present: every event due by now runs, in order.
     func pump() {
+        // While the journal is replayed, its step counts say when the engine ran.
+        guard durable.mode == .live else { return }
         let target = engineTime(MonotonicClock.now())
         drain()
         while let next = engine.nextEventTime, next <= target {
             engine.step()
+            durable.steps += 1
             drain()
         }
         if target > engine.now { engine.advanceClock(to: target) }
@@ -100,6 +112,7 @@ public final class LiveDaemon {
     func drain() {
         while engine.hasDirectives {
             engine.takeDirectives(into: &directives)
+            guard durable.mode == .live else { continue }
             let batch = directives
             for directive in batch { carryOut(directive) }
         }
@@ -141,10 +154,12 @@ public final class LiveDaemon {
             var status: Int32 = 0
             while waitpid(process.pid, &status, 0) < 0 && errno == EINTR {}
             freezer.release(process)
+            recordReaped(process)
             close(process.pidfd)
         }
         processes.removeAll()
         freezer.removeRoot()
+        if let root = freezer.root { try? options.store?.forgetCgroupRoot(root) }
         for fd in connections.keys { close(fd) }
         connections.removeAll()
         unlink(options.socketPath)
@@ -160,6 +175,7 @@ public final class LiveDaemon {
         let renderer = engine.traceRenderer
         for event in engine.trace {
             let line = renderer.jsonLine(event)
+            if durable.mode != .live, !writeReplayedLine(line) { continue }
             if case let .terminate(reason, _) = event.kind { audit(line, code: reason.code) }
             if case .memoryKill = event.kind { audit(line, code: nil) }
             emit(line)
@@ -185,6 +201,7 @@ public final class LiveDaemon {
             }
         }
         line += "}"
+        if durable.mode != .live, !writeReplayedLine(line) { return }
         if kind == "process.kill" { audit(line, code: nil) }
         emit(line)
     }
@@ -201,5 +218,6 @@ public final class LiveDaemon {
     func audit(_ line: String, code: String?) {
         let text = line + (code.map { " code=\($0)" } ?? "") + "\n"
         _ = Array(text.utf8).withUnsafeBytes { write(auditFD, $0.baseAddress, $0.count) }
+        recordAudit(line, code: code)
     }
 }
