@@ -27,6 +27,7 @@ struct Daemon: ParsableCommand {
     @Option(help: "How to suspend: auto, cgroup2, cgroup1 or sigstop.") var freezer = "auto"
     @Option(help: "The device's memory (e.g. 2GB); default: the machine's.") var memory: String?
     @Option(help: "Run the engine's time this many times faster than the clock (tests).") var timeScale = 1
+    @Flag(help: "Wait for the disk on every journal write (survives a power cut).") var fsync = false
 
     func run() throws {
         var options = DaemonOptions(stateDirectory: state, socketPath: socket)
@@ -50,7 +51,7 @@ struct Daemon: ParsableCommand {
         do {
             // What must outlive the daemon: STATE/state.sqlite (docs/live.md).
             try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
-            options.store = try SQLiteStore(path: state + "/state.sqlite")
+            options.store = try SQLiteStore(path: state + "/state.sqlite", fsync: fsync)
             daemon = try LiveDaemon(options: options)
         } catch { throw fail("\(error)") }
         daemon.run()

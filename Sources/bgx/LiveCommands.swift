@@ -27,11 +27,13 @@ struct Daemon: ParsableCommand {
     @Option(help: "How to suspend: auto, cgroup2, cgroup1 or sigstop.") var freezer = "auto"
     @Option(help: "The device's memory (e.g. 2GB); default: the machine's.") var memory: String?
     @Option(help: "Run the engine's time this many times faster than the clock (tests).") var timeScale = 1
+    @Flag(help: "Wait for the disk on every journal write (survives a power cut).") var fsync = false
 
     func run() throws {
         var arguments = ["daemon", "--state", state, "--socket", socket, "--profile", profile, "--freezer", freezer,
                          "--time-scale", "\(timeScale)"]
         if let memory { arguments += ["--memory", memory] }
+        if fsync { arguments.append("--fsync") }
         try handOverToLiveHost(arguments)
     }
 }

@@ -1,0 +1,118 @@
+import BGXLive
+import BGXLiveStore
+import Foundation
+import Glibc
+import Testing
+
+/// Many real app processes under a stream of random user, device and push
+/// inputs for a while: afterwards no state is lost, no process is left a
+/// zombie, no cgroup or file descriptor is leaked, and the daemon's resident
+/// size stays flat. `BGX_SOAK_APPS=N` (default 20) and `BGX_SOAK_SECONDS=S`
+/// (default 20) size the run; docs/live.md gives the hour-long one.
+@Suite("the live host under a long random load", .serialized)
+struct SoakTests {
+    static func residentKB(_ pid: pid_t) -> Int {
+        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+        return line.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+    }
+
+    static func openFiles(_ pid: pid_t) -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? 0
+    }
+
+    /// Reads the trace lines the daemon has sent so far (a follower that stops
+    /// reading is cut off), without waiting for more than a moment.
+    static func drain(_ host: LiveHost) {
+        while case let message?? = try? host.follower.connection.receive(until: MonotonicClock.now() + 1_000_000) {
+            if message.type == "trace", let text = message.text,
+               let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] {
+                host.lines.append(object)
+            }
+        }
+    }
+
+    @Test("random inputs to many app processes: nothing lost, no zombie, no leaked cgroup or descriptor, resident size flat")
+    func soak() throws {
+        let environment = ProcessInfo.processInfo.environment
+        let appCount = environment["BGX_SOAK_APPS"].flatMap(Int.init) ?? 20
+        let seconds = environment["BGX_SOAK_SECONDS"].flatMap(Double.init) ?? 20
+        let seed = environment["BGX_SOAK_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64(UInt32.max))
+        var g = RandomCrashTests.Generator(state: seed)
+        let host = try LiveHost(timeScale: 10)
+        let daemon = host.process.processIdentifier
+        let behaviours = ["normal", "refresh", "notify", "polite"]
+        var apps: [String] = []
+        for i in 0..<appCount {
+            let bundle = "com.example.soak\(i)"
+            let behaviour = behaviours[i % behaviours.count]
+            try host.install(bundle, behaviour: behaviour, modes: behaviour == "refresh" ? ["fetch", "remote-notification"] : ["remote-notification"],
+                             permitted: behaviour == "refresh" ? ["com.example.refresh"] : [])
+            apps.append(bundle)
+        }
+        let baselineFiles = Self.openFiles(daemon)
+        var answered: [String: Int] = [:], inputs = 0
+        var resident: [Int] = []
+        let end = MonotonicClock.now() + Int64(seconds * 1e9)
+        while MonotonicClock.now() < end {
+            let app = apps[g.below(apps.count)]
+            let (verb, args): (String, [String]) = switch g.below(12) {
+            case 0, 1, 2, 3: ("launch", [app])
+            case 4, 5: ("home", [])
+            case 6: ("lock", [])
+            case 7: ("unlock", [])
+            case 8, 9: ("push", [app, "background"])
+            case 10: ("device", [["charging=true", "charging=false", "network=wifi", "network=cellular", "network=none"][g.below(5)]])
+            default: ("forcequit", [app])
+            }
+            inputs += 1
+            if let reply = try? ControlClient(socket: host.socket).send(verb, args), reply.ok == true {
+                answered[verb, default: 0] += 1
+            }
+            if inputs % 25 == 0 {
+                resident.append(Self.residentKB(daemon))
+                Self.drain(host)
+            }
+        }
+        // Every app ended, so that what is left over is a leak.
+        for app in apps { _ = try? host.ctl("forcequit", app) }
+        let spawns = { host.lines.filter { $0["kind"] as? String == "process.spawn" } }
+        _ = try host.ctl("status")
+        try host.wait(for: ["kind": "user", "action": "forceQuit", "app": apps.last!])
+        for spawn in spawns() {
+            let pid = "\(spawn["pid"] ?? "")"
+            if !host.lines.contains(where: { $0["kind"] as? String == "process.exit" && "\($0["pid"] ?? "")" == pid }) {
+                try host.wait(for: ["kind": "process.exit", "pid": pid])
+            }
+        }
+        let status = try host.ctl("status")
+        let finalFiles = Self.openFiles(daemon)
+        let finalResident = Self.residentKB(daemon)
+
+        // No zombie: every process the daemon started is gone, collected.
+        let pids = spawns().compactMap { ($0["pid"] as? Int).map { pid_t($0) } }
+        #expect(pids.count > 0)
+        let zombies = pids.filter { FileManager.default.fileExists(atPath: "/proc/\($0)") }
+        #expect(zombies.isEmpty, "processes not collected: \(zombies)")
+        // No leaked cgroup: the daemon's subtree has no app leaf left.
+        if let root = status.split(separator: "\n").first?.split(separator: "(").dropFirst().first?.dropLast() {
+            let leaves = (try? FileManager.default.contentsOfDirectory(atPath: String(root)))?
+                .filter { $0.hasPrefix("com.example.") } ?? []
+            #expect(leaves.isEmpty, "cgroups left: \(leaves)")
+        }
+        // No leaked descriptor: back where it was before any app ran.
+        #expect(finalFiles <= baselineFiles + 2, "descriptors: \(baselineFiles) before, \(finalFiles) after")
+        // Resident size flat: the last samples no higher than the early ones by more than a margin.
+        let early = resident.prefix(max(1, resident.count / 3)).max() ?? finalResident
+        #expect(finalResident <= early * 5 / 4 + 4096, "resident size grew: \(early) kB early, \(finalResident) kB at the end")
+        // Nothing answered is lost.
+        for action in ["launch", "home", "lock", "unlock"] {
+            let done = host.lines.filter { $0["kind"] as? String == "user" && $0["action"] as? String == action }.count
+            #expect(done >= (answered[action] ?? 0), "\(action): \(answered[action] ?? 0) answered, \(done) in the trace")
+        }
+        let journal = try SQLiteStore(path: host.directory + "/state/state.sqlite").entries()
+        #expect(journal.count >= answered.values.reduce(0, +))
+        print("soak: \(appCount) apps, \(seconds) s, \(inputs) inputs, \(pids.count) processes, \(journal.count) journal entries, "
+              + "resident \(resident.first ?? 0)→\(finalResident) kB, descriptors \(baselineFiles)→\(finalFiles), seed \(seed)")
+    }
+}
