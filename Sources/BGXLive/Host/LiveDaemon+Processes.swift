@@ -30,6 +30,13 @@ extension LiveDaemon {
     func spawn(_ app: AppID, cause: LaunchCause) {
         let bundle = engine.bundleIdentifier(app)
         guard let b = bundles[app] else { return }
+        // The app's previous process, killed but not yet collected, stays watched; its
+        // leaf is the new one's, and a process joining a frozen cgroup would freeze
+        // before it could exec (and the daemon with it, waiting for the exec).
+        if let old = processes.removeValue(forKey: app) {
+            if old.frozen { try? freezer.thaw(old); old.frozen = false }
+            exiting.append(old)
+        }
         do {
             let leaf = try freezer.prepare(bundle: bundle)
             let logPath = options.stateDirectory + "/logs/" + CgroupFiles.leaf(bundle) + ".log"
@@ -171,7 +178,7 @@ extension LiveDaemon {
         guard r == p.pid else { return }
         let signalled = status & 0x7f != 0
         let how = signalled ? "signal \(status & 0x7f)" : "status \((status >> 8) & 0xff)"
-        processes[p.app] = nil
+        if processes[p.app] === p { processes[p.app] = nil } else { exiting.removeAll { $0 === p } }
         recordReaped(p)
         close(p.pidfd)
         freezer.release(p)

@@ -40,6 +40,9 @@ public final class LiveDaemon {
     var connections: [Int32: Connection] = [:]
     var bundles: [AppID: AppBundle] = [:]
     var processes: [AppID: LiveProcess] = [:]
+    /// Killed processes an app's next launch replaced before their exit was
+    /// collected: still watched, so they are reaped (no zombie, no leaked pidfd).
+    var exiting: [LiveProcess] = []
     var directives: [Directive] = []
     var nextSeq = 1
     var running = true
@@ -129,6 +132,7 @@ public final class LiveDaemon {
                 fds.append(pollfd(fd: fd, events: Int16(POLLIN) | (c.out.isEmpty ? 0 : Int16(POLLOUT)), revents: 0))
             }
             for p in processes.values { fds.append(pollfd(fd: p.pidfd, events: Int16(POLLIN), revents: 0)) }
+            for p in exiting { fds.append(pollfd(fd: p.pidfd, events: Int16(POLLIN), revents: 0)) }
             // Exactly until the engine's next event; with none, until something happens.
             let timeout = engine.nextEventTime.map { max(0, monotonicTime($0) - MonotonicClock.now()) } ?? -1
             let ready = bgx_ppoll(&fds, nfds_t(fds.count), timeout)
@@ -136,7 +140,9 @@ public final class LiveDaemon {
             for p in fds where p.revents != 0 {
                 if p.fd == listener { acceptConnections() }
                 else if p.fd == signals { running = false }
-                else if let process = processes.values.first(where: { $0.pidfd == p.fd }) { reap(process) }
+                else if let process = processes.values.first(where: { $0.pidfd == p.fd }) ?? exiting.first(where: { $0.pidfd == p.fd }) {
+                    reap(process)
+                }
                 else if connections[p.fd] != nil {
                     if p.revents & Int16(POLLOUT) != 0 { flush(p.fd) }
                     if p.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 { readFrom(p.fd) }
@@ -148,7 +154,7 @@ public final class LiveDaemon {
 
     /// Ends every app's process, removes the cgroups and the socket.
     func shutdown() {
-        for process in processes.values {
+        for process in Array(processes.values) + exiting {
             process.killedFor = "daemon shutdown"
             _ = try? freezer.kill(process)
             var status: Int32 = 0
@@ -158,6 +164,7 @@ public final class LiveDaemon {
             close(process.pidfd)
         }
         processes.removeAll()
+        exiting.removeAll()
         freezer.removeRoot()
         if let root = freezer.root { try? options.store?.forgetCgroupRoot(root) }
         for fd in connections.keys { close(fd) }
