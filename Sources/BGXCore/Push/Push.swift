@@ -54,7 +54,7 @@ extension Engine {
             }
         }
         if let cutoff = p.silentPushUnusedAppCutoff {
-            guard let lastUse = apps[i].usage.lastUse else { return .drop("the app has never been opened") }
+            guard let lastUse = scheduler.apps[i].usage.lastUse else { return .drop("the app has never been opened") }
             if now - lastUse > cutoff {
                 return .drop("the app has not been opened since \(clockText(lastUse)) (over \(Time.describe(cutoff)))")
             }

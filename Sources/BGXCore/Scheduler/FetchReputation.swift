@@ -44,7 +44,7 @@ extension Engine {
     mutating func judgeFetch(_ app: AppID, _ verdict: FetchVerdict, took: Nanoseconds) {
         let i = Int(app.index)
         let p = schedulerSettings
-        var s = apps[i].fetchStanding
+        var s = scheduler.apps[i].fetchStanding
         switch verdict {
         case .fastAndHonest: s.reputation = min(1, s.reputation + p.fetchReputationReward)
         case .ordinary: break
@@ -55,7 +55,7 @@ extension Engine {
         s.reputation = max(p.fetchReputationFloor, s.reputation)
         s.counts[Int(verdict.rawValue)] += 1
         s.last = (verdict, took, now)
-        apps[i].fetchStanding = s
+        scheduler.apps[i].fetchStanding = s
     }
 
     /// The verdict on a fetch that called its completion handler after `took`.
@@ -68,11 +68,11 @@ extension Engine {
 
     /// How much the app's standing stretches the spacing between its fetches.
     func fetchSpacingFactor(_ app: AppID) -> Double {
-        1 / apps[Int(app.index)].fetchStanding.reputation
+        1 / scheduler.apps[Int(app.index)].fetchStanding.reputation
     }
 
     /// The app's fetch standing, for `explain` and tests.
-    public func fetchReputation(of app: AppID) -> Double { apps[Int(app.index)].fetchStanding.reputation }
+    public func fetchReputation(of app: AppID) -> Double { scheduler.apps[Int(app.index)].fetchStanding.reputation }
 
     /// `bgx explain --app`: the app's background-fetch standing and why —
     /// its reputation, what its fetches were judged, the energy its
@@ -80,13 +80,13 @@ extension Engine {
     /// Empty for an app that never asked for fetches.
     public func explainFetch(app: AppID) -> String {
         let i = Int(app.index)
-        let s = apps[i].fetchStanding
-        guard apps[i].fetchInterval != nil || s.last != nil else { return "" }
+        let s = scheduler.apps[i].fetchStanding
+        guard scheduler.apps[i].fetchInterval != nil || s.last != nil else { return "" }
         func when(_ t: Nanoseconds) -> String { Time.wallClock(wall(t), seconds: true) }
         var out = "background fetch of \(bundleIdentifier(app)) at \(when(now))\n"
-        if let interval = apps[i].fetchInterval {
+        if let interval = scheduler.apps[i].fetchInterval {
             out += "  interval: at least \(Time.describe(interval))"
-            out += apps[i].lastFetch.map { "; last fetch \(when($0))" } ?? "; no fetch yet"
+            out += scheduler.apps[i].lastFetch.map { "; last fetch \(when($0))" } ?? "; no fetch yet"
             out += "\n"
         } else {
             out += "  interval: never (setMinimumBackgroundFetchInterval not called, or set to never)\n"
@@ -119,8 +119,8 @@ extension Engine {
     /// stretch included.
     public func backgroundEnergyUsedToday(of app: AppID) -> Nanoseconds {
         let i = Int(app.index)
-        var used = apps[i].energy.spent(at: now)
-        if let started = apps[i].energyStartedAt { used += now - started }
+        var used = scheduler.apps[i].energy.spent(at: now)
+        if let started = scheduler.apps[i].energyStartedAt { used += now - started }
         return used
     }
 }
