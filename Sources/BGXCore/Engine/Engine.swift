@@ -30,6 +30,8 @@ public struct Engine: Sendable {
     var residentApps = AppIndexSet()
     /// Each app's pushes (SPEC §7).
     var pushes = PushController()
+    /// Who may be launched into the background, and the verdicts acted on (SPEC §11).
+    var launches: LaunchController
     /// Footprints of every running process, in bytes (see `freeMemory`).
     var residentBytes: Int64 = 0
     /// Apps jetsam has chosen that have not yet ended.
@@ -96,6 +98,9 @@ public struct Engine: Sendable {
         self.wallClockOffset = wallClockOffset
         self.startEpochSeconds = startEpochSeconds ?? wallClockOffset / Time.nanosecondsPerSecond
         self.scheduler = SchedulerController(settings: profile.scheduler)
+        self.launches = LaunchController(policy: LaunchPolicy(
+            relaunchLocationAfterForceQuit: profile.relaunchLocationAfterForceQuit,
+            launchVoIPPushAfterForceQuit: profile.launchVoIPPushAfterForceQuit))
         if device.locked { lockedSince = 0 }
         if device.passcode && device.locked { self.device.unlockedSinceBoot = false }
     }

@@ -134,6 +134,7 @@ extension Engine {
         let i = Int(app.index)
         guard apps[i].state == .notRunning else { return }
         apps[i].stats.launches[Int(cause.rawValue)] &+= 1
+        noteLaunch(app, cause, woken: false)
         record(app, .launch(cause: cause))
         outbox.append(.launch(app, cause))
         if cause.launchesIntoForeground {

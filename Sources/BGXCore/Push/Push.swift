@@ -26,7 +26,9 @@ extension Engine {
             switch backgroundPushGate(app, push) {
             case nil: apply(pushes.deliverInBackground(app, push, now: now))
             case let .drop(reason): dropPush(app, push, reason)
-            case let .hold(reason, retryAt): apply(pushes.hold(app, push, reason, retryAt: retryAt, now: now))
+            case let .hold(reason, retryAt):
+                noteIfLaunchRefused(app, push, reason)
+                apply(pushes.hold(app, push, reason, retryAt: retryAt, now: now))
             }
         case .voip:
             receiveVoIPPush(push, for: app)
@@ -70,7 +72,17 @@ extension Engine {
     }
 
     mutating func dropPush(_ app: AppID, _ push: Push, _ reason: String) {
+        noteIfLaunchRefused(app, push, reason)
         apply(.pushDrop(app, push, reason: reason, held: false))
+    }
+
+    /// A push dropped or held because the launch policy refused the app
+    /// (its reason is the refusal's) is a refused launch for the launch controller.
+    mutating func noteIfLaunchRefused(_ app: AppID, _ push: Push, _ reason: String) {
+        let cause: LaunchCause = push.type == .voip ? .voipPush : .silentPush
+        if let refusal = launchVerdict(for: app, cause: cause).refusal, refusal.reason == reason {
+            noteRefusedLaunch(app, cause, refusal)
+        }
     }
 
     /// Hands a push to the app in front (or launched by the user): not watched, it holds nothing.

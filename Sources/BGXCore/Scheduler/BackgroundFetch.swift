@@ -29,6 +29,7 @@ extension Engine {
         }
         if scheduler.apps[i].fetchDeferKey != judgement.key {
             scheduler.apps[i].fetchDeferKey = judgement.key
+            if let refusal = launchRefusal(behind: judgement.key, app, cause: .fetch) { noteRefusedLaunch(app, .fetch, refusal) }
             record(app, .fetchDefer(reason: appendDecision(decision(judgement, candidate))))
         }
         return judgement.nextChange

@@ -77,6 +77,9 @@ extension Engine {
                 // A deferral is recorded when what holds the task back changes.
                 if scheduler.pendingTasks[s].lastDeferKey != judgement.key {
                     scheduler.pendingTasks[s].lastDeferKey = judgement.key
+                    if let refusal = launchRefusal(behind: judgement.key, app, cause: .bgTask) {
+                        noteRefusedLaunch(app, .bgTask, refusal)
+                    }
                     let why = appendDecision(decision(judgement, candidate))
                     record(app, .taskDefer(identifier: identifier, reason: why))
                     noteTaskHistory(app, identifier, event: "deferred", detail: why)
@@ -141,6 +144,19 @@ extension Engine {
         guard let refusal = verdict.refusal else { return }
         j.run = false
         j.key = .launchRefused(refusal)
+    }
+
+    /// The launch policy's refusal behind a deferral, if one decided it: its
+    /// verdict after the policies said run, or one of its rules asked as a
+    /// dasd policy (BackgroundAppRefreshPolicy, FirstUnlockPolicy, ForceQuitPolicy).
+    func launchRefusal(behind key: DecisionKey, _ app: AppID, cause: LaunchCause) -> LaunchRefusal? {
+        switch key {
+        case let .launchRefused(refusal): refusal
+        case .mustNot(.backgroundAppRefresh): launchRule(.backgroundAppRefresh, app, cause: cause)
+        case .mustNot(.firstUnlock): launchRule(.firstUnlock, app, cause: cause)
+        case .mustNot(.forceQuit): launchRule(.forceQuit, app, cause: cause)
+        default: nil
+        }
     }
 
     /// Something changed for `app`: judge it again if the scheduler has
