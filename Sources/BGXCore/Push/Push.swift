@@ -80,7 +80,11 @@ extension Engine {
     /// (its reason is the refusal's) is a refused launch for the launch controller.
     mutating func noteIfLaunchRefused(_ app: AppID, _ push: Push, _ reason: String) {
         let cause: LaunchCause = push.type == .voip ? .voipPush : .silentPush
-        if let refusal = launchVerdict(for: app, cause: cause).refusal, refusal.reason == reason {
+        let i = Int(app.index)
+        // The facts read in place: `launchVerdict`, out of line from here, copies the engine.
+        let facts = LaunchPolicy.AppFacts(modes: apps[i].manifest.backgroundModes, forceQuit: apps[i].forceQuit,
+                                          backgroundAppRefresh: apps[i].manifest.backgroundAppRefresh)
+        if let refusal = launches.verdict(for: cause, app: facts, device: device).refusal, refusal.reason == reason {
             noteRefusedLaunch(app, cause, refusal)
         }
     }
