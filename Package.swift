@@ -29,6 +29,12 @@ let package = Package(
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
         // The live host's state on disk (bgx-daemon only: never built for `bgx`).
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // The live host's background transfers (bgx-daemon only) and the HTTP server their tests run.
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         .target(
@@ -68,6 +74,22 @@ let package = Package(
             name: "BGXLiveStore",
             dependencies: ["BGXLive", "BGXCore", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: v5),
+        // Background transfers that move real bytes (AsyncHTTPClient over SwiftNIO):
+        // resumable downloads with HTTP Range, verified before the app gets the file.
+        .target(
+            name: "BGXLiveTransfers",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]),
+        .testTarget(
+            name: "BGXLiveTransfersTests",
+            dependencies: [
+                "BGXLiveTransfers", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]),
         .executableTarget(
             name: "bgx-daemon",
             dependencies: ["BGXLive", "BGXLiveStore", "BGXCore", "BGXSimulation", .product(name: "ArgumentParser", package: "swift-argument-parser")],
