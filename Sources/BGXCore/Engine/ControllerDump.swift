@@ -10,8 +10,12 @@ public protocol ControllerDump: Sendable, Encodable {
 }
 
 extension Engine {
-    /// Every controller's dump for the app, in a fixed order.
+    /// Every controller's dump for the app, in a fixed order; a concern the
+    /// app has not used (nothing held for it) is left out.
     public func controllerDumps(of app: AppID) -> [any ControllerDump] {
-        [pushControllerDump(of: app)]
+        var dumps: [any ControllerDump] = [pushControllerDump(of: app)]
+        let notifications = notificationControllerDump(of: app)
+        if !notifications.isEmpty { dumps.append(notifications) }
+        return dumps
     }
 }

@@ -36,7 +36,8 @@ public struct Engine: Sendable {
     var jettisonsUnderway = 0
     /// Suspended apps in the order they were suspended, then by index (jetsam's idle band).
     var idleOrder = Deque<IdleEntry>()
-    var notifications = NotificationCenterState()
+    /// Local notifications and Notification Center (SPEC §9).
+    var notifications = NotificationController()
     /// The transfer daemon (SPEC §8).
     var transfers = TransferDaemon()
     var texts = TextTable()
@@ -122,6 +123,7 @@ public struct Engine: Sendable {
     public mutating func install(_ manifest: AppManifest) -> AppID {
         apps.append(AppProcess(manifest: manifest, usageDays: profile.scheduler.usageHistoryDays))
         pushes.appInstalled()
+        notifications.appInstalled()
         let index = Int32(apps.count - 1)
         // The first app of a name is the one a name finds.
         if appIndex[manifest.bundleIdentifier] == nil { appIndex[manifest.bundleIdentifier] = index }
