@@ -75,13 +75,6 @@ struct AppProcess: Sendable {
     var memory = ProcessMemory()
     // MARK: Long-running services (SPEC §4)
     var services = AppServices()
-    // MARK: Background transfers (SPEC §8)
-    /// A wake for a session's events, until the completion handler is called.
-    var transferEvents: TransferEventsWake?
-    var transferEventsNumber: UInt32 = 0
-    /// Background wakes for transfer events since the app was last in front
-    /// (the relaunch rate limiter; survives termination).
-    var transferWakes = 0
     // MARK: VoIP (SPEC §4); pushes are the push controller's
     var voip = VoIPState()
 
@@ -115,7 +108,6 @@ extension AppProcess {
         taskDeadline = nil
         taskWindowNumber &+= 1
         fetchInFlight = nil
-        transferEvents = nil
         voip.processEnded()
         cpu.intervals.clearKeepingCapacity()
         services.processEnded()

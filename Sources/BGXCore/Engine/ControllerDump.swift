@@ -16,6 +16,7 @@ extension Engine {
         var dumps: [any ControllerDump] = [pushControllerDump(of: app)]
         let notifications = notificationControllerDump(of: app)
         if !notifications.isEmpty { dumps.append(notifications) }
+        if let transfers = transferControllerDump(of: app) { dumps.append(transfers) }
         return dumps
     }
 }

@@ -38,8 +38,8 @@ public struct Engine: Sendable {
     var idleOrder = Deque<IdleEntry>()
     /// Local notifications and Notification Center (SPEC §9).
     var notifications = NotificationController()
-    /// The transfer daemon (SPEC §8).
-    var transfers = TransferDaemon()
+    /// The transfer daemon and each app's events wake and rate limiter (SPEC §8).
+    var transfers = TransferController()
     var texts = TextTable()
     /// The words of a budget-timeout kill, by the one open task's name.
     var budgetTimeoutDetails: [TextID: TextID] = [:]
@@ -124,6 +124,7 @@ public struct Engine: Sendable {
         apps.append(AppProcess(manifest: manifest, usageDays: profile.scheduler.usageHistoryDays))
         pushes.appInstalled()
         notifications.appInstalled()
+        transfers.appInstalled()
         let index = Int32(apps.count - 1)
         // The first app of a name is the one a name finds.
         if appIndex[manifest.bundleIdentifier] == nil { appIndex[manifest.bundleIdentifier] = index }

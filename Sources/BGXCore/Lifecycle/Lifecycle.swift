@@ -442,6 +442,7 @@ extension Engine {
         if !continuedTasks.isEmpty { dropContinuedTasks(of: app, forceQuit: reason == .userForceQuit) }
         apps[i].processEnded()
         pushes.processEnded(app)
+        transfers.processEnded(app)
         markSchedulerDirty(for: app)
         if frontApp == app { frontApp = nil }
         outbox.append(.terminate(app))
