@@ -70,9 +70,11 @@ let package = Package(
         // Examples/: iOS-style app code compiled for bgx through BGXKit.
         .target(name: "ColorFeedExample", dependencies: ["BGXKit"], path: "Examples/ColorFeed", swiftSettings: v5),
         .target(name: "MessengerExample", dependencies: ["BGXKit"], path: "Examples/Messenger", swiftSettings: v5),
+        .target(name: "CallerExample", dependencies: ["BGXKit"], path: "Examples/Caller", swiftSettings: v5),
         .testTarget(
             name: "BGXKitTests",
-            dependencies: ["BGXKit", "BGXSimulation", "BGXCore", "ColorFeedExample", "MessengerExample"],
+            dependencies: ["BGXKit", "BGXSimulation", "BGXCore", "ColorFeedExample", "MessengerExample",
+                           "CallerExample"],
             swiftSettings: v5),
         .testTarget(
             name: "BGXTests",
