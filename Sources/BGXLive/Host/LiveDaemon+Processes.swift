@@ -76,13 +76,26 @@ extension LiveDaemon {
         nextSeq += 1
         var args: [String: String] = ["queue": "\(engine.queue(of: callback, for: app))"]
         switch callback {
-        case let .didFinishLaunching(cause): args["cause"] = "\(cause)"
+        case let .didFinishLaunching(cause):
+            args["cause"] = "\(cause)"
+            if cause == .notification, let name = engine.launchNotification(of: app) { args["notification"] = name }
         case let .backgroundTaskExpired(id): args["id"] = "\(id)"
-        case let .bgTask(identifier), let .bgTaskExpired(identifier): args["identifier"] = engine.text(identifier)
+        case let .bgTask(identifier):
+            args["identifier"] = engine.text(identifier)
+            if let kind = engine.runningTaskKind(for: app, identifier: engine.text(identifier)) { args["kind"] = "\(kind)" }
+        case let .bgTaskExpired(identifier): args["identifier"] = engine.text(identifier)
+        case let .localNotification(id), let .notificationResponse(id):
+            let content = engine.notificationContent(for: app, id)
+            args["identifier"] = engine.notificationName(id)
+            args["title"] = content.title
+            args["body"] = content.body
+            if let badge = content.badge { args["badge"] = "\(badge)" }
         case let .remoteNotification(number, type):
             args["number"] = "\(number)"
             args["type"] = "\(type)"
         case let .voipPush(number): args["number"] = "\(number)"
+        case let .didUpdateLocations(service): args["service"] = "\(service)"
+        case let .didEnterRegion(id), let .didExitRegion(id): args["region"] = engine.text(id)
         default: break
         }
         p.awaitingAck[seq] = engine.queue(of: callback, for: app)
