@@ -16,6 +16,10 @@ import Glibc
 //   hog               holds 200 MB (touched) from didFinishLaunching on
 //   steal             as it launches, tries to end background task 1 — another
 //                     app's — and writes the reply to `steal-result`
+//   burn              plays audio (so it stays in the background) and, once
+//                     there, spins four threads
+//   silent-hog        plays audio and, once in the background, a thread
+//                     holds 200 MB (touched) — without a call to the daemon
 // Meanwhile a thread counts, writing the count to `counter` in the bundle
 // every millisecond: a frozen process's count stands still.
 
@@ -82,6 +86,24 @@ client.onCallback = { callback in
     case ("steal", "didFinishLaunching"):
         let reply = try? client.call("endBackgroundTask", ["id": "1"])
         try? "\(reply?.ok == true) \(reply?.text ?? "")".write(toFile: bundle + "/steal-result", atomically: true, encoding: .utf8)
+    case ("burn", "didFinishLaunching"), ("silent-hog", "didFinishLaunching"):
+        _ = try? client.call("startAudio", ["category": "playback"])
+    case ("burn", "didEnterBackground"):
+        for _ in 0..<4 {
+            Thread.detachNewThread {
+                var x: UInt64 = 1
+                while true { x = x &* 6364136223846793005 &+ 1 }
+            }
+        }
+    case ("silent-hog", "didEnterBackground"):
+        Thread.detachNewThread {
+            usleep(200_000)  // after the acknowledgement: the daemon must notice it unasked
+            let size = 200 * 1024 * 1024
+            let block = malloc(size)!
+            memset(block, 1, size)
+            held.append(block)
+            while true { pause() }
+        }
     case (_, "didReceiveRemoteNotification"):
         tick()
         if let number = callback.args["number"] {

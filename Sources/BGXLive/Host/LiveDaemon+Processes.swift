@@ -113,20 +113,6 @@ extension LiveDaemon {
         engine.returned(app, on: queue)
     }
 
-    /// The process's real resident size (VmRSS) goes to the engine's memory
-    /// model as it changes, read whenever the app talks to the daemon (a call,
-    /// an ack) — no sampling timer. Above its limit, or with too little free
-    /// memory left, jetsam ends it with reason `memoryPressure`.
-    func noteResidentSize(_ p: LiveProcess) {
-        guard let status = CgroupFiles.read("/proc/\(p.pid)/status"),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-              let kb = line.split(separator: " ").dropFirst().first.flatMap({ Int64($0) }) else { return }
-        let bytes = kb * 1024
-        guard bytes != p.reportedBytes, engine.state(of: p.app).isRunning else { return }
-        engine.allocate(for: p.app, bytes: bytes - p.reportedBytes)
-        p.reportedBytes = bytes
-    }
-
     func suspend(_ app: AppID) {
         guard let p = processes[app], !p.frozen else { return }
         let began = MonotonicClock.now()
