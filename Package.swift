@@ -66,7 +66,14 @@ let package = Package(
             swiftSettings: v5),
         // A small app the live host's tests run as a real process.
         .executableTarget(name: "bgx-live-testapp", dependencies: ["BGXLive"], path: "Tests/LiveTestApp", swiftSettings: v5),
-        .testTarget(name: "BGXLiveTests", dependencies: ["BGXLive", "BGXCore", "BGXSimulation"], swiftSettings: v5),
+        .testTarget(
+            name: "BGXLiveTests",
+            dependencies: [
+                "BGXLive", "BGXCore", "BGXSimulation",
+                // Property tests of the frame decoder.
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            swiftSettings: v5),
         // Examples/: iOS-style app code compiled for bgx through BGXKit.
         .target(name: "ColorFeedExample", dependencies: ["BGXKit"], path: "Examples/ColorFeed", swiftSettings: v5),
         .target(name: "MessengerExample", dependencies: ["BGXKit"], path: "Examples/Messenger", swiftSettings: v5),
