@@ -75,7 +75,11 @@ let package = Package(
             name: "bgx-live-kitapp", dependencies: ["BGXApp", "BGXLiveApp"], path: "Tests/LiveKitApp", swiftSettings: v5),
         .testTarget(
             name: "BGXLiveTests",
-            dependencies: ["BGXLive", "BGXCore", "BGXSimulation", "BGXKit", "ColorFeedExample"],
+            dependencies: [
+                "BGXLive", "BGXCore", "BGXSimulation", "BGXKit", "ColorFeedExample",
+                // Property tests of the frame decoder.
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
             swiftSettings: v5),
         // Examples/: iOS-style app code compiled for bgx through BGXKit.
         .target(name: "ColorFeedExample", dependencies: ["BGXKit"], path: "Examples/ColorFeed", swiftSettings: v5),
