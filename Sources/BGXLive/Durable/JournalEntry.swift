@@ -16,6 +16,8 @@ public enum JournalInput: Codable, Sendable, Equatable {
     case returned(app: String, queue: String)
     /// An app's resident size changed by this many bytes (jetsam's input).
     case resident(app: String, bytes: Int64)
+    /// An app's processes used this much CPU time, in engine nanoseconds (the CPU monitor's input).
+    case busy(app: String, nanoseconds: Int64)
     /// The app's process ended without the engine asking: it exited, could not
     /// start, or was lost with a daemon that died.
     case exited(app: String, detail: String)
@@ -28,6 +30,7 @@ public enum JournalInput: Codable, Sendable, Equatable {
         case .call: "call"
         case .returned: "returned"
         case .resident: "resident"
+        case .busy: "busy"
         case .exited: "exited"
         }
     }
@@ -35,7 +38,7 @@ public enum JournalInput: Codable, Sendable, Equatable {
     public var app: String? {
         switch self {
         case .install, .control: nil
-        case let .call(app, _, _), let .returned(app, _), let .resident(app, _), let .exited(app, _): app
+        case let .call(app, _, _), let .returned(app, _), let .resident(app, _), let .busy(app, _), let .exited(app, _): app
         }
     }
 }

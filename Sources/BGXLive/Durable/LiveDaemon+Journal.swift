@@ -189,6 +189,9 @@ extension LiveDaemon {
         case let .resident(bundle, bytes):
             guard let app = engine.app(named: bundle) else { return }
             engine.allocate(for: app, bytes: bytes)
+        case let .busy(bundle, nanoseconds):
+            guard let app = engine.app(named: bundle) else { return }
+            engine.noteBusy(app, nanoseconds)
         case let .exited(bundle, detail):
             guard let app = engine.app(named: bundle) else { return }
             engine.terminate(app, .exit, detail: detail)

@@ -60,27 +60,12 @@ extension LiveDaemon {
             let result = BackgroundFetchResult.allCases.first { "\($0)" == args["result"] } ?? .newData
             engine.completeRemoteNotification(for: app, number: number, result: result)
             reply(true)
-        case "scheduleNotification":
-            // UNUserNotificationCenter.add with a time-interval trigger (or none: at once).
-            guard let id = args["id"] else { return reply(false, "scheduleNotification needs an id") }
-            let seconds = args["seconds"].flatMap(Double.init)
-            let trigger: NotificationTrigger = seconds.map { .timeInterval(Time.seconds(clamping: $0), repeats: args["repeats"] == "true") }
-                ?? .immediate
-            do {
-                try engine.scheduleNotification(for: app, id: id, trigger: trigger,
-                                                content: NotificationContent(title: args["title"] ?? "", body: args["body"] ?? ""))
-                reply(true)
-            } catch {
-                reply(false, "\(error)")
-            }
-        case "cancelNotification":
-            guard let id = args["id"] else { return reply(false, "cancelNotification needs an id") }
-            engine.cancelNotification(for: app, id: id)
-            reply(true)
         case "applicationState":
             reply(true, nil, ["state": "\(engine.applicationState(of: app))"])
-        default:
-            reply(false, "not yet supported: call \(message.name ?? "(none)")")
+        case let name:
+            guard serviceCall(name, args, from: app, reply: reply) else {
+                return reply(false, "not yet supported: call \(message.name ?? "(none)")")
+            }
         }
     }
 }
