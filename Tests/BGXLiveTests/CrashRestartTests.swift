@@ -143,7 +143,7 @@ struct CrashRestartTests {
         ("control:1", ["kind": "user", "action": "launch"]),
         ("call:1", ["kind": "task.register", "identifier": "com.example.refresh"]),
         ("returned:1", ["kind": "state", "to": "active"]),
-        ("resident:1", ["kind": "task.register"]),
+        ("resident:1", ["kind": "user", "action": "launch"]),
         ("control:2", ["kind": "user", "action": "home"]),
         ("call:2", ["kind": "task.submit", "identifier": "com.example.refresh"]),
         ("exited:1", ["kind": "terminate", "reason": "exit"]),
