@@ -19,7 +19,8 @@ public enum DeviceClock {
     /// `process`, when given, receives what app code puts on dispatch queues.
     static func run<R>(at now: Nanoseconds, startDate: Date, process: AppRuntime?,
                        _ body: () -> R) -> (result: R, slept: Nanoseconds) {
-        let epoch = Int64((startDate.timeIntervalSince1970 * 1e9).rounded())
+        // Clamped: a scenario may start at a date whose nanoseconds do not fit (before 1678, after 2262).
+        let epoch = Int64(max(-9.2e18, min(9.2e18, (startDate.timeIntervalSince1970 * 1e9).rounded())))
         let start = uptimeAtStart &+ now
         let previous = bgx_virtual_clock_swap(bgx_virtual_clock(
             enabled: 1, realtime: epoch &+ now, monotonic: start,
