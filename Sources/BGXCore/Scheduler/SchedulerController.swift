@@ -104,7 +104,9 @@ struct SchedulerController: Sendable {
     }
 
     /// Keeps a request's event for `explain`, dropping the oldest quarter when full.
-    mutating func noteHistory(_ entry: TaskHistoryEntry) {
+    /// Inlined: as a call the entry was copied (and its words retained) on
+    /// the way in — 0.4 % of the demo's instructions (callgrind).
+    @inline(__always) mutating func noteHistory(_ entry: TaskHistoryEntry) {
         taskHistory.append(entry)
         if taskHistory.count > 4096 { taskHistory.removeFirst(1024) }
     }
