@@ -73,10 +73,6 @@ struct AppProcess: Sendable {
 
     // MARK: Memory and the responsible-background rules (SPEC §10)
     var memory = ProcessMemory()
-    // MARK: Long-running services (SPEC §4)
-    var services = AppServices()
-    // MARK: VoIP (SPEC §4); pushes are the push controller's
-    var voip = VoIPState()
 
     init(manifest: AppManifest, usageDays: Int) {
         self.manifest = manifest
@@ -108,8 +104,6 @@ extension AppProcess {
         taskDeadline = nil
         taskWindowNumber &+= 1
         fetchInFlight = nil
-        voip.processEnded()
         cpu.intervals.clearKeepingCapacity()
-        services.processEnded()
     }
 }

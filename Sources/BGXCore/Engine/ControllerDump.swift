@@ -17,6 +17,8 @@ extension Engine {
         let notifications = notificationControllerDump(of: app)
         if !notifications.isEmpty { dumps.append(notifications) }
         if let transfers = transferControllerDump(of: app) { dumps.append(transfers) }
+        let services = servicesControllerDump(of: app)
+        if !services.isEmpty { dumps.append(services) }
         return dumps
     }
 }

@@ -282,8 +282,8 @@ extension Engine {
         case let .remoteNotification(number, type):
             deliver(.remoteNotification(number, type), to: app, watchdog: nil)
         case let .voipPush(number):
-            apps[i].voip.handlerRunning = number
-            apps[i].voip.reportedInHandler = false
+            services.apps[i].voip.handlerRunning = number
+            services.apps[i].voip.reportedInHandler = false
             deliver(.voipPush(number), to: app, watchdog: nil)
         case .voipSocket:
             deliver(.voipSocket, to: app, watchdog: nil)
@@ -443,6 +443,7 @@ extension Engine {
         apps[i].processEnded()
         pushes.processEnded(app)
         transfers.processEnded(app)
+        services.processEnded(app)
         markSchedulerDirty(for: app)
         if frontApp == app { frontApp = nil }
         outbox.append(.terminate(app))

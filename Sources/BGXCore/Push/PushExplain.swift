@@ -25,9 +25,9 @@ extension Engine {
             out += "  " + push.throttleText(when: when) + "\n"
         }
         if modes.contains(.voip) {
-            let limit = profile.push.voipReportFailureLimit
-            out += "  VoIP: \(apps[i].voip.failures) of \(limit) allowed failures to report a call"
-            if apps[i].voip.failures >= limit { out += " — VoIP pushes are no longer delivered" }
+            let services = servicesControllerDump(of: app)
+            out += "  VoIP: \(services.voipFailures) of \(services.voipFailureLimit) allowed failures to report a call"
+            if services.voipFailures >= services.voipFailureLimit { out += " — VoIP pushes are no longer delivered" }
             out += "\n"
         }
         return out

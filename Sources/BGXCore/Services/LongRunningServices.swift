@@ -72,7 +72,7 @@ enum SessionState: Sendable, Equatable {
     case disconnected
 }
 
-/// Everything SPEC §4 keeps per app.
+/// Everything SPEC §4 keeps per app (`LongRunningServicesController`).
 struct AppServices: Sendable {
     var audio: AudioPlayback?
     var audioNumber: UInt32 = 0
@@ -85,6 +85,7 @@ struct AppServices: Sendable {
     /// An event woke the app: it runs at least until then.
     var wakeUntil: Nanoseconds?
     var wakeNumber: UInt32 = 0
+    var voip = VoIPState()
 
     func session(_ transport: AccessoryTransport) -> SessionState {
         transport == .accessory ? accessory : bluetooth
@@ -99,6 +100,7 @@ struct AppServices: Sendable {
         accessory = .none
         bluetooth = .none
         wakeUntil = nil
+        voip.processEnded()
     }
     mutating func setSession(_ transport: AccessoryTransport, _ state: SessionState) {
         if transport == .accessory { accessory = state } else { bluetooth = state }
