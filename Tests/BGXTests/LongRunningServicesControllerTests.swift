@@ -88,7 +88,6 @@ import Testing
             "region 'home': inside",
             "bluetooth connection: open",
             "an event's run holds the app in the background until 2m",
-            "VoIP: 1 of 3 allowed failures to report a call",
         ])
         #expect(!dump.isEmpty)
         dump = ServicesControllerDump(audioCategory: nil, audioMixes: false, standardLocation: false,

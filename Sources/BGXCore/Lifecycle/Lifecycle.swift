@@ -67,7 +67,7 @@ extension Engine {
         let byUser = cause == .user || cause == .notification
         if byUser {
             apps[i].forceQuit = false
-            apps[i].usage.noteUse(at: now, wall: wall(now))
+            scheduler.apps[i].usage.noteUse(at: now, wall: wall(now))
         }
         switch apps[i].state {
         case .notRunning:
@@ -134,6 +134,7 @@ extension Engine {
         let i = Int(app.index)
         guard apps[i].state == .notRunning else { return }
         apps[i].stats.launches[Int(cause.rawValue)] &+= 1
+        noteLaunch(app, cause, woken: false)
         record(app, .launch(cause: cause))
         outbox.append(.launch(app, cause))
         if cause.launchesIntoForeground {
@@ -269,7 +270,7 @@ extension Engine {
             guard apps[i].runningTasks.contains(where: { $0.identifier == id }) else { return }
             deliver(.bgTaskExpired(id), to: app, watchdog: nil)
         case .performFetch:
-            guard apps[i].fetchInFlight != nil else { return }
+            guard scheduler.apps[i].fetchInFlight != nil else { return }
             deliver(.performFetch, to: app, watchdog: nil)
         case .memoryWarning:
             deliver(.didReceiveMemoryWarning, to: app, watchdog: nil)
@@ -382,7 +383,7 @@ extension Engine {
             if apps[i].backgroundQueue == nil { apps[i].backgroundQueue = BackgroundQueueState() }
             apps[i].backgroundQueue!.timerTokens.insert(token)
         }
-        if !continuation, apps[Int(app.index)].fetchInFlight != nil { apps[Int(app.index)].fetchInFlight!.asyncWork += 1 }
+        if !continuation, scheduler.apps[Int(app.index)].fetchInFlight != nil { scheduler.apps[Int(app.index)].fetchInFlight!.asyncWork += 1 }
         queue.push(.timer(app, epoch: apps[Int(app.index)].epoch, token: token, continuation: continuation),
                    at: now + max(0, delay))
         return token
@@ -442,6 +443,7 @@ extension Engine {
         if !continuedTasks.isEmpty { dropContinuedTasks(of: app, forceQuit: reason == .userForceQuit) }
         apps[i].processEnded()
         pushes.processEnded(app)
+        scheduler.processEnded(app)
         transfers.processEnded(app)
         services.processEnded(app)
         markSchedulerDirty(for: app)

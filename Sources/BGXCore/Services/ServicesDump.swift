@@ -24,13 +24,14 @@ public struct ServicesControllerDump: ControllerDump, Equatable {
     /// The run an event bought the app in the background ends then.
     public var runUntil: Nanoseconds?
     public var keepAliveInterval: Nanoseconds?
-    /// VoIP handlers that returned without reporting a call, of at most `voipFailureLimit`.
+    /// VoIP handlers that returned without reporting a call, of at most
+    /// `voipFailureLimit` (in words in the push controller's section: it stops VoIP pushes).
     public var voipFailures: Int
     public var voipFailureLimit: Int
 
     public var isEmpty: Bool {
         audioCategory == nil && !standardLocation && !significantChanges && regions.isEmpty && accessory == nil
-            && bluetooth == nil && !bluetoothRestores && runUntil == nil && keepAliveInterval == nil && voipFailures == 0
+            && bluetooth == nil && !bluetoothRestores && runUntil == nil && keepAliveInterval == nil
     }
 
     public func lines(when: (Nanoseconds) -> String) -> [String] {
@@ -47,7 +48,6 @@ public struct ServicesControllerDump: ControllerDump, Equatable {
         if bluetoothRestores { lines.append("the system keeps the Bluetooth connection after the app ends (state restoration)") }
         if let runUntil { lines.append("an event's run holds the app in the background until \(when(runUntil))") }
         if let keepAliveInterval { lines.append("VoIP keep-alive every \(Time.describe(keepAliveInterval))") }
-        if voipFailures > 0 { lines.append("VoIP: \(voipFailures) of \(voipFailureLimit) allowed failures to report a call") }
         return lines
     }
 }

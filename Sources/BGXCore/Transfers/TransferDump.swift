@@ -66,6 +66,13 @@ public struct TransferControllerDump: ControllerDump, Equatable {
         return lines
     }
 
+    /// `bgx explain --app`'s section: the sessions and their transfers (the
+    /// wake and the rate limiter are in the dump's lines, for a live status).
+    public func explainSection(app: String, at: String, when: (Nanoseconds) -> String) -> ExplainSection? {
+        sessions.isEmpty ? nil
+            : ExplainSection(heading: "background transfers of \(app) at \(at)", lines: sessionLines(when: when))
+    }
+
     public func lines(when: (Nanoseconds) -> String) -> [String] {
         var lines = sessionLines(when: when)
         if let handlingEventsOf {
