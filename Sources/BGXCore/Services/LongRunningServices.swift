@@ -87,7 +87,8 @@ struct AppServices: Sendable {
     var wakeNumber: UInt32 = 0
     var voip = VoIPState()
 
-    func session(_ transport: AccessoryTransport) -> SessionState {
+    /// Inlined: as a call it copies the whole record (its regions and all) to read one field.
+    @inline(__always) func session(_ transport: AccessoryTransport) -> SessionState {
         transport == .accessory ? accessory : bluetooth
     }
     /// What ends with the process: audio, standard updates, sessions and the

@@ -79,7 +79,10 @@ extension Engine {
     mutating func servicesEnteredForeground(_ app: AppID) {
         let i = Int(app.index)
         services.runEnded(app)
-        for transport in AccessoryTransport.allCases where services.apps[i].session(transport) == .disconnected {
+        // Most apps hold no session: skip the pass, which would copy the app's services per transport.
+        let anyDisconnected = services.apps[i].accessory == .disconnected || services.apps[i].bluetooth == .disconnected
+        for transport in anyDisconnected ? AccessoryTransport.allCases : []
+        where services.apps[i].session(transport) == .disconnected {
             services.apps[i].setSession(transport, .open)
             record(app, .accessoryConnect(transport: transport))
         }
