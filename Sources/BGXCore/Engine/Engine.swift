@@ -45,6 +45,8 @@ public struct Engine: Sendable {
     var texts = TextTable()
     /// The words of a budget-timeout kill, by the one open task's name.
     var budgetTimeoutDetails: [TextID: TextID] = [:]
+    /// Each app's long-running services: audio, location, accessories, VoIP (SPEC §4).
+    var services = LongRunningServicesController()
     /// Where the device is (SPEC §4 location).
     var sensors = SensorState()
 
@@ -114,6 +116,7 @@ public struct Engine: Sendable {
         pushes.appInstalled()
         notifications.appInstalled()
         transfers.appInstalled()
+        services.appInstalled()
         let index = Int32(apps.count - 1)
         // The first app of a name is the one a name finds.
         if appIndex[manifest.bundleIdentifier] == nil { appIndex[manifest.bundleIdentifier] = index }

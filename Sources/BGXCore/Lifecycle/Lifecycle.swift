@@ -283,8 +283,8 @@ extension Engine {
         case let .remoteNotification(number, type):
             deliver(.remoteNotification(number, type), to: app, watchdog: nil)
         case let .voipPush(number):
-            apps[i].voip.handlerRunning = number
-            apps[i].voip.reportedInHandler = false
+            services.apps[i].voip.handlerRunning = number
+            services.apps[i].voip.reportedInHandler = false
             deliver(.voipPush(number), to: app, watchdog: nil)
         case .voipSocket:
             deliver(.voipSocket, to: app, watchdog: nil)
@@ -445,6 +445,7 @@ extension Engine {
         pushes.processEnded(app)
         scheduler.processEnded(app)
         transfers.processEnded(app)
+        services.processEnded(app)
         markSchedulerDirty(for: app)
         if frontApp == app { frontApp = nil }
         outbox.append(.terminate(app))
