@@ -36,6 +36,8 @@ public struct Engine: Sendable {
     var jettisonsUnderway = 0
     /// Suspended apps in the order they were suspended, then by index (jetsam's idle band).
     var idleOrder = Deque<IdleEntry>()
+    /// The latest instant an app entered `idleOrder`: an app suspended later goes at the back.
+    var idleOrderNewest: Nanoseconds = .min
     var notifications = NotificationCenterState()
     /// The transfer daemon (SPEC §8).
     var transfers = TransferDaemon()
