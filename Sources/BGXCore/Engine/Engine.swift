@@ -280,14 +280,14 @@ public struct Engine: Sendable {
         let from = apps[i].state
         guard from != to else { return }
         // The app's record is changed in one access (`Self.enter`), not field by field.
-        let footprint = Self.enter(&apps[i], to, from: from, now: now, wallClockOffset: wallClockOffset)
+        Self.enter(&apps[i], to, from: from, now: now, wallClockOffset: wallClockOffset)
         // Resident memory is counted as processes start and end (SPEC §10),
         // so free memory is known without a pass over every app.
         if from == .notRunning {
-            residentBytes += footprint
+            residentBytes += apps[i].manifest.memory + apps[i].memory.allocated
             residentApps.insert(app.index)
         } else if to == .notRunning {
-            residentBytes -= footprint
+            residentBytes -= apps[i].manifest.memory + apps[i].memory.allocated
             residentApps.remove(app.index)
         }
         if to == .suspended { noteSuspended(app) }
@@ -297,10 +297,10 @@ public struct Engine: Sendable {
     /// `setState`'s changes to the app's record: the time spent in `from`,
     /// the new state, and — leaving the background — the energy clock
     /// (`stopEnergyClock`: every second awake in the background is energy,
-    /// SPEC §12, busy or waiting). Returns the app's resident footprint.
+    /// SPEC §12, busy or waiting).
     @inline(__always)
     static func enter(_ a: inout AppProcess, _ to: ProcessState, from: ProcessState,
-                      now: Nanoseconds, wallClockOffset: Nanoseconds) -> Int64 {
+                      now: Nanoseconds, wallClockOffset: Nanoseconds) {
         a.stats.timeInState[from] += now - a.stateSince
         a.state = to
         a.stateSince = now
@@ -308,7 +308,6 @@ public struct Engine: Sendable {
             a.energyStartedAt = nil
             a.energy.add(now - started, at: now, day: .calendar(wallClockOffset: wallClockOffset))
         }
-        return a.manifest.memory + a.memory.allocated
     }
 
     // MARK: Device
