@@ -238,24 +238,20 @@ struct Explain: ParsableCommand {
         if explanations.isEmpty && !json {
             print("\(bundle) permits no BGTaskScheduler identifiers and has submitted none")
         }
-        if json {
-            print(explanations.count == 1 ? explanations[0].json : "[" + explanations.map(\.json).joined(separator: ", ") + "]")
+        let tasksJSON = explanations.count == 1 ? explanations[0].json : "[" + explanations.map(\.json).joined(separator: ", ") + "]"
+        if json && task != nil {
+            print(tasksJSON)
+        } else if json {
+            // With --app: the tasks and every controller's dump, as data.
+            let engine = run.device.engine
+            print(try explainedAppJSON(bundle: bundle, at: engine.clockText(moment), explained, clockText: engine.clockText))
         } else {
             print(explanations.map(\.text).joined(separator: "\n"), terminator: "")
-            // With --app: the app's background transfers too (SPEC §8).
+            // With --app: each controller's section — transfers, pushes, fetch, launches, … (its dump in words).
             if task == nil {
-                let transfers = explained.transfers
-                if !transfers.isEmpty { print((explanations.isEmpty ? "" : "\n") + transfers, terminator: "") }
-                // …and its pushes (SPEC §7, §4).
-                let pushes = explained.pushes
-                if !pushes.isEmpty {
-                    print((explanations.isEmpty && transfers.isEmpty ? "" : "\n") + pushes, terminator: "")
-                }
-                // …its background-fetch standing (SPEC §6) and continued-processing tasks (SPEC §13).
-                var shown = !explanations.isEmpty || !transfers.isEmpty || !pushes.isEmpty
-                for section in [explained.fetch, explained.continuedProcessing]
-                where !section.isEmpty {
-                    print((shown ? "\n" : "") + section, terminator: "")
+                var shown = !explanations.isEmpty
+                for section in explained.sections {
+                    print((shown ? "\n" : "") + section.text, terminator: "")
                     shown = true
                 }
             }

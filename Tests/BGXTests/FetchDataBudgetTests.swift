@@ -17,11 +17,11 @@ func fetchSpendsDataBudget() {
     while let t = engine.nextEventTime, t <= Time.minutes(2) { engine.step(); drain() }
     engine.setMinimumBackgroundFetchInterval(for: app, 0)
     for k in 0..<6 {
-        #expect(engine.apps[Int(app.index)].cellularLaunches.spent(at: engine.now) == k)
+        #expect(engine.scheduler.apps[Int(app.index)].cellularLaunches.spent(at: engine.now) == k)
         engine.startFetch(app)
         drain()
     }
-    #expect(engine.apps[Int(app.index)].cellularLaunches.spent(at: engine.now) == 6)
+    #expect(engine.scheduler.apps[Int(app.index)].cellularLaunches.spent(at: engine.now) == 6)
     #expect(engine.evaluate(.dataBudget, Candidate(app: app, kind: .fetch, earliest: 0, submittedAt: 0,
                                                    requiresNetwork: false, requiresPower: false)).verdict == .mustNotProceed)
 }

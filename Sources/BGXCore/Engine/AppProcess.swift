@@ -38,35 +38,8 @@ struct AppProcess: Sendable {
     /// The launch's shared task budget (SPEC §5: per launch, not per task).
     var taskDeadline: Nanoseconds?
     var taskWindowNumber: UInt32 = 0
-    var fetchInFlight: FetchInFlight?
-    /// `setMinimumBackgroundFetchInterval`; nil is "never" (the default).
-    var fetchInterval: Nanoseconds?
-    var lastFetch: Nanoseconds?
-    var fetchStanding = FetchStanding()
     /// Files the app wrote, with their protection class (SPEC §13): on disk, so they outlive the process.
     var files: [TextID: ProtectedFile] = [:]
-    var fetchNumber: UInt32 = 0
-    var fetchDeferKey: Engine.DecisionKey?
-
-    // MARK: What the scheduler knows of the app (survives termination)
-    var usage: UsageHistory
-    var predictionCache: (bin: Int64, uses: Int, predicted: Nanoseconds?)?
-    /// Per quarter-hour use counts over the past days, as of one day
-    /// (kept as separate fields: reading a tuple holding an array copies it).
-    var usageTableDay: Int64 = -1
-    var usageTableUses = -1
-    var usageCounts: [UInt8] = []
-    var usageObserved: Int64 = 0
-    var lastBackgroundLaunch: Nanoseconds?
-    /// When a processing task of the app last ended, and whether it succeeded.
-    var lastProcessingEnd: (time: Nanoseconds, success: Bool)?
-    /// Tasks left uncompleted; each doubles the spacing between launches.
-    var penalties = 0
-    /// Time awake in the background today (EnergyBudgetPolicy), stretches that have ended.
-    var energy = DailyCounter<Nanoseconds>()
-    var energyStartedAt: Nanoseconds?
-    /// Background launches over cellular today (DataBudgetPolicy).
-    var cellularLaunches = DailyCounter<Int>()
 
     // MARK: CPU monitor (SPEC §10)
     var cpu = CPUUsage()
@@ -75,19 +48,11 @@ struct AppProcess: Sendable {
     var memory = ProcessMemory()
     // MARK: Long-running services (SPEC §4)
     var services = AppServices()
-    // MARK: Background transfers (SPEC §8)
-    /// A wake for a session's events, until the completion handler is called.
-    var transferEvents: TransferEventsWake?
-    var transferEventsNumber: UInt32 = 0
-    /// Background wakes for transfer events since the app was last in front
-    /// (the relaunch rate limiter; survives termination).
-    var transferWakes = 0
     // MARK: VoIP (SPEC §4); pushes are the push controller's
     var voip = VoIPState()
 
-    init(manifest: AppManifest, usageDays: Int) {
+    init(manifest: AppManifest) {
         self.manifest = manifest
-        self.usage = UsageHistory(days: usageDays)
     }
 }
 
@@ -114,8 +79,6 @@ extension AppProcess {
         runningTasks.clearKeepingCapacity()
         taskDeadline = nil
         taskWindowNumber &+= 1
-        fetchInFlight = nil
-        transferEvents = nil
         voip.processEnded()
         cpu.intervals.clearKeepingCapacity()
         services.processEnded()

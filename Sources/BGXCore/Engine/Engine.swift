@@ -30,6 +30,8 @@ public struct Engine: Sendable {
     var residentApps = AppIndexSet()
     /// Each app's pushes (SPEC §7).
     var pushes = PushController()
+    /// Who may be launched into the background, and the verdicts acted on (SPEC §11).
+    var launches: LaunchController
     /// Footprints of every running process, in bytes (see `freeMemory`).
     var residentBytes: Int64 = 0
     /// Apps jetsam has chosen that have not yet ended.
@@ -38,9 +40,10 @@ public struct Engine: Sendable {
     var idleOrder = Deque<IdleEntry>()
     /// The latest instant an app entered `idleOrder`: an app suspended later goes at the back.
     var idleOrderNewest: Nanoseconds = .min
-    var notifications = NotificationCenterState()
-    /// The transfer daemon (SPEC §8).
-    var transfers = TransferDaemon()
+    /// Local notifications and Notification Center (SPEC §9).
+    var notifications = NotificationController()
+    /// The transfer daemon and each app's events wake and rate limiter (SPEC §8).
+    var transfers = TransferController()
     var texts = TextTable()
     /// The words of a budget-timeout kill, by the one open task's name.
     var budgetTimeoutDetails: [TextID: TextID] = [:]
@@ -52,40 +55,24 @@ public struct Engine: Sendable {
     public let wallClockOffset: Nanoseconds
     /// Unix seconds at t = 0: calendar dates (SPEC §9) are read from it.
     public let startEpochSeconds: Int64
-    var pendingTasks = PendingRequests()
-    /// Apps to judge again at the next evaluation (`schedulerDirty` judges all).
-    var schedulerDirtyApps = AppIndexSet()
-    /// The set `schedulerDirtyApps` trades places with at each evaluation, kept empty between them.
-    var schedulerDirtyAppsSpare = AppIndexSet()
-    /// Each app's earliest time-based change, earliest first; stale entries are skipped.
-    var schedulerWakes = Heap<SchedulerWakeEntry>()
-    var schedulerWakeAt = AppTable<Nanoseconds>()
-    /// Fetch apps in the order they set an interval (the order `fetchApps` keeps).
-    var fetchRank = AppTable<Int>()
-    var nextFetchRank = 0
+    /// Requests, usage, fetch and budgets: what dasd knows (SPEC §5, §6).
+    var scheduler: SchedulerController
     /// Continued-processing tasks, queued or running, device-wide (SPEC §13).
     var continuedTasks: [ContinuedTask] = []
-    /// `profile.scheduler`'s weights as tables indexed by policy.
-    let refreshWeights: [Double]
-    let processingWeights: [Double]
-    /// Apps with a background fetch interval (the scheduler's fetch candidates).
-    var fetchApps: [AppID] = []
-    var schedulerDirty = false
-    var schedulerGeneration: UInt32 = 0
     /// When the scheduler will next look again, if only time passes.
-    public internal(set) var schedulerWake: Nanoseconds?
+    public var schedulerWake: Nanoseconds? { scheduler.wake }
     /// How often the scheduler has judged its candidates (a diagnostic).
-    public internal(set) var schedulerEvaluations = 0
+    public var schedulerEvaluations: Int { scheduler.evaluations }
     /// How many requests and fetch opportunities it has judged (a diagnostic: it grows with what happens, not with apps × events).
-    public internal(set) var schedulerJudgements = 0
-    var taskHistory: [TaskHistoryEntry] = []
+    public var schedulerJudgements: Int { scheduler.judgements }
     /// When set, each BGTask start keeps its decision in dasd's terms
     /// (`dasdStarts`), so a logged decision that let a task run can be laid
     /// beside bgx's at that moment. Off by default: it costs a judgement per start.
-    public var recordsDasdDecisions = false
-    public internal(set) var dasdStarts: [(app: AppID, identifier: String, time: Nanoseconds, decision: DasdDecision)] = []
-    /// A processing task has started at some point (see `expireProcessingTasksForDeviceUse`).
-    var processingTaskHasRun = false
+    public var recordsDasdDecisions: Bool {
+        get { scheduler.recordsDasdDecisions }
+        set { scheduler.recordsDasdDecisions = newValue }
+    }
+    public var dasdStarts: [(app: AppID, identifier: String, time: Nanoseconds, decision: DasdDecision)] { scheduler.dasdStarts }
     /// When the device was last locked (nil while unlocked), and unlocked.
     var lockedSince: Nanoseconds?
     var lastUnlock: Nanoseconds?
@@ -113,8 +100,10 @@ public struct Engine: Sendable {
         self.random = SeededRandom(seed: seed)
         self.wallClockOffset = wallClockOffset
         self.startEpochSeconds = startEpochSeconds ?? wallClockOffset / Time.nanosecondsPerSecond
-        self.refreshWeights = profile.scheduler.weightTable(processing: false)
-        self.processingWeights = profile.scheduler.weightTable(processing: true)
+        self.scheduler = SchedulerController(settings: profile.scheduler)
+        self.launches = LaunchController(policy: LaunchPolicy(
+            relaunchLocationAfterForceQuit: profile.relaunchLocationAfterForceQuit,
+            launchVoIPPushAfterForceQuit: profile.launchVoIPPushAfterForceQuit))
         if device.locked { lockedSince = 0 }
         if device.passcode && device.locked { self.device.unlockedSinceBoot = false }
     }
@@ -122,8 +111,11 @@ public struct Engine: Sendable {
     // MARK: Apps
 
     public mutating func install(_ manifest: AppManifest) -> AppID {
-        apps.append(AppProcess(manifest: manifest, usageDays: profile.scheduler.usageHistoryDays))
+        apps.append(AppProcess(manifest: manifest))
+        scheduler.appInstalled(usageDays: profile.scheduler.usageHistoryDays)
         pushes.appInstalled()
+        notifications.appInstalled()
+        transfers.appInstalled()
         let index = Int32(apps.count - 1)
         // The first app of a name is the one a name finds.
         if appIndex[manifest.bundleIdentifier] == nil { appIndex[manifest.bundleIdentifier] = index }
@@ -165,7 +157,7 @@ public struct Engine: Sendable {
     public var nextEventTime: Nanoseconds? {
         // Inlined so that `Engine.nextEventTime(of:)` reads the engine in place.
         @inline(__always) get {
-            if schedulerDirty || !schedulerDirtyApps.isEmpty { return now }
+            if scheduler.dirty || !scheduler.dirtyApps.isEmpty { return now }
             var next = queue.nextTime
             for w in unarmedWatchdogs where isRunning(w) && (next.map { w.at < $0 } ?? true) {
                 next = w.at
@@ -179,7 +171,7 @@ public struct Engine: Sendable {
     @discardableResult
     public mutating func step() -> Bool {
         if !unarmedWatchdogs.isEmpty { armWatchdogs() }
-        if schedulerDirty || !schedulerDirtyApps.isEmpty {
+        if scheduler.dirty || !scheduler.dirtyApps.isEmpty {
             evaluateScheduler()
             return true
         }
@@ -280,7 +272,9 @@ public struct Engine: Sendable {
         let from = apps[i].state
         guard from != to else { return }
         // The app's record is changed in one access (`Self.enter`), not field by field.
-        Self.enter(&apps[i], to, from: from, now: now, wallClockOffset: wallClockOffset)
+        Self.enter(&apps[i], to, from: from, now: now)
+        // Leaving the background stops the energy clock (EnergyBudgetPolicy).
+        if from == .background { scheduler.apps[i].stopEnergyClock(now: now, wallClockOffset: wallClockOffset) }
         // Resident memory is counted as processes start and end (SPEC §10),
         // so free memory is known without a pass over every app.
         if from == .notRunning {
@@ -294,26 +288,19 @@ public struct Engine: Sendable {
         record(app, .state(from: from, to: to, reason: reason))
     }
 
-    /// `setState`'s changes to the app's record: the time spent in `from`,
-    /// the new state, and — leaving the background — the energy clock
-    /// (`stopEnergyClock`: every second awake in the background is energy,
-    /// SPEC §12, busy or waiting).
+    /// `setState`'s changes to the app's record: the time spent in `from`
+    /// and the new state.
     @inline(__always)
-    static func enter(_ a: inout AppProcess, _ to: ProcessState, from: ProcessState,
-                      now: Nanoseconds, wallClockOffset: Nanoseconds) {
+    static func enter(_ a: inout AppProcess, _ to: ProcessState, from: ProcessState, now: Nanoseconds) {
         a.stats.timeInState[from] += now - a.stateSince
         a.state = to
         a.stateSince = now
-        if from == .background, let started = a.energyStartedAt {
-            a.energyStartedAt = nil
-            a.energy.add(now - started, at: now, day: .calendar(wallClockOffset: wallClockOffset))
-        }
     }
 
     // MARK: Device
 
     mutating func apply(_ change: DeviceChange) {
-        schedulerDirty = true
+        scheduler.dirty = true
         transfersBeforeDeviceChange()
         defer { transfersAfterDeviceChange() }
         switch change {
@@ -353,7 +340,7 @@ public struct Engine: Sendable {
     mutating func setLocked(_ locked: Bool) {
         guard device.locked != locked else { return }
         device.locked = locked
-        schedulerDirty = true
+        scheduler.dirty = true
         recordDevice("locked", "\(locked)")
         let firstUnlock = !locked && !device.unlockedSinceBoot
         if firstUnlock {

@@ -178,10 +178,7 @@ public struct LaunchVerdict: Sendable, Equatable {
 
 extension Engine {
     /// The launch policy this engine's profile describes.
-    public var launchPolicy: LaunchPolicy {
-        LaunchPolicy(relaunchLocationAfterForceQuit: profile.relaunchLocationAfterForceQuit,
-                     launchVoIPPushAfterForceQuit: profile.launchVoIPPushAfterForceQuit)
-    }
+    public var launchPolicy: LaunchPolicy { launches.policy }
 
     func launchFacts(_ app: AppID) -> LaunchPolicy.AppFacts {
         let i = Int(app.index)
@@ -200,7 +197,7 @@ extension Engine {
         if let identifier = taskIdentifier {
             facts.taskIdentifierPermitted = apps[Int(app.index)].manifest.permittedTaskIdentifiers.contains(identifier)
         }
-        return launchPolicy.verdict(for: cause, app: facts, device: device)
+        return launches.verdict(for: cause, app: facts, device: device)
     }
 
     /// One rule of the launch policy for `app` (the scheduler's
@@ -229,6 +226,7 @@ extension Engine {
         switch apps[Int(app.index)].state {
         case .notRunning: launch(app, cause: cause)
         case .suspended:
+            noteLaunch(app, cause, woken: true)
             resume(app)
             openBackgroundWindow(app)
         case .active, .inactive, .background: break

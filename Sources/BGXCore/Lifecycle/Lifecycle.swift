@@ -67,7 +67,7 @@ extension Engine {
         let byUser = cause == .user || cause == .notification
         if byUser {
             apps[i].forceQuit = false
-            apps[i].usage.noteUse(at: now, wall: wall(now))
+            scheduler.apps[i].usage.noteUse(at: now, wall: wall(now))
         }
         switch apps[i].state {
         case .notRunning:
@@ -134,6 +134,7 @@ extension Engine {
         let i = Int(app.index)
         guard apps[i].state == .notRunning else { return }
         apps[i].stats.launches[Int(cause.rawValue)] &+= 1
+        noteLaunch(app, cause, woken: false)
         record(app, .launch(cause: cause))
         outbox.append(.launch(app, cause))
         if cause.launchesIntoForeground {
@@ -269,7 +270,7 @@ extension Engine {
             guard apps[i].runningTasks.contains(where: { $0.identifier == id }) else { return }
             deliver(.bgTaskExpired(id), to: app, watchdog: nil)
         case .performFetch:
-            guard apps[i].fetchInFlight != nil else { return }
+            guard scheduler.apps[i].fetchInFlight != nil else { return }
             deliver(.performFetch, to: app, watchdog: nil)
         case .memoryWarning:
             deliver(.didReceiveMemoryWarning, to: app, watchdog: nil)
@@ -385,7 +386,7 @@ extension Engine {
             if apps[i].backgroundQueue == nil { apps[i].backgroundQueue = BackgroundQueueState() }
             apps[i].backgroundQueue!.timerTokens.insert(token)
         }
-        if !continuation, apps[Int(app.index)].fetchInFlight != nil { apps[Int(app.index)].fetchInFlight!.asyncWork += 1 }
+        if !continuation, scheduler.apps[Int(app.index)].fetchInFlight != nil { scheduler.apps[Int(app.index)].fetchInFlight!.asyncWork += 1 }
         queue.push(.timer(app, epoch: apps[Int(app.index)].epoch, token: token, continuation: continuation),
                    at: now + max(0, delay))
         return token
@@ -441,11 +442,13 @@ extension Engine {
             noteTaskHistory(app, task.identifier, "lost: the app was terminated (\(reason)) while it ran")
         }
         // Usually stopped already, as the app left the background (`setState`): asked here first.
-        if apps[i].energyStartedAt != nil { stopEnergyClock(app) }
+        if scheduler.apps[i].energyStartedAt != nil { stopEnergyClock(app) }
         // Asked here first: a call per termination, with none running, cost about 5 instructions per engine event.
         if !continuedTasks.isEmpty { dropContinuedTasks(of: app, forceQuit: reason == .userForceQuit) }
         apps[i].processEnded()
         pushes.processEnded(app)
+        scheduler.processEnded(app)
+        transfers.processEnded(app)
         markSchedulerDirty(for: app)
         if frontApp == app { frontApp = nil }
         outbox.append(.terminate(app))

@@ -26,7 +26,9 @@ extension Engine {
             switch backgroundPushGate(app, push) {
             case nil: apply(pushes.deliverInBackground(app, push, now: now))
             case let .drop(reason): dropPush(app, push, reason)
-            case let .hold(reason, retryAt): apply(pushes.hold(app, push, reason, retryAt: retryAt, now: now))
+            case let .hold(reason, retryAt):
+                noteIfLaunchRefused(app, push, reason)
+                apply(pushes.hold(app, push, reason, retryAt: retryAt, now: now))
             }
         case .voip:
             receiveVoIPPush(push, for: app)
@@ -54,7 +56,7 @@ extension Engine {
             }
         }
         if let cutoff = p.silentPushUnusedAppCutoff {
-            guard let lastUse = apps[i].usage.lastUse else { return .drop("the app has never been opened") }
+            guard let lastUse = scheduler.apps[i].usage.lastUse else { return .drop("the app has never been opened") }
             if now - lastUse > cutoff {
                 return .drop("the app has not been opened since \(clockText(lastUse)) (over \(Time.describe(cutoff)))")
             }
@@ -70,7 +72,21 @@ extension Engine {
     }
 
     mutating func dropPush(_ app: AppID, _ push: Push, _ reason: String) {
+        noteIfLaunchRefused(app, push, reason)
         apply(.pushDrop(app, push, reason: reason, held: false))
+    }
+
+    /// A push dropped or held because the launch policy refused the app
+    /// (its reason is the refusal's) is a refused launch for the launch controller.
+    mutating func noteIfLaunchRefused(_ app: AppID, _ push: Push, _ reason: String) {
+        let cause: LaunchCause = push.type == .voip ? .voipPush : .silentPush
+        let i = Int(app.index)
+        // The facts read in place: `launchVerdict`, out of line from here, copies the engine.
+        let facts = LaunchPolicy.AppFacts(modes: apps[i].manifest.backgroundModes, forceQuit: apps[i].forceQuit,
+                                          backgroundAppRefresh: apps[i].manifest.backgroundAppRefresh)
+        if let refusal = launches.verdict(for: cause, app: facts, device: device).refusal, refusal.reason == reason {
+            noteRefusedLaunch(app, cause, refusal)
+        }
     }
 
     /// Hands a push to the app in front (or launched by the user): not watched, it holds nothing.

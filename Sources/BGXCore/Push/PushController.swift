@@ -131,6 +131,13 @@ public struct PushControllerDump: ControllerDump, Equatable {
     public var budgetResets: Nanoseconds?
     /// Pushes handed to the app whose completion handler it has not called.
     public var awaitingCompletion: Int
+    /// What the held push meets now, and what a background push (priority
+    /// 5) sent now would (nil: the app lacks `remote-notification`).
+    public var heldVerdict: String?
+    public var backgroundPushNow: String?
+    /// For a `voip` app: the calls it failed to report, of the failures allowed.
+    public var voipFailures: Int?
+    public var voipFailureLimit: Int?
 
     /// The throttle and budget in words, times read by `when`.
     public func throttleText(when: (Nanoseconds) -> String) -> String {
@@ -151,6 +158,28 @@ public struct PushControllerDump: ControllerDump, Equatable {
         if awaitingCompletion > 0 { lines.append("\(awaitingCompletion) push(es) awaiting the app's completion handler") }
         return lines
     }
+
+    /// "Why hasn't my push arrived?" (SPEC §7, §4): the held push and what
+    /// holds it, what a background push would meet now, the throttle and
+    /// budget spent, and VoIP report failures; nothing for an app with
+    /// neither push mode and no held push.
+    public func explainSection(app: String, at: String, when: (Nanoseconds) -> String) -> ExplainSection? {
+        guard backgroundPushNow != nil || voipFailures != nil || held != nil else { return nil }
+        var lines: [String] = []
+        if let held, let heldSince {
+            lines.append("held: a \(held.type) push (priority \(held.priority)) since \(when(heldSince))"
+                         + (heldVerdict.map { " — \($0)" } ?? ""))
+        }
+        if let backgroundPushNow {
+            lines.append("a background push (priority 5) now would be \(backgroundPushNow)")
+            lines.append(throttleText(when: when))
+        }
+        if let voipFailures, let voipFailureLimit {
+            lines.append("VoIP: \(voipFailures) of \(voipFailureLimit) allowed failures to report a call"
+                         + (voipFailures >= voipFailureLimit ? " — VoIP pushes are no longer delivered" : ""))
+        }
+        return ExplainSection(heading: "pushes to \(app) at \(at)", lines: lines)
+    }
 }
 
 extension PushController {
@@ -165,9 +194,4 @@ extension PushController {
     }
 }
 
-extension Engine {
-    /// The push controller's state for the app now.
-    public func pushControllerDump(of app: AppID) -> PushControllerDump {
-        pushes.dump(app, now: now, settings: profile.push)
-    }
-}
+

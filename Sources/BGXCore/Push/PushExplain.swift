@@ -1,35 +1,34 @@
 /// `bgx explain --app`: "why hasn't my push arrived?" (SPEC §7, §4) — the
-/// push held for the app and what holds it, what a background push would
-/// meet now, the throttle and budget spent, and VoIP report failures.
+/// push controller's dump, with what the engine judges for it (the launch
+/// policy, dasd's push policies, the device): what the held push and a
+/// background push sent now would meet, and VoIP report failures.
 extension Engine {
-    public func explainPushes(app: AppID) -> String {
+    /// The push controller's state for the app now, and what a push would meet.
+    public func pushControllerDump(of app: AppID) -> PushControllerDump {
+        var dump = pushes.dump(app, now: now, settings: profile.push)
         let i = Int(app.index)
         let modes = apps[i].manifest.backgroundModes
-        let push = pushControllerDump(of: app)
-        guard modes.contains(.remoteNotification) || modes.contains(.voip) || push.held != nil else { return "" }
-        func when(_ t: Nanoseconds) -> String { Time.wallClock(wall(t), seconds: true) }
         func verdict(_ p: Push) -> String {
             if frontApp == app && apps[i].state.isRunning { return "delivered to the app in front" }
             switch backgroundPushGate(app, p) {
             case nil: return apps[i].state == .notRunning ? "delivered, launching the app (silentPush)" : "delivered"
-            case let .hold(reason, retryAt): return "held: \(reason)" + (retryAt.map { "; retried at \(when($0))" } ?? "")
+            case let .hold(reason, retryAt):
+                return "held: \(reason)" + (retryAt.map { "; retried at \(Time.wallClock(wall($0), seconds: true))" } ?? "")
             case let .drop(reason): return "dropped: \(reason)"
             }
         }
-        var out = "pushes to \(bundleIdentifier(app)) at \(when(now))\n"
-        if let held = push.held, let since = push.heldSince {
-            out += "  held: a \(held.type) push (priority \(held.priority)) since \(when(since)) — \(verdict(held))\n"
-        }
-        if modes.contains(.remoteNotification) {
-            out += "  a background push (priority 5) now would be \(verdict(Push(type: .background, priority: 5)))\n"
-            out += "  " + push.throttleText(when: when) + "\n"
-        }
+        dump.heldVerdict = dump.held.map(verdict)
+        if modes.contains(.remoteNotification) { dump.backgroundPushNow = verdict(Push(type: .background, priority: 5)) }
         if modes.contains(.voip) {
-            let limit = profile.push.voipReportFailureLimit
-            out += "  VoIP: \(apps[i].voip.failures) of \(limit) allowed failures to report a call"
-            if apps[i].voip.failures >= limit { out += " — VoIP pushes are no longer delivered" }
-            out += "\n"
+            dump.voipFailures = apps[i].voip.failures
+            dump.voipFailureLimit = profile.push.voipReportFailureLimit
         }
-        return out
+        return dump
+    }
+
+    public func explainPushes(app: AppID) -> String {
+        pushControllerDump(of: app).explainSection(app: bundleIdentifier(app), at: Time.wallClock(wall(now), seconds: true)) {
+            Time.wallClock(wall($0), seconds: true)
+        }?.text ?? ""
     }
 }

@@ -21,7 +21,7 @@ extension Engine {
         if frontApp == app && apps[i].state.isRunning {
             out.append(.init(policy: .application, verdict: .absolutelyMustProceed, words: .appIsForeground))
         } else if p.pushDisallowedAfterReboot, let boot = lastBoot,
-                  (apps[i].usage.lastUse.map { $0 < boot } ?? true) {
+                  (scheduler.apps[i].usage.lastUse.map { $0 < boot } ?? true) {
             out.append(.init(policy: .application, verdict: .absolutelyMustNotProceed, words: .pushDisallowed))
         } else {
             out.append(.init(policy: .application, verdict: .canProceed(1), words: .pushAllowed))

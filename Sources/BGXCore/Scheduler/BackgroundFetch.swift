@@ -10,25 +10,15 @@ extension Engine {
             log(app, "You've set a background fetch interval, but you still need to add \"fetch\" to the list of "
                 + "your supported UIBackgroundModes in your Info.plist; no fetch will happen.")
         }
-        apps[i].fetchInterval = interval.map { max($0, schedulerSettings.minimumFetchInterval) }
-        if interval != nil && fetchRank[app.index] == nil {
-            fetchApps.append(app)
-            fetchRank[app.index] = nextFetchRank
-            nextFetchRank += 1
-        }
-        if interval == nil && fetchRank[app.index] != nil {
-            fetchApps.removeAll { $0 == app }
-            fetchRank[app.index] = nil
-        }
-        schedulerDirtyApps.insert(app.index)
+        scheduler.setFetchInterval(app, interval.map { max($0, schedulerSettings.minimumFetchInterval) })
     }
 
     /// Judges the app's next fetch opportunity; starts it, or returns when to look again.
     mutating func evaluateFetch(_ app: AppID) -> Nanoseconds? {
         let i = Int(app.index)
-        guard let interval = apps[i].fetchInterval, apps[i].manifest.backgroundModes.contains(.fetch),
-              apps[i].fetchInFlight == nil, let firstUse = apps[i].usage.firstUse else { return nil }
-        let since = apps[i].lastFetch ?? firstUse
+        guard let interval = scheduler.apps[i].fetchInterval, apps[i].manifest.backgroundModes.contains(.fetch),
+              scheduler.apps[i].fetchInFlight == nil, let firstUse = scheduler.apps[i].usage.firstUse else { return nil }
+        let since = scheduler.apps[i].lastFetch ?? firstUse
         let candidate = Candidate(app: app, kind: .fetch, earliest: since + interval, submittedAt: since,
                                   requiresNetwork: false, requiresPower: false)
         var judgement = decide(candidate)
@@ -37,8 +27,9 @@ extension Engine {
             startFetch(app)
             return nil
         }
-        if apps[i].fetchDeferKey != judgement.key {
-            apps[i].fetchDeferKey = judgement.key
+        if scheduler.apps[i].fetchDeferKey != judgement.key {
+            scheduler.apps[i].fetchDeferKey = judgement.key
+            if let refusal = launchRefusal(behind: judgement.key, app, cause: .fetch) { noteRefusedLaunch(app, .fetch, refusal) }
             record(app, .fetchDefer(reason: appendDecision(decision(judgement, candidate))))
         }
         return judgement.nextChange
@@ -48,15 +39,15 @@ extension Engine {
         let i = Int(app.index)
         if apps[i].state.isForeground { return }
         guard wakeForBackgroundWork(app, cause: .fetch) else { return }  // killed as it launched
-        apps[i].fetchDeferKey = nil
-        apps[i].fetchNumber &+= 1
-        apps[i].fetchInFlight = FetchInFlight(number: apps[i].fetchNumber, started: now)
+        scheduler.apps[i].fetchDeferKey = nil
+        scheduler.apps[i].fetchNumber &+= 1
+        scheduler.apps[i].fetchInFlight = FetchInFlight(number: scheduler.apps[i].fetchNumber, started: now)
         setAssertion(.fetch, true, i)
-        apps[i].lastFetch = now
-        apps[i].lastBackgroundLaunch = now
+        scheduler.apps[i].lastFetch = now
+        scheduler.apps[i].lastBackgroundLaunch = now
         apps[i].stats.fetches += 1
         record(app, .fetchStart)
-        queue.push(.fetchTimeout(app, epoch: apps[i].epoch, fetch: apps[i].fetchNumber), at: now + schedulerSettings.fetchTimeout)
+        queue.push(.fetchTimeout(app, epoch: apps[i].epoch, fetch: scheduler.apps[i].fetchNumber), at: now + schedulerSettings.fetchTimeout)
         apps[i].jobs.append(.performFetch)
         pump(app)
     }
@@ -64,11 +55,11 @@ extension Engine {
     /// The fetch completion handler.
     public mutating func completeFetch(for app: AppID, result: BackgroundFetchResult) {
         let i = Int(app.index)
-        guard let fetch = apps[i].fetchInFlight else {
+        guard let fetch = scheduler.apps[i].fetchInFlight else {
             log(app, "performFetch completion handler called with no fetch in progress")
             return
         }
-        apps[i].fetchInFlight = nil
+        scheduler.apps[i].fetchInFlight = nil
         setAssertion(.fetch, false, i)
         record(app, .fetchComplete(result: result))
         let took = now - fetch.started
@@ -80,8 +71,8 @@ extension Engine {
 
     mutating func fetchTimeoutFired(_ app: AppID, epoch: UInt32, fetch: UInt32) {
         let i = Int(app.index)
-        guard apps[i].epoch == epoch, apps[i].fetchInFlight?.number == fetch else { return }
-        judgeFetch(app, .timedOut, took: now - apps[i].fetchInFlight!.started)
+        guard apps[i].epoch == epoch, scheduler.apps[i].fetchInFlight?.number == fetch else { return }
+        judgeFetch(app, .timedOut, took: now - scheduler.apps[i].fetchInFlight!.started)
         terminate(app, .completionHandlerTimeout,
                   detail: "performFetch: the completion handler was not called within "
                     + Time.describe(schedulerSettings.fetchTimeout) + " (handler: fetch)")

@@ -44,7 +44,7 @@ extension Engine {
     mutating func judgeFetch(_ app: AppID, _ verdict: FetchVerdict, took: Nanoseconds) {
         let i = Int(app.index)
         let p = schedulerSettings
-        var s = apps[i].fetchStanding
+        var s = scheduler.apps[i].fetchStanding
         switch verdict {
         case .fastAndHonest: s.reputation = min(1, s.reputation + p.fetchReputationReward)
         case .ordinary: break
@@ -55,7 +55,7 @@ extension Engine {
         s.reputation = max(p.fetchReputationFloor, s.reputation)
         s.counts[Int(verdict.rawValue)] += 1
         s.last = (verdict, took, now)
-        apps[i].fetchStanding = s
+        scheduler.apps[i].fetchStanding = s
     }
 
     /// The verdict on a fetch that called its completion handler after `took`.
@@ -68,48 +68,19 @@ extension Engine {
 
     /// How much the app's standing stretches the spacing between its fetches.
     func fetchSpacingFactor(_ app: AppID) -> Double {
-        1 / apps[Int(app.index)].fetchStanding.reputation
+        1 / scheduler.apps[Int(app.index)].fetchStanding.reputation
     }
 
     /// The app's fetch standing, for `explain` and tests.
-    public func fetchReputation(of app: AppID) -> Double { apps[Int(app.index)].fetchStanding.reputation }
+    public func fetchReputation(of app: AppID) -> Double { scheduler.apps[Int(app.index)].fetchStanding.reputation }
 
-    /// `bgx explain --app`: the app's background-fetch standing and why —
-    /// its reputation, what its fetches were judged, the energy its
-    /// background time used today, and what that does to its next fetch.
-    /// Empty for an app that never asked for fetches.
+    /// `bgx explain --app`: the app's background-fetch standing and why
+    /// (the scheduler controller's dump in words). Empty for an app that
+    /// never asked for fetches.
     public func explainFetch(app: AppID) -> String {
-        let i = Int(app.index)
-        let s = apps[i].fetchStanding
-        guard apps[i].fetchInterval != nil || s.last != nil else { return "" }
-        func when(_ t: Nanoseconds) -> String { Time.wallClock(wall(t), seconds: true) }
-        var out = "background fetch of \(bundleIdentifier(app)) at \(when(now))\n"
-        if let interval = apps[i].fetchInterval {
-            out += "  interval: at least \(Time.describe(interval))"
-            out += apps[i].lastFetch.map { "; last fetch \(when($0))" } ?? "; no fetch yet"
-            out += "\n"
-        } else {
-            out += "  interval: never (setMinimumBackgroundFetchInterval not called, or set to never)\n"
-        }
-        let standing = s.reputation >= 0.9 ? "good" : s.reputation >= 0.5 ? "fair" : "poor"
-        out += "  standing: \(standing) — reputation \(Self.twoDecimals(s.reputation)) of 1"
-        out += s.reputation < 1 ? "; fetches are spaced \(Self.twoDecimals(1 / s.reputation))× further apart\n" : "\n"
-        let judged = [FetchVerdict.fastAndHonest, .ordinary, .slow, .claimedWithoutFetching, .timedOut]
-            .filter { s.counts[Int($0.rawValue)] > 0 }
-            .map { "\(s.counts[Int($0.rawValue)]) \($0.words)" }
-        out += "  fetches judged: " + (judged.isEmpty ? "none yet" : judged.joined(separator: ", ")) + "\n"
-        if let last = s.last {
-            out += "  last: \(when(last.at)) — \(last.verdict.words) (took \(Time.describe(last.took)))\n"
-        }
-        let p = schedulerSettings
-        let used = backgroundEnergyUsedToday(of: app)
-        out += "  energy: \(Time.describe(used)) of \(Time.describe(p.dailyEnergyBudget)) awake in the background today\n"
-        out += "  why: fast, honest fetches raise the reputation by \(Self.twoDecimals(p.fetchReputationReward)); "
-            + "a slow one (over \(Time.describe(p.fetchTimeout * 2 / 3))) multiplies it by "
-            + "\(Self.twoDecimals(p.fetchReputationSlowFactor)), newData without fetching by "
-            + "\(Self.twoDecimals(p.fetchReputationDishonestFactor)), a timeout by "
-            + "\(Self.twoDecimals(p.fetchReputationTimeoutFactor))\n"
-        return out
+        schedulerControllerDump(of: app).explainSection(app: bundleIdentifier(app), at: Time.wallClock(wall(now), seconds: true)) {
+            Time.wallClock(wall($0), seconds: true)
+        }?.text ?? ""
     }
 }
 
@@ -119,8 +90,8 @@ extension Engine {
     /// stretch included.
     public func backgroundEnergyUsedToday(of app: AppID) -> Nanoseconds {
         let i = Int(app.index)
-        var used = apps[i].energy.spent(at: now)
-        if let started = apps[i].energyStartedAt { used += now - started }
+        var used = scheduler.apps[i].energy.spent(at: now)
+        if let started = scheduler.apps[i].energyStartedAt { used += now - started }
         return used
     }
 }

@@ -8,75 +8,78 @@ import HeapModule
 extension Engine {
 
     /// Judges what has changed: every request and fetch app after a change
-    /// of the device (`schedulerDirty`), else only the apps something
-    /// happened to or whose wake is due (`schedulerDirtyApps`) — with
+    /// of the device (`scheduler.dirty`), else only the apps something
+    /// happened to or whose wake is due (`scheduler.dirtyApps`) — with
     /// thousands of apps, a user action re-judges one app, not all.
     mutating func evaluateScheduler() {
-        let everything = schedulerDirty
-        schedulerDirty = false
-        schedulerEvaluations &+= 1
+        let everything = scheduler.dirty
+        scheduler.dirty = false
+        scheduler.evaluations &+= 1
         // The two sets trade places rather than copy and clear: clearing a set still shared with
         // a copy allocated a new table on every evaluation. The spare is emptied in place at the end.
-        swap(&schedulerDirtyApps, &schedulerDirtyAppsSpare)
-        defer { schedulerDirtyAppsSpare.removeAll() }
-        if pendingTasks.isEmpty && fetchApps.isEmpty {
-            schedulerWakes = Heap()
-            schedulerWakeAt.removeAll()
-            schedulerWake = nil
+        swap(&scheduler.dirtyApps, &scheduler.dirtyAppsSpare)
+        defer { scheduler.dirtyAppsSpare.removeAll() }
+        if scheduler.pendingTasks.isEmpty && scheduler.fetchApps.isEmpty {
+            scheduler.wakes = Heap()
+            scheduler.wakeAt.removeAll()
+            scheduler.wake = nil
             return
         }
         // In the order a pass over every request would take them: submission order, fetch apps as they asked.
         var serials: [UInt64]
         var fetchers: [AppID]
         if everything {
-            serials = pendingTasks.serials
-            fetchers = fetchApps
-        } else if schedulerDirtyAppsSpare.count == 1, let index = schedulerDirtyAppsSpare.first {
+            serials = scheduler.pendingTasks.serials
+            fetchers = scheduler.fetchApps
+        } else if scheduler.dirtyAppsSpare.count == 1, let index = scheduler.dirtyAppsSpare.first {
             // The common case, one app: its serials are already in submission order.
             let app = AppID(index: index)
-            serials = pendingTasks.serials(of: app)
-            fetchers = fetchRank[index] != nil ? [app] : []
+            serials = scheduler.pendingTasks.serials(of: app)
+            fetchers = scheduler.fetchRank[index] != nil ? [app] : []
         } else {
             serials = []
             var ranked: [(rank: Int, app: AppID)] = []
-            for index in schedulerDirtyAppsSpare {
+            for index in scheduler.dirtyAppsSpare {
                 let app = AppID(index: index)
-                serials += pendingTasks.serials(of: app)
-                if let rank = fetchRank[index] { ranked.append((rank, app)) }
+                serials += scheduler.pendingTasks.serials(of: app)
+                if let rank = scheduler.fetchRank[index] { ranked.append((rank, app)) }
             }
             serials.sort()
             fetchers = ranked.sorted { $0.rank < $1.rank }.map(\.app)
         }
         var starting: [UInt64] = []
         var reasons: [DecisionWords] = []
-        for s in serials where pendingTasks.kind(s) == .appRefresh {
-            refreshPredictionCache(pendingTasks.app(s))
+        for s in serials where scheduler.pendingTasks.kind(s) == .appRefresh {
+            refreshPredictionCache(scheduler.pendingTasks.app(s))
         }
         for app in fetchers { refreshPredictionCache(app) }
         for s in serials {
-            // Fields read in place: `let p = pendingTasks[s]` copied (and retained) the whole request.
-            let (app, identifier) = (pendingTasks.app(s), pendingTasks.identifier(s))
+            // Fields read in place: `let p = scheduler.pendingTasks[s]` copied (and retained) the whole request.
+            let (app, identifier) = (scheduler.pendingTasks.app(s), scheduler.pendingTasks.identifier(s))
             // One run at a time per identifier: a request resubmitted from its
             // own launch handler waits for that run to end — else it would
             // start again at the same instant, forever (SPEC §5: to repeat,
             // resubmit in the handler).
             if apps[Int(app.index)].runningTasks.contains(where: { $0.identifier == identifier }) { continue }
-            let candidate = pendingTasks.candidate(s)
-            schedulerJudgements &+= 1
+            let candidate = scheduler.pendingTasks.candidate(s)
+            scheduler.judgements &+= 1
             var judgement = decide(candidate)
             if judgement.run { refuseIfLaunchPolicySaysNo(&judgement, app, cause: .bgTask, taskIdentifier: identifier) }
             // Where the vetoes changed (for `explain`'s "since").
-            if pendingTasks[s].blockedMask != judgement.mustNotMask {
-                pendingTasks[s].blockedMask = judgement.mustNotMask
-                Self.noteBlocked(&pendingTasks[s].blockedSince, mask: judgement.mustNotMask, now: now)
+            if scheduler.pendingTasks[s].blockedMask != judgement.mustNotMask {
+                scheduler.pendingTasks[s].blockedMask = judgement.mustNotMask
+                Self.noteBlocked(&scheduler.pendingTasks[s].blockedSince, mask: judgement.mustNotMask, now: now)
             }
             if judgement.run {
                 starting.append(s)
                 reasons.append(decision(judgement, candidate))
             } else {
                 // A deferral is recorded when what holds the task back changes.
-                if pendingTasks[s].lastDeferKey != judgement.key {
-                    pendingTasks[s].lastDeferKey = judgement.key
+                if scheduler.pendingTasks[s].lastDeferKey != judgement.key {
+                    scheduler.pendingTasks[s].lastDeferKey = judgement.key
+                    if let refusal = launchRefusal(behind: judgement.key, app, cause: .bgTask) {
+                        noteRefusedLaunch(app, .bgTask, refusal)
+                    }
                     let why = appendDecision(decision(judgement, candidate))
                     record(app, .taskDefer(identifier: identifier, reason: why))
                     noteTaskHistory(app, identifier, event: "deferred", detail: why)
@@ -84,18 +87,18 @@ extension Engine {
                 if let n = judgement.nextChange { wakeScheduler(for: app, at: n) }
             }
         }
-        schedulerJudgements &+= fetchers.count
+        scheduler.judgements &+= fetchers.count
         for app in fetchers {
             if let n = evaluateFetch(app) { wakeScheduler(for: app, at: n) }
         }
         if !starting.isEmpty {
-            if recordsDasdDecisions {
+            if scheduler.recordsDasdDecisions {
                 for s in starting {
-                    let (app, id) = (pendingTasks[s].app, text(pendingTasks[s].identifier))
-                    if let d = dasdDecision(app: app, identifier: id) { dasdStarts.append((app, id, now, d)) }
+                    let (app, id) = (scheduler.pendingTasks[s].app, text(scheduler.pendingTasks[s].identifier))
+                    if let d = dasdDecision(app: app, identifier: id) { scheduler.dasdStarts.append((app, id, now, d)) }
                 }
             }
-            let chosen = starting.map { pendingTasks.remove($0) }
+            let chosen = starting.map { scheduler.pendingTasks.remove($0) }
             // By app in index order, each app's tasks in submission order, with its first task's reason.
             let order = chosen.indices.sorted { (chosen[$0].app.index, $0) < (chosen[$1].app.index, $1) }
             var k = 0
@@ -124,19 +127,13 @@ extension Engine {
 
     /// Time alone changes an answer about `app` at `time`: judge its
     /// requests again then. Only the earliest wake of an app is kept.
-    mutating func wakeScheduler(for app: AppID, at time: Nanoseconds) {
-        if let earlier = schedulerWakeAt[app.index], earlier <= time { return }
-        schedulerWakeAt[app.index] = time
-        schedulerWakes.insert(SchedulerWakeEntry(time: time, app: app.index))
+    @inline(__always) mutating func wakeScheduler(for app: AppID, at time: Nanoseconds) {
+        scheduler.wake(app, at: time)
     }
 
     /// One event in the queue, at the earliest wake of any app.
     mutating func scheduleNextSchedulerWake() {
-        guard let first = schedulerWakes.min else { schedulerWake = nil; return }
-        guard schedulerWake != first.time else { return }
-        schedulerGeneration &+= 1
-        schedulerWake = first.time
-        queue.push(.schedulerWake(generation: schedulerGeneration), at: first.time)
+        if let (event, time) = scheduler.nextWakeEvent() { queue.push(event, at: time) }
     }
 
     /// The policies said run; the launch policy (SPEC §11) has the last word
@@ -149,34 +146,49 @@ extension Engine {
         j.key = .launchRefused(refusal)
     }
 
+    /// The launch policy's refusal behind a deferral, if one decided it: its
+    /// verdict after the policies said run, or one of its rules asked as a
+    /// dasd policy (BackgroundAppRefreshPolicy, FirstUnlockPolicy, ForceQuitPolicy).
+    /// Inlined, and the rules asked of their facts in place: called out of
+    /// line from `evaluateScheduler` it copied the whole engine at every
+    /// deferral (0.7 % of the demo's instructions, callgrind).
+    @inline(__always) func launchRefusal(behind key: DecisionKey, _ app: AppID, cause: LaunchCause) -> LaunchRefusal? {
+        switch key {
+        case let .launchRefused(refusal): return refusal
+        case .mustNot(.backgroundAppRefresh):
+            return LaunchPolicy.backgroundAppRefresh(cause, device: device.backgroundAppRefresh,
+                                                     app: apps[Int(app.index)].manifest.backgroundAppRefresh)
+        case .mustNot(.firstUnlock): return LaunchPolicy.firstUnlock(cause, unlockedSinceBoot: device.unlockedSinceBoot)
+        case .mustNot(.forceQuit): return launches.policy.forceQuit(cause, forceQuit: apps[Int(app.index)].forceQuit)
+        default: return nil
+        }
+    }
+
     /// Something changed for `app`: judge it again if the scheduler has
     /// anything of it in hand. Inlined: a user action and a termination
     /// ask on every event, and the call cost more than the answer.
     @inline(__always) mutating func markSchedulerDirty(for app: AppID) {
-        if schedulerDirty { return }
-        if pendingTasks.has(app) || fetchRank[app.index] != nil || !apps[Int(app.index)].runningTasks.isEmpty {
-            schedulerDirtyApps.insert(app.index)
-        }
+        scheduler.markDirty(app, running: !apps[Int(app.index)].runningTasks.isEmpty)
     }
 
     /// The wake fired: the apps whose wake is due are judged again.
     mutating func schedulerWakeFired(generation: UInt32) {
-        guard generation == schedulerGeneration else { return }
-        schedulerWake = nil
-        while let first = schedulerWakes.min, first.time <= now {
-            schedulerWakes.removeMin()
+        guard generation == scheduler.generation else { return }
+        scheduler.wake = nil
+        while let first = scheduler.wakes.min, first.time <= now {
+            scheduler.wakes.removeMin()
             // Superseded by an earlier wake of the same app, which has already judged it.
-            guard schedulerWakeAt[first.app] == first.time else { continue }
-            schedulerWakeAt[first.app] = nil
+            guard scheduler.wakeAt[first.app] == first.time else { continue }
+            scheduler.wakeAt[first.app] = nil
             markSchedulerDirty(for: AppID(index: first.app))
         }
-        if schedulerDirtyApps.isEmpty && !schedulerDirty { scheduleNextSchedulerWake() }
+        if scheduler.dirtyApps.isEmpty && !scheduler.dirty { scheduleNextSchedulerWake() }
     }
 
     /// What the scheduler last decided about a pending request, for `explain`.
     func pendingTask(for app: AppID, identifier: String) -> PendingTask? {
         guard let id = texts.index[identifier] else { return nil }
-        return pendingTasks.serial(of: app, TextID(index: Int32(id))).map { pendingTasks[$0] }
+        return scheduler.pendingTasks.serial(of: app, TextID(index: Int32(id))).map { scheduler.pendingTasks[$0] }
     }
 }
 

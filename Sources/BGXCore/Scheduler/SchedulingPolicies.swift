@@ -221,7 +221,7 @@ extension Engine {
             if c.kind == .processing {
                 let since = max(c.submittedAt, c.earliest)
                 let bestEffort = since + p.processingBestEffort
-                if now >= bestEffort, let last = apps[ai].usage.lastUse, now - last <= p.unusedAppCutoff {
+                if now >= bestEffort, let last = scheduler.apps[ai].usage.lastUse, now - last <= p.unusedAppCutoff {
                     return out(.canProceed(1), .processingBestEffort(since: since, after: p.processingBestEffort))
                 }
                 return out(.canProceed(0), .unplugged, next: bestEffort)
@@ -259,7 +259,7 @@ extension Engine {
             return out(.canProceed(1), .noCrowd)
         case .application:
             if apps[ai].state.isForeground { return out(.mustNotProceed, .appInForeground) }
-            guard let lastUse = apps[ai].usage.lastUse, let firstUse = apps[ai].usage.firstUse else {
+            guard let lastUse = scheduler.apps[ai].usage.lastUse, let firstUse = scheduler.apps[ai].usage.firstUse else {
                 return out(.mustNotProceed, .neverUsed)
             }
             if now - lastUse > p.unusedAppCutoff {
@@ -270,7 +270,7 @@ extension Engine {
             if let predicted, now >= predicted - p.refreshLeadTime {
                 return out(.canProceed(1), .predictedUse(predicted))
             }
-            let staleAt = (apps[ai].lastBackgroundLaunch ?? firstUse) + p.refreshStaleness
+            let staleAt = (scheduler.apps[ai].lastBackgroundLaunch ?? firstUse) + p.refreshStaleness
             if now >= staleAt {
                 return out(.canProceed(0.6), .noBackgroundLaunchFor(p.refreshStaleness))
             }
@@ -283,7 +283,7 @@ extension Engine {
             return out(.canProceed(0), learning ? .noUsePatternYet : .nextPredictedUse(predicted), next: next)
         case .rateLimit:
             if c.kind == .processing {
-                guard let end = apps[ai].lastProcessingEnd else { return out(.canProceed(1), .noProcessingYet) }
+                guard let end = scheduler.apps[ai].lastProcessingEnd else { return out(.canProceed(1), .noProcessingYet) }
                 let wait = end.success ? p.spacingProcessing : p.processingRetryDelay
                 if now < end.time + wait {
                     return out(.mustNotProceed, .processingSpacing(ended: end.time, success: end.success, nextAt: end.time + wait),
@@ -291,23 +291,23 @@ extension Engine {
                 }
                 return out(.canProceed(1), .processingEnded(end.time))
             }
-            guard let last = apps[ai].lastBackgroundLaunch, let firstUse = apps[ai].usage.firstUse else {
+            guard let last = scheduler.apps[ai].lastBackgroundLaunch, let firstUse = scheduler.apps[ai].usage.firstUse else {
                 return out(.canProceed(1), .noRecentBackgroundLaunch)
             }
-            let perDay = apps[ai].usage.usesPerDay(todayWall: wall(now), firstUseWall: wall(firstUse))
+            let perDay = scheduler.apps[ai].usage.usesPerDay(todayWall: wall(now), firstUseWall: wall(firstUse))
             var spacing = perDay >= 3 ? p.spacingFrequentApp : perDay >= 1 ? p.spacingDailyApp : p.spacingRareApp
-            spacing <<= Int64(min(apps[ai].penalties, p.maxPenaltyDoublings))
+            spacing <<= Int64(min(scheduler.apps[ai].penalties, p.maxPenaltyDoublings))
             if c.kind == .fetch { spacing = Nanoseconds(Double(spacing) * fetchSpacingFactor(c.app)) }
             if now < last + spacing {
                 return out(.mustNotProceed, .launchSpacing(last: last, nextAt: last + spacing, perDay: perDay,
-                                                           penalties: apps[ai].penalties),
+                                                           penalties: scheduler.apps[ai].penalties),
                            next: last + spacing)
             }
             return out(.canProceed(1), .spacingRespected(last))
         case .energyBudget:
             guard c.kind != .processing else { return out(.canProceed(1), .processingOwnBudget) }
             let day = wall(now) / Time.days(1)
-            let used = apps[ai].energy.spent(at: now)
+            let used = scheduler.apps[ai].energy.spent(at: now)
             if used >= p.dailyEnergyBudget {
                 let nextDay = (day + 1) * Time.days(1) - wallClockOffset
                 return out(.mustNotProceed, .energySpent(budget: p.dailyEnergyBudget), next: nextDay)
@@ -346,7 +346,7 @@ extension Engine {
             // over cellular; Wi-Fi is not budgeted.
             guard device.network == .cellular else { return out(.canProceed(1), .notCellular) }
             let day = wall(now) / Time.days(1)
-            let used = apps[ai].cellularLaunches.spent(at: now)
+            let used = scheduler.apps[ai].cellularLaunches.spent(at: now)
             if used >= p.dailyCellularLaunches {
                 return out(.mustNotProceed, .cellularSpent(used), next: (day + 1) * Time.days(1) - wallClockOffset)
             }
@@ -361,31 +361,31 @@ extension Engine {
     func predictedUse(of app: AppID, firstUse: Nanoseconds) -> Nanoseconds? {
         let i = Int(app.index)
         let bin = wall(now) / UsageHistory.bin
-        if let cached = apps[i].predictionCache, cached.bin == bin, cached.uses == apps[i].usage.version {
+        if let cached = scheduler.apps[i].predictionCache, cached.bin == bin, cached.uses == scheduler.apps[i].usage.version {
             return cached.predicted
         }
-        return apps[i].usage.predictedUse(afterWall: wall(now), firstUseWall: wall(firstUse),
+        return scheduler.apps[i].usage.predictedUse(afterWall: wall(now), firstUseWall: wall(firstUse),
                                           threshold: schedulerSettings.usageProbabilityThreshold).map { $0 - wallClockOffset }
     }
 
     /// Fills the prediction cache (the scheduler's loop is mutating; `evaluate` is not).
     mutating func refreshPredictionCache(_ app: AppID) {
         let i = Int(app.index)
-        guard let firstUse = apps[i].usage.firstUse else { return }
+        guard let firstUse = scheduler.apps[i].usage.firstUse else { return }
         let bin = wall(now) / UsageHistory.bin
-        if let cached = apps[i].predictionCache, cached.bin == bin, cached.uses == apps[i].usage.version { return }
+        if let cached = scheduler.apps[i].predictionCache, cached.bin == bin, cached.uses == scheduler.apps[i].usage.version { return }
         let day = wall(now) / Time.days(1)
-        if apps[i].usageTableDay != day || apps[i].usageTableUses != apps[i].usage.version {
-            let (counts, observed) = apps[i].usage.binCounts(beforeDay: day, firstUseWall: wall(firstUse))
-            apps[i].usageTableDay = day
-            apps[i].usageTableUses = apps[i].usage.version
-            apps[i].usageCounts = counts
-            apps[i].usageObserved = observed
+        if scheduler.apps[i].usageTableDay != day || scheduler.apps[i].usageTableUses != scheduler.apps[i].usage.version {
+            let (counts, observed) = scheduler.apps[i].usage.binCounts(beforeDay: day, firstUseWall: wall(firstUse))
+            scheduler.apps[i].usageTableDay = day
+            scheduler.apps[i].usageTableUses = scheduler.apps[i].usage.version
+            scheduler.apps[i].usageCounts = counts
+            scheduler.apps[i].usageObserved = observed
         }
-        let predicted = UsageHistory.predictedUse(afterWall: wall(now), counts: apps[i].usageCounts,
-                                                  observed: apps[i].usageObserved,
+        let predicted = UsageHistory.predictedUse(afterWall: wall(now), counts: scheduler.apps[i].usageCounts,
+                                                  observed: scheduler.apps[i].usageObserved,
                                                   threshold: schedulerSettings.usageProbabilityThreshold)
-        apps[i].predictionCache = (bin, apps[i].usage.version, predicted.map { $0 - wallClockOffset })
+        scheduler.apps[i].predictionCache = (bin, scheduler.apps[i].usage.version, predicted.map { $0 - wallClockOffset })
     }
 
     /// What decided: the first policy that said Must Not Proceed, or the one
@@ -430,7 +430,7 @@ extension Engine {
     /// next change (the scheduler's wake) need every answer.
     @inline(__always) func decide(_ c: Candidate) -> Judgement {
         let processing = c.kind == .processing
-        let weights = processing ? processingWeights : refreshWeights
+        let weights = processing ? scheduler.processingWeights : scheduler.refreshWeights
         var total = 0.0, weighted = 0.0
         // Policies, not their outcomes, are kept: the deciding one is asked for its rationale at the end.
         var mustNot: SchedulingPolicy?

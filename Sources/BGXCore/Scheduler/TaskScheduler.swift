@@ -73,10 +73,10 @@ extension Engine {
                         + "identifier \(request.identifier)")
             return
         }
-        let replacing = pendingTasks.serial(of: app, id)
+        let replacing = scheduler.pendingTasks.serial(of: app, id)
         var sameKind = 0
-        for p in pendingTasks.serials(of: app) where pendingTasks[p].request.kind == request.kind
-            && pendingTasks[p].identifier != id { sameKind += 1 }
+        for p in scheduler.pendingTasks.serials(of: app) where scheduler.pendingTasks[p].request.kind == request.kind
+            && scheduler.pendingTasks[p].identifier != id { sameKind += 1 }
         let limit = request.kind == .appRefresh ? schedulerSettings.maxPendingAppRefresh : schedulerSettings.maxPendingProcessing
         if sameKind >= limit {
             throw reject(.tooManyPendingTaskRequests,
@@ -84,11 +84,11 @@ extension Engine {
         }
         var pending = PendingTask(app: app, identifier: id, request: request, submittedAt: now)
         if let r = replacing {
-            pendingTasks.replace(r, with: pending)
+            scheduler.pendingTasks.replace(r, with: pending)
             record(app, .taskSubmit(identifier: id, kind: request.kind, replaced: true))
         } else {
             pending.request = request
-            pendingTasks.append(pending)
+            scheduler.pendingTasks.append(pending)
             record(app, .taskSubmit(identifier: id, kind: request.kind, replaced: false))
         }
         // Words when the history is read: a submission is made on nearly every trip to the background.
@@ -97,29 +97,28 @@ extension Engine {
         case .processing: "submitted (processing)"
         case .continuedProcessing: "submitted (continuedProcessing)"
         }
-        taskHistory.append(TaskHistoryEntry(time: now, app: app, identifier: id, event: event, detail: nil,
+        scheduler.noteHistory(TaskHistoryEntry(time: now, app: app, identifier: id, event: event, detail: nil,
                                             earliest: request.earliestBegin))
-        if taskHistory.count > 4096 { taskHistory.removeFirst(1024) }
         markSchedulerDirty(for: app)
     }
 
     public mutating func cancelTask(for app: AppID, identifier: String) {
         let id = text(identifier)
-        guard let r = pendingTasks.serial(of: app, id) else { return }
-        pendingTasks.remove(r)
+        guard let r = scheduler.pendingTasks.serial(of: app, id) else { return }
+        scheduler.pendingTasks.remove(r)
         record(app, .taskCancel(identifier: id))
         noteTaskHistory(app, id, "cancelled by the app")
         markSchedulerDirty(for: app)
     }
 
     public mutating func cancelAllTasks(for app: AppID) {
-        for p in pendingTasks.removeAll(of: app) { record(app, .taskCancel(identifier: p.identifier)) }
+        for p in scheduler.pendingTasks.removeAll(of: app) { record(app, .taskCancel(identifier: p.identifier)) }
         markSchedulerDirty(for: app)
     }
 
     /// `getPendingTaskRequests`.
     public func pendingTaskRequests(for app: AppID) -> [TaskRequestSpec] {
-        pendingTasks.serials(of: app).map { pendingTasks[$0].request }
+        scheduler.pendingTasks.serials(of: app).map { scheduler.pendingTasks[$0].request }
     }
 
     // MARK: Running tasks
@@ -146,9 +145,9 @@ extension Engine {
             queue.push(.taskExpiry(app, epoch: apps[i].epoch, window: apps[i].taskWindowNumber),
                        at: now + budget - schedulerSettings.taskExpirationLeadTime)
         }
-        if !simulated { apps[i].lastBackgroundLaunch = now }
+        if !simulated { scheduler.apps[i].lastBackgroundLaunch = now }
         for task in tasks {
-            if task.request.kind == .processing { processingTaskHasRun = true }
+            if task.request.kind == .processing { scheduler.processingTaskHasRun = true }
             apps[i].runningTasks.append(RunningTask(identifier: task.identifier, kind: task.request.kind, started: now,
                                                     requiresExternalPower: task.request.requiresExternalPower,
                                                     simulated: simulated))
@@ -210,7 +209,7 @@ extension Engine {
         let kind = apps[i].runningTasks[t].kind
         apps[i].runningTasks.remove(at: t)
         setAssertion(.scheduledTask, !apps[i].runningTasks.isEmpty, i)
-        if kind == .processing { apps[i].lastProcessingEnd = (now, success) }
+        if kind == .processing { scheduler.apps[i].lastProcessingEnd = (now, success) }
         record(app, .taskComplete(identifier: id, success: success))
         noteTaskHistory(app, id, "completed, success \(success)")
         if kind == .continuedProcessing {
@@ -218,7 +217,7 @@ extension Engine {
             suspendIfThreadFree(app)
             return
         }
-        if success && apps[i].penalties > 0 { apps[i].penalties -= 1 }
+        if success && scheduler.apps[i].penalties > 0 { scheduler.apps[i].penalties -= 1 }
         finishTaskWindowIfDone(app)
     }
 
@@ -253,7 +252,7 @@ extension Engine {
                 // No handler set: the task is marked complete, unsuccessful [D].
                 apps[i].runningTasks.remove(at: t)
                 setAssertion(.scheduledTask, !apps[i].runningTasks.isEmpty, i)
-                if task.kind == .processing { apps[i].lastProcessingEnd = (now, false) }
+                if task.kind == .processing { scheduler.apps[i].lastProcessingEnd = (now, false) }
                 record(app, .taskComplete(identifier: task.identifier, success: false))
                 noteTaskHistory(app, task.identifier, "completed unsuccessfully at expiry: no expiration handler set")
             }
@@ -271,8 +270,8 @@ extension Engine {
         for task in windowed where !task.simulated {
             noteTaskHistory(app, task.identifier, "never completed: the app was killed and will be launched less often")
         }
-        apps[i].penalties += 1
-        if apps[i].runningTasks.contains(where: { $0.kind == .processing }) { apps[i].lastProcessingEnd = (now, false) }
+        scheduler.apps[i].penalties += 1
+        if apps[i].runningTasks.contains(where: { $0.kind == .processing }) { scheduler.apps[i].lastProcessingEnd = (now, false) }
         terminate(app, .taskNotCompleted,
                   detail: "setTaskCompleted(success:) was not called for \(names) before its time ran out")
     }
@@ -280,7 +279,7 @@ extension Engine {
     /// A processing task is expired when the person starts using the device (SPEC §5).
     mutating func expireProcessingTasksForDeviceUse() {
         // A pass over every app at every unlock, unless no processing task has ever run.
-        guard processingTaskHasRun else { return }
+        guard scheduler.processingTaskHasRun else { return }
         // Only a process runs tasks: the resident apps, in index order.
         for index in residentApps.sorted()
         where apps[Int(index)].runningTasks.contains(where: { $0.kind == .processing && !$0.expired }) {
@@ -316,11 +315,11 @@ extension Engine {
     /// whatever the scheduler would say.
     public mutating func simulateLaunch(for app: AppID, identifier: String) -> Bool {
         let id = text(identifier)
-        guard let r = pendingTasks.serial(of: app, id) else {
+        guard let r = scheduler.pendingTasks.serial(of: app, id) else {
             log(app, "_simulateLaunchForTaskWithIdentifier: no pending request for \(identifier)")
             return false
         }
-        let task = pendingTasks.remove(r)
+        let task = scheduler.pendingTasks.remove(r)
         start([task], for: app, simulated: true)
         return true
     }
@@ -341,21 +340,18 @@ extension Engine {
 
     mutating func startEnergyClock(_ app: AppID) {
         let i = Int(app.index)
-        if apps[i].energyStartedAt == nil { apps[i].energyStartedAt = now }
+        if scheduler.apps[i].energyStartedAt == nil { scheduler.apps[i].energyStartedAt = now }
     }
 
     mutating func stopEnergyClock(_ app: AppID) {
-        let i = Int(app.index)
-        guard let started = apps[i].energyStartedAt else { return }
-        apps[i].energyStartedAt = nil
-        apps[i].energy.add(now - started, at: now, day: .calendar(wallClockOffset: wallClockOffset))
+        scheduler.apps[Int(app.index)].stopEnergyClock(now: now, wallClockOffset: wallClockOffset)
     }
 
     /// A background launch over cellular spends the app's data budget.
     mutating func noteCellularLaunch(_ app: AppID) {
         guard device.network == .cellular else { return }
         let i = Int(app.index)
-        apps[i].cellularLaunches.add(1, at: now, day: .calendar(wallClockOffset: wallClockOffset))
+        scheduler.apps[i].cellularLaunches.add(1, at: now, day: .calendar(wallClockOffset: wallClockOffset))
     }
 
     // MARK: History for `explain`
@@ -367,8 +363,7 @@ extension Engine {
     /// `event: detail`, joined only when the history is read (a decision's
     /// words are written then).
     mutating func noteTaskHistory(_ app: AppID, _ id: TextID, event: String, detail: TextID?) {
-        taskHistory.append(TaskHistoryEntry(time: now, app: app, identifier: id, event: event, detail: detail, earliest: nil))
-        if taskHistory.count > 4096 { taskHistory.removeFirst(1024) }
+        scheduler.noteHistory(TaskHistoryEntry(time: now, app: app, identifier: id, event: event, detail: detail, earliest: nil))
     }
 }
 

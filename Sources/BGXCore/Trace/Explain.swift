@@ -390,13 +390,13 @@ extension Engine {
             e.status = .running(since: running.started, timeLeft: a.taskDeadline.map { max(0, $0 - now) })
             e.kind = running.kind.description
         }
-        if let firstUse = a.usage.firstUse,
-           let predicted = a.usage.predictedUse(afterWall: wall(now), firstUseWall: wall(firstUse),
+        if let firstUse = scheduler.apps[Int(app.index)].usage.firstUse,
+           let predicted = scheduler.apps[Int(app.index)].usage.predictedUse(afterWall: wall(now), firstUseWall: wall(firstUse),
                                                 threshold: schedulerSettings.usageProbabilityThreshold) {
             e.predictedUse = predicted - wallClockOffset
         }
         if let id {
-            e.history = taskHistory.filter { $0.app == app && $0.identifier.index == id }.suffix(12).map { ($0.time, words(of: $0)) }
+            e.history = scheduler.taskHistory.filter { $0.app == app && $0.identifier.index == id }.suffix(12).map { ($0.time, words(of: $0)) }
         }
         return e
     }
@@ -467,8 +467,8 @@ extension Engine {
         var ids: [String] = []
         var seen: Set<String> = []
         func add(_ name: String) { if seen.insert(name).inserted { ids.append(name) } }
-        for h in taskHistory where h.app == app { add(text(h.identifier)) }
-        for p in pendingTasks.serials(of: app) { add(text(pendingTasks[p].identifier)) }
+        for h in scheduler.taskHistory where h.app == app { add(text(h.identifier)) }
+        for p in scheduler.pendingTasks.serials(of: app) { add(text(scheduler.pendingTasks[p].identifier)) }
         for name in apps[Int(app.index)].manifest.permittedTaskIdentifiers { add(name) }
         return ids
     }

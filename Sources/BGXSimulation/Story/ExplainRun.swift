@@ -6,12 +6,12 @@ import BGXCore
 /// moment (SPEC §6: "why hasn't my task run?" and "when will it?").
 public struct ExplainedMoment {
     public var tasks: [TaskExplanation]
-    /// `explain --app`: the app's background transfers and pushes at the moment ("" when none).
-    public var transfers: String
-    public var pushes: String
-    /// The app's background-fetch standing (SPEC §6) and continued-processing tasks (SPEC §13) ("" when none).
-    public var fetch: String = ""
-    public var continuedProcessing: String = ""
+    /// `explain --app`: what each controller holds for the app at the
+    /// moment, as data (`Engine.controllerDumps(of:)`) and as its section
+    /// in words — the app's transfers, pushes, fetch standing, continued
+    /// processing, recent launches, … whatever controllers there are.
+    public var dumps: [any ControllerDump]
+    public var sections: [ExplainSection]
 }
 
 extension ScenarioRun {
@@ -23,10 +23,7 @@ extension ScenarioRun {
         let engine = device.engine
         let names = identifiers ?? engine.taskIdentifiers(of: app)
         var tasks = names.map { engine.explainTask(app: app, identifier: $0) }
-        var result = ExplainedMoment(tasks: [], transfers: engine.explainTransfers(app: app),
-                                     pushes: engine.explainPushes(app: app))
-        result.fetch = engine.explainFetch(app: app)
-        result.continuedProcessing = engine.explainContinuedProcessing(app: app)
+        var result = ExplainedMoment(tasks: [], dumps: engine.controllerDumps(of: app), sections: engine.explainSections(of: app))
         for k in tasks.indices { tasks[k].submittedBy = Self.submitters(of: tasks[k].identifier, in: scenario) }
         let seen = device.trace.count
         if moment < scenario.duration, device.keepsTrace {

@@ -1,0 +1,157 @@
+import HeapModule
+
+/// SPEC §5, §6's controller: what dasd knows — the apps' task requests and
+/// their history, the usage predictor, background fetch, the per-app
+/// budgets — and when it will look again (its wakes and dirty sets). It
+/// survives every process: none of it is the process table's.
+///
+/// One controller, not one per policy: every judgement reads the request,
+/// the app's usage and its budgets together, and the wakes and dirty sets
+/// serve all of them. Per app it keeps one record (`SchedulerAppState`)
+/// rather than one array per part, so a judgement reaches all it reads
+/// about an app through one array access.
+struct SchedulerController: Sendable {
+    /// Per app, by `AppID.index`.
+    var apps: [SchedulerAppState] = []
+    var pendingTasks = PendingRequests()
+    /// Each request's submissions, starts and deferrals, for `explain` (the newest 4096).
+    var taskHistory: [TaskHistoryEntry] = []
+
+    // MARK: When the scheduler looks again
+    /// Judge every request and fetch app at the next evaluation (a device change).
+    var dirty = false
+    /// Apps to judge again at the next evaluation (`dirty` judges all).
+    var dirtyApps = AppIndexSet()
+    /// The set `dirtyApps` trades places with at each evaluation, kept empty between them.
+    var dirtyAppsSpare = AppIndexSet()
+    /// Each app's earliest time-based change, earliest first; stale entries are skipped.
+    var wakes = Heap<SchedulerWakeEntry>()
+    var wakeAt = AppTable<Nanoseconds>()
+    /// The one scheduler wake in the event queue, and its generation (an older one is stale).
+    var wake: Nanoseconds?
+    var generation: UInt32 = 0
+
+    // MARK: Background fetch's candidates
+    /// Apps with a background fetch interval, in the order they set it.
+    var fetchApps: [AppID] = []
+    /// Each fetch app's place in `fetchApps` (nil: not a fetch app).
+    var fetchRank = AppTable<Int>()
+    var nextFetchRank = 0
+
+    /// The settings' weights as tables indexed by policy.
+    let refreshWeights: [Double]
+    let processingWeights: [Double]
+    /// A processing task has started at some point (see `expireProcessingTasksForDeviceUse`).
+    var processingTaskHasRun = false
+
+    // MARK: Diagnostics
+    var evaluations = 0
+    var judgements = 0
+    var recordsDasdDecisions = false
+    var dasdStarts: [(app: AppID, identifier: String, time: Nanoseconds, decision: DasdDecision)] = []
+
+    init(settings: SchedulerSettings) {
+        refreshWeights = settings.weightTable(processing: false)
+        processingWeights = settings.weightTable(processing: true)
+    }
+
+    mutating func appInstalled(usageDays: Int) { apps.append(SchedulerAppState(usageDays: usageDays)) }
+
+    /// The app's process ended: a fetch in flight ends with it; what the
+    /// scheduler knows of the app stays.
+    @inline(__always) mutating func processEnded(_ app: AppID) {
+        if apps[Int(app.index)].fetchInFlight != nil { apps[Int(app.index)].fetchInFlight = nil }
+    }
+
+    /// Something changed for `app`: judge it again at the next evaluation if
+    /// the scheduler has anything of it in hand (`running`: the app runs a task).
+    @inline(__always) mutating func markDirty(_ app: AppID, running: Bool) {
+        if dirty { return }
+        if running || pendingTasks.has(app) || fetchRank[app.index] != nil { dirtyApps.insert(app.index) }
+    }
+
+    /// Time alone changes an answer about `app` at `time`: judge it again
+    /// then. Only the earliest wake of an app is kept.
+    mutating func wake(_ app: AppID, at time: Nanoseconds) {
+        if let earlier = wakeAt[app.index], earlier <= time { return }
+        wakeAt[app.index] = time
+        wakes.insert(SchedulerWakeEntry(time: time, app: app.index))
+    }
+
+    /// The one event to queue for the earliest wake, if it is not queued already.
+    mutating func nextWakeEvent() -> (event: EngineEvent, at: Nanoseconds)? {
+        guard let first = wakes.min else { wake = nil; return nil }
+        guard wake != first.time else { return nil }
+        generation &+= 1
+        wake = first.time
+        return (.schedulerWake(generation: generation), first.time)
+    }
+
+    /// The app sets (`interval` non-nil) or clears its fetch interval: it
+    /// joins the fetch candidates at the end, or leaves them.
+    mutating func setFetchInterval(_ app: AppID, _ interval: Nanoseconds?) {
+        apps[Int(app.index)].fetchInterval = interval
+        if interval != nil && fetchRank[app.index] == nil {
+            fetchApps.append(app)
+            fetchRank[app.index] = nextFetchRank
+            nextFetchRank += 1
+        }
+        if interval == nil && fetchRank[app.index] != nil {
+            fetchApps.removeAll { $0 == app }
+            fetchRank[app.index] = nil
+        }
+        dirtyApps.insert(app.index)
+    }
+
+    /// Keeps a request's event for `explain`, dropping the oldest quarter when full.
+    mutating func noteHistory(_ entry: TaskHistoryEntry) {
+        taskHistory.append(entry)
+        if taskHistory.count > 4096 { taskHistory.removeFirst(1024) }
+    }
+}
+
+/// What the scheduler knows of one app; it survives termination (but a
+/// fetch in flight, which ends with the process).
+struct SchedulerAppState: Sendable {
+    // MARK: The usage predictor
+    var usage: UsageHistory
+    var predictionCache: (bin: Int64, uses: Int, predicted: Nanoseconds?)?
+    /// Per quarter-hour use counts over the past days, as of one day
+    /// (kept as separate fields: reading a tuple holding an array copies it).
+    var usageTableDay: Int64 = -1
+    var usageTableUses = -1
+    var usageCounts: [UInt8] = []
+    var usageObserved: Int64 = 0
+
+    // MARK: Background fetch (SPEC §6)
+    var fetchInFlight: FetchInFlight?
+    /// `setMinimumBackgroundFetchInterval`; nil is "never" (the default).
+    var fetchInterval: Nanoseconds?
+    var lastFetch: Nanoseconds?
+    var fetchStanding = FetchStanding()
+    var fetchNumber: UInt32 = 0
+    /// What held the last fetch opportunity back (a deferral is traced when it changes).
+    var fetchDeferKey: Engine.DecisionKey?
+
+    // MARK: Budgets and spacing (dasd's policies)
+    var lastBackgroundLaunch: Nanoseconds?
+    /// When a processing task of the app last ended, and whether it succeeded.
+    var lastProcessingEnd: (time: Nanoseconds, success: Bool)?
+    /// Tasks left uncompleted; each doubles the spacing between launches.
+    var penalties = 0
+    /// Time awake in the background today (EnergyBudgetPolicy), stretches that have ended.
+    var energy = DailyCounter<Nanoseconds>()
+    var energyStartedAt: Nanoseconds?
+    /// Background launches over cellular today (DataBudgetPolicy).
+    var cellularLaunches = DailyCounter<Int>()
+
+    init(usageDays: Int) { usage = UsageHistory(days: usageDays) }
+
+    /// The app left the background: the stretch awake there is spent energy
+    /// (every second counts, SPEC §12, busy or waiting).
+    @inline(__always) mutating func stopEnergyClock(now: Nanoseconds, wallClockOffset: Nanoseconds) {
+        guard let started = energyStartedAt else { return }
+        energyStartedAt = nil
+        energy.add(now - started, at: now, day: .calendar(wallClockOffset: wallClockOffset))
+    }
+}

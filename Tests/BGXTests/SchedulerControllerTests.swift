@@ -1,0 +1,110 @@
+@testable import BGXCore
+import Testing
+
+/// SPEC §5, §6's scheduler controller on its own: no engine, no device —
+/// when it looks again, which apps it judges, what it keeps of an app.
+@Suite struct SchedulerControllerTests {
+    let news = AppID(index: 0)
+    let mail = AppID(index: 1)
+
+    func controller() -> SchedulerController {
+        var c = SchedulerController(settings: SchedulerSettings())
+        c.appInstalled(usageDays: 7)
+        c.appInstalled(usageDays: 7)
+        return c
+    }
+
+    @Test("An app the scheduler holds nothing of is not judged again when something happens to it; one running a task is")
+    func onlyAppsInHandAreMarked() {
+        var c = controller()
+        c.markDirty(news, running: false)
+        #expect(c.dirtyApps.isEmpty)
+        c.markDirty(news, running: true)
+        #expect(c.dirtyApps.contains(news.index))
+    }
+
+    @Test("After a device change every app is judged, so marking one app adds nothing")
+    func everythingDirtyMarksNoApp() {
+        var c = controller()
+        c.dirty = true
+        c.markDirty(news, running: true)
+        #expect(c.dirtyApps.isEmpty)
+    }
+
+    @Test("Only an app's earliest wake is kept, and one scheduler wake is queued, for the earliest of all apps")
+    func earliestWakeOnly() {
+        var c = controller()
+        c.wake(news, at: Time.minutes(10))
+        c.wake(news, at: Time.minutes(20))
+        #expect(c.wakeAt[news.index] == Time.minutes(10))
+        c.wake(mail, at: Time.minutes(5))
+        let first = c.nextWakeEvent()
+        #expect(first?.event == .schedulerWake(generation: 1))
+        #expect(first?.at == Time.minutes(5))
+        // Already queued for that moment: no second event.
+        #expect(c.nextWakeEvent() == nil)
+        #expect(c.wake == Time.minutes(5))
+    }
+
+    @Test("With no wake left the scheduler has nothing queued")
+    func noWakeNoEvent() {
+        var c = controller()
+        #expect(c.nextWakeEvent() == nil)
+        #expect(c.wake == nil)
+    }
+
+    @Test("SPEC §6: fetch apps are judged in the order they set an interval; setting it to never removes the app")
+    func fetchCandidatesKeepTheirOrder() {
+        var c = controller()
+        c.setFetchInterval(mail, Time.minutes(30))
+        c.setFetchInterval(news, Time.minutes(15))
+        #expect(c.fetchApps == [mail, news])
+        #expect(c.fetchRank[mail.index] == 0 && c.fetchRank[news.index] == 1)
+        #expect(c.dirtyApps.contains(mail.index) && c.dirtyApps.contains(news.index))
+        c.setFetchInterval(mail, nil)
+        #expect(c.fetchApps == [news])
+        #expect(c.fetchRank[mail.index] == nil)
+        #expect(c.apps[Int(mail.index)].fetchInterval == nil)
+        // Setting it again puts the app last.
+        c.setFetchInterval(mail, Time.minutes(30))
+        #expect(c.fetchApps == [news, mail])
+    }
+
+    @Test("SPEC §6: a process's end ends its fetch in flight; what the scheduler knows of the app stays")
+    func processEndKeepsTheKnowledge() {
+        var c = controller()
+        c.apps[0].fetchInFlight = FetchInFlight(number: 1, started: 0)
+        c.apps[0].penalties = 2
+        c.apps[0].usage.noteUse(at: Time.hours(9), wall: Time.hours(9))
+        c.processEnded(news)
+        #expect(c.apps[0].fetchInFlight == nil)
+        #expect(c.apps[0].penalties == 2)
+        #expect(c.apps[0].usage.lastUse == Time.hours(9))
+    }
+
+    @Test("SPEC §12: every second awake in the background is energy, counted when the app leaves the background")
+    func energyCountsTheStretch() {
+        var a = SchedulerAppState(usageDays: 7)
+        a.energyStartedAt = Time.hours(1)
+        a.stopEnergyClock(now: Time.hours(1) + Time.seconds(40), wallClockOffset: 0)
+        #expect(a.energy.spent(at: Time.hours(2)) == Time.seconds(40))
+        #expect(a.energyStartedAt == nil)
+        // A clock that is not running adds nothing.
+        a.stopEnergyClock(now: Time.hours(3), wallClockOffset: 0)
+        #expect(a.energy.spent(at: Time.hours(3)) == Time.seconds(40))
+        // The budget is per calendar day: the next day starts from nothing.
+        #expect(a.energy.spent(at: Time.days(1)) == 0)
+    }
+
+    @Test("The request history keeps the newest events, dropping the oldest quarter when it passes 4096")
+    func historyIsBounded() {
+        var c = controller()
+        for k in 0...4096 {
+            c.noteHistory(TaskHistoryEntry(time: Nanoseconds(k), app: news, identifier: TextID(index: 0),
+                                           event: "deferred", detail: nil, earliest: nil))
+        }
+        #expect(c.taskHistory.count == 4097 - 1024)
+        #expect(c.taskHistory.first?.time == 1024)
+        #expect(c.taskHistory.last?.time == 4096)
+    }
+}
