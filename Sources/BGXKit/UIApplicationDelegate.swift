@@ -126,3 +126,11 @@ final class UIKitDelegateBridge: ApplicationDelegate {
         delegate.application(application, didRegisterForRemoteNotificationsWithDeviceToken: deviceToken)
     }
 }
+
+extension Application {
+    /// A UIKit-named delegate on BGXApp's delegate path, for a host other
+    /// than the simulated device (the live host's `LiveApplication.main`).
+    public static func delegate(runningUIKit delegate: UIApplicationDelegate) -> ApplicationDelegate {
+        UIKitDelegateBridge(delegate)
+    }
+}
