@@ -108,8 +108,7 @@ public protocol SystemConnection: AnyObject {
     /// What the system keeps of a task for the app's next process, as
     /// nsurlsessiond does: its session-wide `taskIdentifier`, handed out when
     /// the app creates the task, its `taskDescription` and its size.
-    /// nil: the host keeps no count, and the session object counts for its process.
-    func nextTaskIdentifier(session: String) -> Int?
+    func nextTaskIdentifier(session: String) -> Int
     func rememberTransfer(_ task: Int32, taskIdentifier: Int, description: String?, bytes: Int64)
     func rememberedTransfer(_ task: Int32) -> (taskIdentifier: Int, description: String?, bytes: Int64)?
     // Pushes and VoIP (SPEC §7, §4)
@@ -133,19 +132,6 @@ public protocol SystemConnection: AnyObject {
 /// it calls into an app, so `Application.shared` resolves to that app.
 public enum ProcessContext {
     @TaskLocal public static var current: Application?
-}
-
-/// A host that keeps nothing for an app's next process (the live host, so
-/// far): task identifiers count within a process, and a relaunched process
-/// gets no task descriptions and no Bluetooth restoration.
-extension SystemConnection {
-    public func nextTaskIdentifier(session: String) -> Int? { nil }
-    public func rememberTransfer(_ task: Int32, taskIdentifier: Int, description: String?, bytes: Int64) {}
-    public func rememberedTransfer(_ task: Int32) -> (taskIdentifier: Int, description: String?, bytes: Int64)? { nil }
-    public func keepRestoreIdentifier(_ identifier: String, peripheral: Bool, kept: Bool) {}
-    public func restoreIdentifiers(peripheral: Bool) -> [String] { [] }
-    public func setRestorationState(_ state: Any?, for identifier: String, peripheral: Bool) {}
-    public func restorationState(for identifier: String, peripheral: Bool) -> Any? { nil }
 }
 
 extension SystemConnection {

@@ -103,8 +103,6 @@ public final class URLSession {
     let connection: SystemConnection
     /// By the system's transfer task.
     var tasks: [Int32: URLSessionTask] = [:]
-    /// The last task identifier this object handed out (for a host that keeps no count).
-    var lastTaskIdentifier = 0
 
     /// Creates (or, in a relaunched app, recreates) the session: the system
     /// reconnects it to its transfers by identifier and delivers what waited.
@@ -222,11 +220,8 @@ public class URLSessionTask {
         self.session = session
         self.originalURL = url
         self.kind = kind
-        let next = taskIdentifier
+        self.taskIdentifier = taskIdentifier
             ?? session.connection.nextTaskIdentifier(session: session.configuration.identifier ?? "")
-            ?? session.lastTaskIdentifier + 1
-        session.lastTaskIdentifier = max(session.lastTaskIdentifier, next)
-        self.taskIdentifier = next
     }
 
     /// Sets the description the system kept, without telling the system again.

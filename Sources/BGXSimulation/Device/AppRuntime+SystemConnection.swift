@@ -273,7 +273,7 @@ extension AppRuntime {
     public func pendingTransfers(session: String) -> [(task: Int32, kind: TransferKind, bytes: Int64, remaining: Int64)] {
         device.withEngine { $0.pendingTransfers(for: app, session: session) }
     }
-    public func nextTaskIdentifier(session: String) -> Int? {
+    public func nextTaskIdentifier(session: String) -> Int {
         device.transferBook[app, default: TransferBook()].nextIdentifier(session: session)
     }
     public func rememberTransfer(_ task: Int32, taskIdentifier: Int, description: String?, bytes: Int64) {
