@@ -78,18 +78,24 @@ let package = Package(
             name: "bgx-live-kitapp", dependencies: ["BGXApp", "BGXLiveApp"], path: "Tests/LiveKitApp", swiftSettings: v5),
         .testTarget(
             name: "BGXLiveTests",
-            dependencies: ["BGXLive", "BGXCore", "BGXSimulation", "BGXKit", "ColorFeedExample"],
+            dependencies: [
+                "BGXLive", "BGXCore", "BGXSimulation", "BGXKit", "ColorFeedExample",
+                // Property tests of the frame decoder.
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
             swiftSettings: v5),
         // Examples/: iOS-style app code compiled for bgx through BGXKit.
         .target(name: "ColorFeedExample", dependencies: ["BGXKit"], path: "Examples/ColorFeed", swiftSettings: v5),
         .target(name: "MessengerExample", dependencies: ["BGXKit"], path: "Examples/Messenger", swiftSettings: v5),
+        .target(name: "CallerExample", dependencies: ["BGXKit"], path: "Examples/Caller", swiftSettings: v5),
         // Examples/ColorFeed's unchanged AppDelegate as a real process under `bgx daemon`.
         .executableTarget(
             name: "colorfeed-live", dependencies: ["ColorFeedExample", "BGXKit", "BGXLiveApp"],
             path: "Examples/ColorFeedLive", swiftSettings: v5),
         .testTarget(
             name: "BGXKitTests",
-            dependencies: ["BGXKit", "BGXSimulation", "BGXCore", "ColorFeedExample", "MessengerExample"],
+            dependencies: ["BGXKit", "BGXSimulation", "BGXCore", "ColorFeedExample", "MessengerExample",
+                           "CallerExample"],
             swiftSettings: v5),
         .testTarget(
             name: "BGXTests",

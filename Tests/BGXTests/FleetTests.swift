@@ -243,6 +243,52 @@ struct FleetDaskTests {
         #expect(lines.filter { $0.contains("same bytes as one process") }.count == 2, "\(output)")
         #expect(lines.contains { $0.contains("one process") && $0.contains("device-days/s") })
         #expect(output.contains("speed-up from one Dask worker to two: "))
+        // Each run says where its time went: bgx's CPU, everything else's, how busy the workers were.
+        let runs = lines.filter { $0.contains("device-days/s") }
+        #expect(runs.count == 3 && runs.allSatisfy { $0.contains("CPU: bgx ") && $0.contains("% busy") }, "\(output)")
+    }
+
+    /// What a shard task does is wait for its bgx process, so the LocalCluster
+    /// the driver starts has one thread per worker process and Dask's own
+    /// sampling (profiler, event-loop tick, memory and system monitors) slowed
+    /// down — in the worker processes too, which get it from their nannies.
+    static let clusterSurvey = #"""
+    import json, os, dask
+    from bgxfleet import QUIET_CLUSTER, local_cluster
+    if __name__ == "__main__":
+        with local_cluster(2) as client:
+            workers = client.run(lambda: {"pid": os.getpid(), "config": json.dumps(
+                {k: dask.config.get(k) for k in QUIET_CLUSTER}, sort_keys=True)})
+            threads = [w["nthreads"] for w in client.scheduler_info()["workers"].values()]
+            print(json.dumps({"driver": os.getpid(), "threads": threads, "workers": list(workers.values()),
+                              "quiet": json.dumps(QUIET_CLUSTER, sort_keys=True),
+                              "profiler": QUIET_CLUSTER["distributed.worker.profile.enabled"]}))
+    """#
+
+    @Test("the driver's LocalCluster: worker processes of one thread each, Dask's profiler off and its monitors slowed in every worker",
+          .enabled(if: daskAvailable || required, "python3 with dask.distributed is not installed (pip install dask distributed)"))
+    func quietLocalCluster() throws {
+        try #require(Self.daskAvailable, "BGX_REQUIRE_DASK is set but python3 cannot import dask.distributed")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bgx-fleet-cluster-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let venv = try Self.install(into: dir)
+        let script = dir.appendingPathComponent("survey.py")
+        try Self.clusterSurvey.write(to: script, atomically: true, encoding: .utf8)
+        let (status, output) = try ReportBrowserTests.execute(venv + "/bin/python", [script.path])
+        try #require(status == 0, "\(output)")
+        let line = try #require(output.split(separator: "\n").last.map(String.init))
+        let survey = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(survey["threads"] as? [Int] == [1, 1])
+        let workers = try #require(survey["workers"] as? [[String: Any]])
+        let pids = Set(workers.compactMap { $0["pid"] as? Int })
+        #expect(pids.count == 2 && !pids.contains(survey["driver"] as? Int ?? -1), "two worker processes of their own: \(line)")
+        #expect(survey["profiler"] as? Bool == false)
+        let quiet = try #require(survey["quiet"] as? String)
+        #expect(quiet.contains(#""distributed.admin.tick.interval": "1s""#), "\(quiet)")
+        for worker in workers {
+            #expect(worker["config"] as? String == quiet, "a worker runs with \(worker["config"] ?? "?"), not \(quiet)")
+        }
     }
 
     @Test("bgx-fleet-dask, pip-installed, on a LocalCluster writes what one bgx fleet process writes, byte for byte",

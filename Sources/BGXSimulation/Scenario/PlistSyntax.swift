@@ -15,6 +15,7 @@ enum PlistSyntax {
     }
 
     static func firstProblem(in data: Data) -> Problem? {
+        if let encoding = declaredEncodingProblem(in: data) { return encoding }
         let parser = XMLParser(data: data)
         let checker = Checker()
         parser.delegate = checker
@@ -25,6 +26,30 @@ enum PlistSyntax {
                            message: "malformed XML: \(reason)")
         }
         return checker.problem
+    }
+
+    /// A property list is UTF-8, and one declaring another encoding is refused
+    /// before XMLParser sees it: the libxml2 under it (2.9) can crash switching
+    /// to an encoding it reaches through iconv — `<?xml version="1.0"
+    /// encoding="UTF7"` and one stray byte is enough (found by fuzzing).
+    static func declaredEncodingProblem(in data: Data) -> Problem? {
+        // The declaration is the document's first thing (after a byte order mark), in ASCII.
+        let head = Array(data.prefix(256))
+        let start = head.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        guard head[start...].starts(with: Array("<?xml".utf8)) else { return nil }
+        let declaration = String(decoding: head[start...].prefix { $0 != UInt8(ascii: ">") }.map { $0 < 0x80 ? $0 : 0x3F },
+                                 as: UTF8.self)
+        guard let name = declaration.range(of: "encoding") else { return nil }
+        let rest = declaration[name.upperBound...].drop { $0 == " " || $0 == "=" || $0 == "\t" }
+        let value = rest.dropFirst().prefix { $0 != "\"" && $0 != "'" }
+        let quoted = rest.first == "\"" || rest.first == "'"
+        if quoted, rest.dropFirst(value.count + 1).first == rest.first, ["utf-8", "utf8"].contains(value.lowercased()) {
+            return nil
+        }
+        let column = start + declaration.distance(from: declaration.startIndex, to: name.lowerBound) + 1
+        return Problem(line: 1, column: column,
+                       message: "the XML declaration's encoding is \(quoted ? "'\(value)'" : "not a quoted name"); "
+                           + "a property list is UTF-8 (encoding=\"UTF-8\")")
     }
 
     static func describe(_ error: Error) -> String {
