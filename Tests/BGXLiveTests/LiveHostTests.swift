@@ -247,7 +247,8 @@ struct LiveHostTests {
         try host.wait(for: ["kind": "state", "to": "active", "app": "com.example.small"])
         try host.ctl("launch", "com.example.hog")
         let kill = try host.wait(for: ["kind": "terminate", "reason": "memoryPressure", "app": "com.example.hog"])
-        #expect((kill["footprintMB"] as? Double).map { $0 >= 200 } ?? false, "\(kill)")
+        // Sampled as it grows: killed once past the per-process limit (55 % of 256 MB), not necessarily at 200 MB.
+        #expect((kill["footprintMB"] as? Double).map { $0 > 140 } ?? false, "\(kill)")
         #expect(kill["cause"] as? String == "perProcessLimit")
         try host.wait(for: ["kind": "process.exit", "how": "signal 9", "app": "com.example.hog"])
         #expect(!host.lines.contains { $0["kind"] as? String == "terminate" && $0["app"] as? String == "com.example.small" })
