@@ -25,6 +25,8 @@ public final class LiveSystemConnection: SystemConnection {
     var voipPushHandler: ((@escaping () -> Void) -> Void)?
     var voipSocketHandler: (() -> Void)?
     var keepAliveHandler: (() -> Void)?
+    var taskIdentifiers: [String: Int] = [:]
+    var rememberedTransfers: [Int32: (taskIdentifier: Int, description: String?, bytes: Int64)] = [:]
     public internal(set) var launchCause: LaunchCause?
     public internal(set) var launchNotification: String?
 
@@ -260,6 +262,18 @@ public final class LiveSystemConnection: SystemConnection {
     public func closeAccessorySession(_ transport: AccessoryTransport) {
         ask("closeAccessorySession", ["transport": "\(transport)"])
     }
+    /// Core Bluetooth state restoration needs the system to keep a manager's
+    /// connection for the next process; the live host has no Bluetooth to keep,
+    /// so nothing is restored and the app is told once.
+    public func keepRestoreIdentifier(_ identifier: String, peripheral: Bool, kept: Bool) {
+        guard kept, !refusals.contains(Self.noBluetoothRestoration) else { return }
+        refusals.append(Self.noBluetoothRestoration)
+        FileHandle.standardError.write(Data("bgx live: \(Self.noBluetoothRestoration)\n".utf8))
+    }
+    static let noBluetoothRestoration = "keepRestoreIdentifier: not yet supported: Core Bluetooth state restoration on the live host"
+    public func restoreIdentifiers(peripheral: Bool) -> [String] { [] }
+    public func setRestorationState(_ state: Any?, for identifier: String, peripheral: Bool) {}
+    public func restorationState(for identifier: String, peripheral: Bool) -> Any? { nil }
 
     // Core Bluetooth state restoration: nothing is kept for a next process live yet.
     public func keepRestoreIdentifier(_ identifier: String, peripheral: Bool, kept: Bool) {
@@ -284,6 +298,19 @@ public final class LiveSystemConnection: SystemConnection {
     public func pendingTransfers(session: String) -> [(task: Int32, kind: TransferKind, bytes: Int64, remaining: Int64)] {
         ask("pendingTransfers", ["session": session])
         return []
+    }
+    /// Task identifiers and descriptions, kept by this process only: the live
+    /// host refuses background transfers, so there is nothing for a next
+    /// process to reconnect to.
+    public func nextTaskIdentifier(session: String) -> Int {
+        taskIdentifiers[session, default: 0] += 1
+        return taskIdentifiers[session]!
+    }
+    public func rememberTransfer(_ task: Int32, taskIdentifier: Int, description: String?, bytes: Int64) {
+        rememberedTransfers[task] = (taskIdentifier, description, bytes)
+    }
+    public func rememberedTransfer(_ task: Int32) -> (taskIdentifier: Int, description: String?, bytes: Int64)? {
+        rememberedTransfers[task]
     }
 
     /// Task identifiers and what is remembered of tasks, within this process
