@@ -275,14 +275,6 @@ public final class LiveSystemConnection: SystemConnection {
     public func setRestorationState(_ state: Any?, for identifier: String, peripheral: Bool) {}
     public func restorationState(for identifier: String, peripheral: Bool) -> Any? { nil }
 
-    // Core Bluetooth state restoration: nothing is kept for a next process live yet.
-    public func keepRestoreIdentifier(_ identifier: String, peripheral: Bool, kept: Bool) {
-        ask("keepRestoreIdentifier", ["identifier": identifier, "peripheral": "\(peripheral)", "kept": "\(kept)"])
-    }
-    public func restoreIdentifiers(peripheral: Bool) -> [String] { [] }
-    public func setRestorationState(_ state: Any?, for identifier: String, peripheral: Bool) {}
-    public func restorationState(for identifier: String, peripheral: Bool) -> Any? { nil }
-
     // MARK: Background transfers
 
     public func attach(_ session: URLSession) {
@@ -311,21 +303,6 @@ public final class LiveSystemConnection: SystemConnection {
     }
     public func rememberedTransfer(_ task: Int32) -> (taskIdentifier: Int, description: String?, bytes: Int64)? {
         rememberedTransfers[task]
-    }
-
-    /// Task identifiers and what is remembered of tasks, within this process
-    /// (the daemon refuses transfers, so there is no next process to hand them to).
-    var taskIdentifiers: [String: Int] = [:]
-    var remembered: [Int32: (taskIdentifier: Int, description: String?, bytes: Int64)] = [:]
-    public func nextTaskIdentifier(session: String) -> Int {
-        taskIdentifiers[session, default: 0] += 1
-        return taskIdentifiers[session]!
-    }
-    public func rememberTransfer(_ task: Int32, taskIdentifier: Int, description: String?, bytes: Int64) {
-        remembered[task] = (taskIdentifier, description, bytes)
-    }
-    public func rememberedTransfer(_ task: Int32) -> (taskIdentifier: Int, description: String?, bytes: Int64)? {
-        remembered[task]
     }
 
     // MARK: Pushes and VoIP
