@@ -96,7 +96,10 @@ let package = Package(
         .target(name: "BGXLiveApp", dependencies: ["BGXApp", "BGXCore", "BGXLive"], swiftSettings: v5),
         .executableTarget(
             name: "bgx-daemon",
-            dependencies: ["BGXLive", "BGXLiveStore", "BGXCore", "BGXSimulation", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "BGXLive", "BGXLiveStore", "BGXCore", "BGXSimulation", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ],
             swiftSettings: v5),
         // A small app the live host's tests run as a real process.
         .executableTarget(name: "bgx-live-testapp", dependencies: ["BGXLive"], path: "Tests/LiveTestApp", swiftSettings: v5),

@@ -401,17 +401,24 @@ public class CBPeripheralManager: NSObject {
         bridge.owner = self
         manager = PeripheralManager(delegate: bridge, restoreIdentifier: restoreIdentifier)
         let connection = Application.shared.connection
-        var restore: [String: Any]?
         if let restoreIdentifier, connection.restoreIdentifiers(peripheral: true).contains(restoreIdentifier) {
             services = connection.restorationState(for: restoreIdentifier, peripheral: true) as? [CBMutableService] ?? []
             manager.startAdvertising()
-            restore = [CBPeripheralManagerRestoredStateServicesKey: services]
+            pendingRestore = [CBPeripheralManagerRestoredStateServicesKey: services]
         }
         connection.asyncAfter(seconds: 0) { [weak self] in
             guard let self else { return }
-            if let restore { self.delegate?.peripheralManager(self, willRestoreState: restore) }
+            self.restoreIfPending()
             self.delegate?.peripheralManagerDidUpdateState(self)
         }
+    }
+
+    /// `willRestoreState` comes before anything else the relaunched manager hears.
+    private var pendingRestore: [String: Any]?
+    private func restoreIfPending() {
+        guard let restore = pendingRestore else { return }
+        pendingRestore = nil
+        delegate?.peripheralManager(self, willRestoreState: restore)
     }
 
     public func add(_ service: CBMutableService) {
@@ -453,12 +460,14 @@ public class CBPeripheralManager: NSObject {
     }
 
     func writeArrived() {
+        restoreIfPending()
         let requests = writable.map { CBATTRequest(central: central, characteristic: $0, value: Data()) }
         guard !requests.isEmpty else { return }
         delegate?.peripheralManager(self, didReceiveWrite: requests)
     }
 
     func centralLeft() {
+        restoreIfPending()
         for characteristic in services.flatMap({ $0.characteristics ?? [] }) where characteristic.properties.contains(.notify) {
             delegate?.peripheralManager(self, central: central, didUnsubscribeFrom: characteristic)
         }

@@ -2,6 +2,7 @@ import ArgumentParser
 import BGXLive
 import Foundation
 import Glibc
+import Histogram
 
 /// `bgx-daemon bench`: a real daemon (a child process) with real apps (this
 /// executable again, as a bench app), measured from outside: the protocol's
@@ -109,15 +110,14 @@ struct Bench: ParsableCommand {
         return String(decoding: line, as: UTF8.self)
     }
 
-    /// Exact percentiles of the samples (nanoseconds), in microseconds.
+    /// Percentiles of the samples (nanoseconds), in microseconds, from an
+    /// HdrHistogram (three significant digits, 1 µs to 60 s).
     func summary(_ what: String, _ samples: [Int64]) -> String {
         guard !samples.isEmpty else { return "\(what): no samples" }
-        let sorted = samples.sorted()
-        func p(_ q: Double) -> String {
-            let v = sorted[min(sorted.count - 1, Int((q * Double(sorted.count)).rounded(.up)) - 1)]
-            return String(format: "%.0f µs", Double(v) / 1000)
-        }
-        return "\(what), \(sorted.count) samples: p50 \(p(0.5)), p99 \(p(0.99)), p99.9 \(p(0.999)), max \(p(1))"
+        var h = Histogram<UInt64>(lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: .three)
+        for ns in samples { _ = h.record(UInt64(max(1, min(ns / 1000, 60_000_000)))) }
+        func p(_ q: Double) -> String { "\(h.valueAtPercentile(q)) µs" }
+        return "\(what), \(samples.count) samples: p50 \(p(50)), p99 \(p(99)), p99.9 \(p(99.9)), max \(h.max) µs"
     }
 
     func cpuTicks(_ pid: Int32) -> Int64 {

@@ -26,6 +26,7 @@ struct Daemon: ParsableCommand {
     @Option(help: "Policy profile: modern, ios12, ios6 or ios26.") var profile = "modern"
     @Option(help: "How to suspend: auto, cgroup2, cgroup1 or sigstop.") var freezer = "auto"
     @Option(help: "The device's memory (e.g. 2GB); default: the machine's.") var memory: String?
+    @Option(help: "The CPU monitor's limit, in percent of its window (default: the profile's).") var cpuLimit: Int?
     @Option(help: "Run the engine's time this many times faster than the clock (tests).") var timeScale = 1
     @Flag(help: "Wait for the disk on every journal write (survives a power cut).") var fsync = false
 
@@ -33,6 +34,10 @@ struct Daemon: ParsableCommand {
         var options = DaemonOptions(stateDirectory: state, socketPath: socket)
         guard let p = PolicyProfile.named(profile) else { throw fail("unknown profile \(profile)") }
         options.profile = p
+        if let cpuLimit {
+            guard (1...100).contains(cpuLimit) else { throw fail("--cpu-limit must be between 1 and 100 (percent)") }
+            options.profile.scheduler.cpuLimitFraction = Double(cpuLimit) / 100
+        }
         guard let f = FreezerMode(rawValue: freezer) else { throw fail("--freezer is auto, cgroup2, cgroup1 or sigstop") }
         options.freezer = f
         if let memory {
@@ -62,6 +67,7 @@ struct Ctl: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Drive a running live host.")
     @Option(help: "The daemon's socket.") var socket: String
     @Flag(help: "With trace: keep printing lines as they happen.") var follow = false
+    @Flag(help: "With status: the same as one JSON object, each controller's dump as data.") var json = false
     @Argument(parsing: .captureForPassthrough, help: "VERB and its arguments.") var words: [String] = []
 
     func run() throws {
@@ -78,7 +84,7 @@ struct Ctl: ParsableCommand {
             }
             return
         }
-        let reply = try client.send(verb, args)
+        let reply = try client.send(verb, args + (json && !args.contains("--json") ? ["--json"] : []))
         if reply.ok == true {
             if let text = reply.text, text != "ok" { print(text) }
         } else {

@@ -26,6 +26,7 @@ struct Daemon: ParsableCommand {
     @Option(help: "Policy profile: modern, ios12, ios6 or ios26.") var profile = "modern"
     @Option(help: "How to suspend: auto, cgroup2, cgroup1 or sigstop.") var freezer = "auto"
     @Option(help: "The device's memory (e.g. 2GB); default: the machine's.") var memory: String?
+    @Option(help: "The CPU monitor's limit, in percent of its window (default: the profile's).") var cpuLimit: Int?
     @Option(help: "Run the engine's time this many times faster than the clock (tests).") var timeScale = 1
     @Flag(help: "Wait for the disk on every journal write (survives a power cut).") var fsync = false
 
@@ -33,6 +34,7 @@ struct Daemon: ParsableCommand {
         var arguments = ["daemon", "--state", state, "--socket", socket, "--profile", profile, "--freezer", freezer,
                          "--time-scale", "\(timeScale)"]
         if let memory { arguments += ["--memory", memory] }
+        if let cpuLimit { arguments += ["--cpu-limit", "\(cpuLimit)"] }
         if fsync { arguments.append("--fsync") }
         try handOverToLiveHost(arguments)
     }
@@ -43,9 +45,10 @@ struct Ctl: ParsableCommand {
         abstract: "Drive a running live host: install, launch, home, lock, push, device, status, explain, trace …")
     @Option(help: "The daemon's socket.") var socket: String
     @Flag(help: "With trace: keep printing lines as they happen.") var follow = false
+    @Flag(help: "With status: the same as one JSON object, each controller's dump as data.") var json = false
     @Argument(parsing: .captureForPassthrough, help: "VERB and its arguments.") var words: [String] = []
 
     func run() throws {
-        try handOverToLiveHost(["ctl", "--socket", socket] + (follow ? ["--follow"] : []) + words)
+        try handOverToLiveHost(["ctl", "--socket", socket] + (follow ? ["--follow"] : []) + (json ? ["--json"] : []) + words)
     }
 }

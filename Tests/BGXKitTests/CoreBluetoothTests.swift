@@ -69,6 +69,42 @@ final class HeartRateAppDelegate: UIResponder, UIApplicationDelegate, CBCentralM
     }
 }
 
+/// A watch companion: publishes a writable characteristic as a peripheral, with a restore identifier.
+final class CompanionAppDelegate: UIResponder, UIApplicationDelegate, CBPeripheralManagerDelegate {
+    static let journal = Journal()
+    var manager: CBPeripheralManager?
+    var restored = false
+
+    func application(_ application: UIApplication,
+                     didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?) -> Bool {
+        let peripherals = launchOptions?[.bluetoothPeripherals] as? [String]
+        Self.journal.write("launch \(peripherals.map { "peripherals \($0)" } ?? "by the person")")
+        manager = CBPeripheralManager(delegate: self, queue: nil,
+                                      options: [CBPeripheralManagerOptionRestoreIdentifierKey: "com.example.companion"])
+        return true
+    }
+
+    func peripheralManager(_ peripheral: CBPeripheralManager, willRestoreState dict: [String: Any]) {
+        let services = dict[CBPeripheralManagerRestoredStateServicesKey] as? [CBMutableService] ?? []
+        Self.journal.write("restored \(services.count) service")
+        restored = true
+    }
+
+    func peripheralManagerDidUpdateState(_ peripheral: CBPeripheralManager) {
+        guard peripheral.state == .poweredOn, !restored else { return }
+        let service = CBMutableService(type: CBUUID(string: "FFF0"), primary: true)
+        service.characteristics = [CBMutableCharacteristic(type: CBUUID(string: "FFF1"), properties: [.write],
+                                                           value: nil, permissions: [.writeable])]
+        peripheral.add(service)
+        peripheral.startAdvertising([CBAdvertisementDataServiceUUIDsKey: [service.uuid]])
+    }
+
+    func peripheralManager(_ peripheral: CBPeripheralManager, didReceiveWrite requests: [CBATTRequest]) {
+        Self.journal.write("write to \(requests.map(\.characteristic.uuid.uuidString)) while \(UIApplication.shared.applicationState)")
+        for request in requests { peripheral.respond(to: request, withResult: .success) }
+    }
+}
+
 /// An accessory's app: an `EASession` kept open in the background.
 final class DashcamAppDelegate: UIResponder, UIApplicationDelegate, StreamDelegate {
     static let journal = Journal()
@@ -128,6 +164,30 @@ struct CoreBluetoothTests {
             "measurement while background",
         ])
         #expect(device.story(of: app, only: ["launch"]).last?.hasSuffix("launch") == true)
+    }
+
+    @Test("SPEC §4, §11: a peripheral manager with bluetooth-peripheral hears a central's write while suspended; killed by the system, it is relaunched with its restore identifier in .bluetoothPeripherals and willRestoreState brings back its service")
+    func peripheralIsRestored() {
+        CompanionAppDelegate.journal.entries = []
+        let device = SimulatedDevice()
+        let app = device.install(AppManifest(bundleIdentifier: "com.example.companion",
+                                             backgroundModes: [.bluetoothPeripheral])) { CompanionAppDelegate() }
+        device.perform(.launch(app))
+        device.advance(seconds: 5)
+        device.perform(.home)
+        device.advance(seconds: 60)
+        data(device, app, .bluetooth)
+        device.advance(seconds: 60)
+        device.change(.memory(1))
+        device.change(.memory(DeviceState().memory))
+        #expect(device.state(of: app) == .notRunning)
+        data(device, app, .bluetooth)
+        device.advance(seconds: 60)
+        #expect(CompanionAppDelegate.journal.entries == [
+            "launch by the person", "write to [\"FFF1\"] while background",
+            "launch peripherals [\"com.example.companion\"]", "restored 1 service",
+            "write to [\"FFF1\"] while background",
+        ])
     }
 
     @Test("SPEC §4: without bluetooth-central the connection drops when the app leaves the front; the peripheral's data does not reach it")

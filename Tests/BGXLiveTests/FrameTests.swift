@@ -47,3 +47,17 @@ struct FrameTests {
         #expect(throws: FrameError.self) { try LiveMessage.decode(payload) }
     }
 }
+
+@Suite("live protocol messages")
+struct MessageEncodingTests {
+    @Test("a message written by hand reads back the same through JSONDecoder, whatever its strings hold")
+    func handWrittenJSON() throws {
+        let tricky = "quote \" backslash \\ newline \n tab \t control \u{01} é ✓ 🚀"
+        let message = LiveMessage(type: "reply", seq: 42, role: "app", app: tricky, name: "n\u{7f}",
+                                  args: ["z": tricky, "a": "", "\u{0}k": "v"], ok: false, text: tricky)
+        #expect(try LiveMessage.decode(message.encoded()) == message)
+        let bare = LiveMessage(type: "ack")
+        #expect(String(decoding: bare.encoded(), as: UTF8.self) == "{\"type\": \"ack\"}")
+        #expect(try LiveMessage.decode(bare.encoded()) == bare)
+    }
+}

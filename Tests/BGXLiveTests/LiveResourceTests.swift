@@ -8,18 +8,20 @@ import Testing
 /// uses, and PSI memory pressure.
 @Suite("live resources", .serialized)
 struct LiveResourceTests {
-    @Test("the CPU monitor from real CPU time: a background app spinning four threads is killed for CPU (80 % over 60 s)")
+    @Test("the CPU monitor from real CPU time: a background app spinning four threads is killed for CPU (30 % of 60 s)")
     func cpuLimitFromRealCPU() throws {
-        let host = try LiveHost(timeScale: 10)
+        // 30 %, not iOS's 80 %: four spinning threads get less than 80 % of a core on a machine busy with builds.
+        let host = try LiveHost(timeScale: 10, extra: ["--cpu-limit", "30"])
         try host.install("com.example.burner", behaviour: "burn", modes: ["audio"])
         try host.ctl("launch", "com.example.burner")
         try host.wait(for: ["kind": "state", "to": "active"])
         try host.ctl("home")
         let background = try host.wait(for: ["kind": "state", "to": "background"])
         let kill = try host.wait(for: ["kind": "terminate", "reason": "cpuLimit"], seconds: 60)
-        // 48 s of CPU in a 60 s window cannot be reached sooner than 48 s / 4 threads after going home.
+        // 18 s of CPU in a 60 s window cannot be reached sooner than 18 s / 4 threads after going home.
         let after = try #require(kill["t"] as? Double) - #require(background["t"] as? Double)
-        #expect(after >= 12, "killed \(after) s after going home")
+        #expect(after >= 4.5, "killed \(after) s after going home")
+        #expect("\(kill["detail"] ?? "")".contains("exceeds 30 %"), "\(kill)")
         try host.wait(for: ["kind": "process.exit", "how": "signal 9"])
         #expect(host.auditLog().contains("\"reason\": \"cpuLimit\""))
     }
@@ -33,7 +35,8 @@ struct LiveResourceTests {
         try host.ctl("home")
         try host.wait(for: ["kind": "state", "to": "background"])
         let kill = try host.wait(for: ["kind": "terminate", "reason": "memoryPressure", "app": "com.example.silent"])
-        #expect((kill["footprintMB"] as? Double).map { $0 >= 200 } ?? false, "\(kill)")
+        // Sampled as it grows: killed once past the per-process limit (55 % of 256 MB), not necessarily at 200 MB.
+        #expect((kill["footprintMB"] as? Double).map { $0 > 140 } ?? false, "\(kill)")
     }
 
     @Test("PSI: the daemon reads memory pressure where the kernel offers it and says so in status",

@@ -108,3 +108,66 @@ import Testing
         #expect(c.taskHistory.last?.time == 4096)
     }
 }
+
+/// SPEC §6's fetch rules in the scheduler controller: what a fetch is
+/// judged, what that does to the app's standing, what a start records.
+@Suite struct SchedulerControllerFetchTests {
+    let news = AppID(index: 0)
+    let settings = SchedulerSettings()
+
+    func controller() -> SchedulerController {
+        var c = SchedulerController(settings: settings)
+        c.appInstalled(usageDays: 7)
+        return c
+    }
+
+    @Test("SPEC §6: newData with no network work is a claim without fetching; past two thirds of the fetch time is slow; within a third is fast")
+    func fetchVerdicts() {
+        let timeout = settings.fetchTimeout
+        func verdict(_ result: BackgroundFetchResult, _ took: Nanoseconds, asyncWork: Int = 1) -> FetchVerdict {
+            SchedulerController.fetchVerdict(result: result, took: took, asyncWork: asyncWork, settings: settings)
+        }
+        #expect(verdict(.newData, Time.seconds(1), asyncWork: 0) == .claimedWithoutFetching)
+        #expect(verdict(.noData, Time.seconds(1), asyncWork: 0) == .fastAndHonest)
+        #expect(verdict(.newData, timeout / 3) == .fastAndHonest)
+        #expect(verdict(.newData, timeout / 3 + 1) == .ordinary)
+        #expect(verdict(.newData, timeout * 2 / 3 + 1) == .slow)
+    }
+
+    @Test("SPEC §6: a slow fetch multiplies the reputation by its factor, a fast honest one adds the reward up to 1, and it never falls below the floor")
+    func standingMoves() {
+        var c = controller()
+        c.judgeFetch(news, .slow, took: Time.seconds(25), now: 10, settings: settings)
+        #expect(c.apps[0].fetchStanding.reputation == settings.fetchReputationSlowFactor)
+        c.judgeFetch(news, .fastAndHonest, took: Time.seconds(2), now: 20, settings: settings)
+        #expect(abs(c.apps[0].fetchStanding.reputation - (settings.fetchReputationSlowFactor + settings.fetchReputationReward)) < 1e-12)
+        for k in 0..<5 { c.judgeFetch(news, .fastAndHonest, took: Time.seconds(2), now: 30 + Nanoseconds(k), settings: settings) }
+        #expect(c.apps[0].fetchStanding.reputation == 1)
+        for k in 0..<40 { c.judgeFetch(news, .timedOut, took: Time.seconds(30), now: 40 + Nanoseconds(k), settings: settings) }
+        #expect(c.apps[0].fetchStanding.reputation == settings.fetchReputationFloor)
+        #expect(c.apps[0].fetchStanding.counts[Int(FetchVerdict.timedOut.rawValue)] == 40)
+        #expect(c.apps[0].fetchStanding.last?.at == 79)
+    }
+
+    @Test("SPEC §6: a fetch start puts one fetch in flight, numbered, and counts as the app's last fetch and background launch")
+    func fetchStartRecords() {
+        var c = controller()
+        c.apps[0].fetchDeferKey = .waits(nil)
+        #expect(c.fetchStarted(news, now: Time.hours(1)) == 1)
+        #expect(c.apps[0].fetchInFlight?.number == 1)
+        #expect(c.apps[0].fetchInFlight?.started == Time.hours(1))
+        #expect(c.apps[0].lastFetch == Time.hours(1))
+        #expect(c.apps[0].lastBackgroundLaunch == Time.hours(1))
+        #expect(c.apps[0].fetchDeferKey == nil)
+        #expect(c.fetchStarted(news, now: Time.hours(2)) == 2)
+    }
+
+    @Test("SPEC §6, §12: waking for background work starts the energy clock once, and over cellular spends a launch of the data budget")
+    func wokenForBackgroundWork() {
+        var c = controller()
+        c.wokeForBackgroundWork(news, now: 100, cellular: false, wallClockOffset: 0)
+        c.wokeForBackgroundWork(news, now: 200, cellular: true, wallClockOffset: 0)
+        #expect(c.apps[0].energyStartedAt == 100)
+        #expect(c.apps[0].cellularLaunches.spent(at: 300) == 1)
+    }
+}

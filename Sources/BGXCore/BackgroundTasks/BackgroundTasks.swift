@@ -39,10 +39,16 @@ extension Engine {
                              + "Break in UIApplicationEndBackgroundTaskError() to debug."))
             return
         }
-        apps[i].tasks.remove(at: index)
-        setAssertion(.backgroundTask, !apps[i].tasks.isEmpty, i)
+        Self.end(&apps[i], at: index)
         record(app, .bgtaskEnd(id: id))
         suspendIfThreadFree(app)
+    }
+
+    /// `endBackgroundTask`'s changes to the app's record, in one access
+    /// (field by field, each write checked the apps array's uniqueness).
+    @inline(__always) static func end(_ a: inout AppProcess, at index: Int) {
+        a.tasks.remove(at: index)
+        a.assertions.set(.backgroundTask, !a.tasks.isEmpty)
     }
 
     /// `backgroundTimeRemaining`: effectively infinite in the foreground or

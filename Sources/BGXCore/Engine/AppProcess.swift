@@ -46,10 +46,6 @@ struct AppProcess: Sendable {
 
     // MARK: Memory and the responsible-background rules (SPEC §10)
     var memory = ProcessMemory()
-    // MARK: Long-running services (SPEC §4)
-    var services = AppServices()
-    // MARK: VoIP (SPEC §4); pushes are the push controller's
-    var voip = VoIPState()
 
     init(manifest: AppManifest) {
         self.manifest = manifest
@@ -79,8 +75,6 @@ extension AppProcess {
         runningTasks.clearKeepingCapacity()
         taskDeadline = nil
         taskWindowNumber &+= 1
-        voip.processEnded()
         cpu.intervals.clearKeepingCapacity()
-        services.processEnded()
     }
 }

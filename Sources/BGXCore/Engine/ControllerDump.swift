@@ -42,6 +42,8 @@ extension Engine {
         dumps.append(pushControllerDump(of: app))
         let notifications = notificationControllerDump(of: app)
         if !notifications.isEmpty { dumps.append(notifications) }
+        let services = servicesControllerDump(of: app)
+        if !services.isEmpty { dumps.append(services) }
         let scheduler = schedulerControllerDump(of: app)
         if scheduler.holdsSomething { dumps.append(scheduler) }
         if let continued = continuedProcessingSectionDump(of: app) { dumps.append(continued) }

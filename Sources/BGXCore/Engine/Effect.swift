@@ -20,9 +20,10 @@ enum Effect: Sendable, Equatable {
     /// Hands a push to the app's delegate, if the app still runs (the push controller's second step).
     case handPushToApp(AppID, Push, watched: Bool)
     /// A notification request dropped or refused, with the reason.
-    case notificationDrop(AppID, NotificationID, reason: String)
+    /// (Boxed, as is the next: their words would double every effect's size.)
+    indirect case notificationDrop(AppID, NotificationID, reason: String)
     /// A notification delivered to the app in front or to the user.
-    case notificationDeliver(AppID, NotificationID, toApp: Bool, alert: String?, sound: String?, badge: Int?,
+    indirect case notificationDeliver(AppID, NotificationID, toApp: Bool, alert: String?, sound: String?, badge: Int?,
                              reason: String?)
 }
 

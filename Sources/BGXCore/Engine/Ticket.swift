@@ -43,9 +43,9 @@ extension Engine {
         case .job: return apps[i].inFlight?.number == ticket.number
         case .backgroundWindow: return apps[i].windowNumber == ticket.number
         case .cpuCheck: return apps[i].cpu.checkNumber == ticket.number
-        case .audio: return apps[i].services.audio?.number == ticket.number
-        case .serviceWake: return apps[i].services.wakeNumber == ticket.number
-        case .keepAlive: return apps[i].voip.keepAliveGeneration == ticket.number
+        case .audio: return services.apps[i].audio?.number == ticket.number
+        case .serviceWake: return services.apps[i].wakeNumber == ticket.number
+        case .keepAlive: return services.apps[i].voip.keepAliveGeneration == ticket.number
         case .transferEvents: return transfers.apps[i].eventsWake?.number == ticket.number
         case .pushCompletion: return pushes.apps[i].awaitingCompletion.contains { $0.number == ticket.number }
         }

@@ -21,8 +21,10 @@ struct LaunchController: Sendable {
     }
 
     /// A verdict was acted on: the app was launched or woken, or a refusal stopped it.
-    mutating func note(_ record: LaunchRecord) {
+    /// The ring's storage is taken whole at the first verdict, not grown.
+    @inline(__always) mutating func note(_ record: LaunchRecord) {
         if ring.count < Self.capacity {
+            if ring.isEmpty { ring.reserveCapacity(Self.capacity) }
             ring.append(record)
         } else {
             ring[next] = record

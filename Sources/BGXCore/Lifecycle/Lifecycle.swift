@@ -283,8 +283,8 @@ extension Engine {
         case let .remoteNotification(number, type):
             deliver(.remoteNotification(number, type), to: app, watchdog: nil)
         case let .voipPush(number):
-            apps[i].voip.handlerRunning = number
-            apps[i].voip.reportedInHandler = false
+            services.apps[i].voip.handlerRunning = number
+            services.apps[i].voip.reportedInHandler = false
             deliver(.voipPush(number), to: app, watchdog: nil)
         case .voipSocket:
             deliver(.voipSocket, to: app, watchdog: nil)
@@ -328,11 +328,14 @@ extension Engine {
         apps[i].inFlight = nil
         // Its watchdog, not yet armed, is no longer needed (usually the last one noted).
         if let last = unarmedWatchdogs.last, last.app == app, last.ticket.number == job.number { unarmedWatchdogs.removeLast() }
-        if case .didFinishLaunching = job.callback { apps[i].launchFinished = true }
+        switch job.callback {
+        case .didFinishLaunching?: apps[i].launchFinished = true
         // SPEC §10: the app-switcher snapshot, once the app has had its chance to hide things.
-        if case .didEnterBackground = job.callback, apps[i].state == .background { takeSnapshot(app) }
-        if case .voipPush = job.callback, !voipHandlerReturned(app) { return }
-        if case let .expiringActivity(id, true) = job.callback { expiredCallReturned(app, id) }
+        case .didEnterBackground?: if apps[i].state == .background { takeSnapshot(app) }
+        case .voipPush?: if !voipHandlerReturned(app) { return }
+        case let .expiringActivity(id, true)?: expiredCallReturned(app, id)
+        default: break
+        }
         if let reason = job.terminateAfterwards {
             terminate(app, reason, detail: reason == .userForceQuit
                       ? "swiped away in the app switcher" : "willTerminate returned")
@@ -438,13 +441,15 @@ extension Engine {
         for task in apps[i].runningTasks {
             noteTaskHistory(app, task.identifier, "lost: the app was terminated (\(reason)) while it ran")
         }
-        stopEnergyClock(app)
+        // Usually stopped already, as the app left the background (`setState`): asked here first.
+        if scheduler.apps[i].energyStartedAt != nil { stopEnergyClock(app) }
         // Asked here first: a call per termination, with none running, cost about 5 instructions per engine event.
         if !continuedTasks.isEmpty { dropContinuedTasks(of: app, forceQuit: reason == .userForceQuit) }
         apps[i].processEnded()
         pushes.processEnded(app)
         scheduler.processEnded(app)
         transfers.processEnded(app)
+        services.processEnded(app)
         markSchedulerDirty(for: app)
         if frontApp == app { frontApp = nil }
         outbox.append(.terminate(app))

@@ -258,9 +258,16 @@ extension Engine {
     /// instant with a higher index.
     mutating func noteSuspended(_ app: AppID) {
         let entry = IdleEntry(app: app, since: now)
-        var k = idleOrder.count
-        while k > 0, entry < idleOrder[k - 1] { k -= 1 }
-        if k == idleOrder.count { idleOrder.append(entry) } else { idleOrder.insert(entry, at: k) }
+        if now > idleOrderNewest {
+            // The first suspension of this instant: nothing to pass. (Reading
+            // the deque's back entry first cost about 6 instructions per engine event, callgrind.)
+            idleOrderNewest = now
+            idleOrder.append(entry)
+        } else {
+            var k = idleOrder.count
+            while k > 0, entry < idleOrder[k - 1] { k -= 1 }
+            if k == idleOrder.count { idleOrder.append(entry) } else { idleOrder.insert(entry, at: k) }
+        }
         // Entries of apps no longer suspended go when they reach the front;
         // without memory pressure nothing asks, so sweep them now and then.
         if idleOrder.count > 2 * apps.count + 64 {

@@ -20,8 +20,9 @@ extension Engine {
         dump.heldVerdict = dump.held.map(verdict)
         if modes.contains(.remoteNotification) { dump.backgroundPushNow = verdict(Push(type: .background, priority: 5)) }
         if modes.contains(.voip) {
-            dump.voipFailures = apps[i].voip.failures
-            dump.voipFailureLimit = profile.push.voipReportFailureLimit
+            let services = servicesControllerDump(of: app)
+            dump.voipFailures = services.voipFailures
+            dump.voipFailureLimit = services.voipFailureLimit
         }
         return dump
     }

@@ -39,15 +39,11 @@ extension Engine {
         let i = Int(app.index)
         if apps[i].state.isForeground { return }
         guard wakeForBackgroundWork(app, cause: .fetch) else { return }  // killed as it launched
-        scheduler.apps[i].fetchDeferKey = nil
-        scheduler.apps[i].fetchNumber &+= 1
-        scheduler.apps[i].fetchInFlight = FetchInFlight(number: scheduler.apps[i].fetchNumber, started: now)
+        let number = scheduler.fetchStarted(app, now: now)
         setAssertion(.fetch, true, i)
-        scheduler.apps[i].lastFetch = now
-        scheduler.apps[i].lastBackgroundLaunch = now
         apps[i].stats.fetches += 1
         record(app, .fetchStart)
-        queue.push(.fetchTimeout(app, epoch: apps[i].epoch, fetch: scheduler.apps[i].fetchNumber), at: now + schedulerSettings.fetchTimeout)
+        queue.push(.fetchTimeout(app, epoch: apps[i].epoch, fetch: number), at: now + schedulerSettings.fetchTimeout)
         apps[i].jobs.append(.performFetch)
         pump(app)
     }
@@ -63,7 +59,9 @@ extension Engine {
         setAssertion(.fetch, false, i)
         record(app, .fetchComplete(result: result))
         let took = now - fetch.started
-        judgeFetch(app, fetchVerdict(result: result, took: took, asyncWork: fetch.asyncWork), took: took)
+        let verdict = SchedulerController.fetchVerdict(result: result, took: took, asyncWork: fetch.asyncWork,
+                                                       settings: schedulerSettings)
+        scheduler.judgeFetch(app, verdict, took: took, now: now, settings: schedulerSettings)
         // The energy clock runs on until the app leaves the background: time awake counts, not only busy CPU.
         markSchedulerDirty(for: app)
         suspendIfThreadFree(app)
@@ -72,7 +70,8 @@ extension Engine {
     mutating func fetchTimeoutFired(_ app: AppID, epoch: UInt32, fetch: UInt32) {
         let i = Int(app.index)
         guard apps[i].epoch == epoch, scheduler.apps[i].fetchInFlight?.number == fetch else { return }
-        judgeFetch(app, .timedOut, took: now - scheduler.apps[i].fetchInFlight!.started)
+        scheduler.judgeFetch(app, .timedOut, took: now - scheduler.apps[i].fetchInFlight!.started, now: now,
+                             settings: schedulerSettings)
         terminate(app, .completionHandlerTimeout,
                   detail: "performFetch: the completion handler was not called within "
                     + Time.describe(schedulerSettings.fetchTimeout) + " (handler: fetch)")

@@ -39,12 +39,12 @@ struct FetchStanding: Sendable {
     var last: (verdict: FetchVerdict, took: Nanoseconds, at: Nanoseconds)?
 }
 
-extension Engine {
+extension SchedulerController {
     /// Judges a fetch that ended and moves the app's standing.
-    mutating func judgeFetch(_ app: AppID, _ verdict: FetchVerdict, took: Nanoseconds) {
+    mutating func judgeFetch(_ app: AppID, _ verdict: FetchVerdict, took: Nanoseconds, now: Nanoseconds,
+                             settings p: SchedulerSettings) {
         let i = Int(app.index)
-        let p = schedulerSettings
-        var s = scheduler.apps[i].fetchStanding
+        var s = apps[i].fetchStanding
         switch verdict {
         case .fastAndHonest: s.reputation = min(1, s.reputation + p.fetchReputationReward)
         case .ordinary: break
@@ -55,16 +55,20 @@ extension Engine {
         s.reputation = max(p.fetchReputationFloor, s.reputation)
         s.counts[Int(verdict.rawValue)] += 1
         s.last = (verdict, took, now)
-        scheduler.apps[i].fetchStanding = s
+        apps[i].fetchStanding = s
     }
 
     /// The verdict on a fetch that called its completion handler after `took`.
-    func fetchVerdict(result: BackgroundFetchResult, took: Nanoseconds, asyncWork: Int) -> FetchVerdict {
+    static func fetchVerdict(result: BackgroundFetchResult, took: Nanoseconds, asyncWork: Int,
+                             settings: SchedulerSettings) -> FetchVerdict {
         if result == .newData && asyncWork == 0 { return .claimedWithoutFetching }
-        if took > schedulerSettings.fetchTimeout * 2 / 3 { return .slow }
-        if took <= schedulerSettings.fetchTimeout / 3 { return .fastAndHonest }
+        if took > settings.fetchTimeout * 2 / 3 { return .slow }
+        if took <= settings.fetchTimeout / 3 { return .fastAndHonest }
         return .ordinary
     }
+}
+
+extension Engine {
 
     /// How much the app's standing stretches the spacing between its fetches.
     func fetchSpacingFactor(_ app: AppID) -> Double {

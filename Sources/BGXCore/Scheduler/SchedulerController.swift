@@ -103,8 +103,32 @@ struct SchedulerController: Sendable {
         dirtyApps.insert(app.index)
     }
 
+    /// The app was woken for a fetch: one is in flight, numbered, until its
+    /// completion handler is called or it times out. Returns its number.
+    mutating func fetchStarted(_ app: AppID, now: Nanoseconds) -> UInt32 {
+        let i = Int(app.index)
+        apps[i].fetchDeferKey = nil
+        apps[i].fetchNumber &+= 1
+        apps[i].fetchInFlight = FetchInFlight(number: apps[i].fetchNumber, started: now)
+        apps[i].lastFetch = now
+        apps[i].lastBackgroundLaunch = now
+        return apps[i].fetchNumber
+    }
+
+    /// The app was launched or woken for background work (a task or a
+    /// fetch): its energy clock runs from now, if it is not running already,
+    /// and a launch over cellular spends its data budget (per calendar day).
+    @inline(__always) mutating func wokeForBackgroundWork(_ app: AppID, now: Nanoseconds, cellular: Bool,
+                                                          wallClockOffset: Nanoseconds) {
+        let i = Int(app.index)
+        if apps[i].energyStartedAt == nil { apps[i].energyStartedAt = now }
+        if cellular { apps[i].cellularLaunches.add(1, at: now, day: .calendar(wallClockOffset: wallClockOffset)) }
+    }
+
     /// Keeps a request's event for `explain`, dropping the oldest quarter when full.
-    mutating func noteHistory(_ entry: TaskHistoryEntry) {
+    /// Inlined: as a call the entry was copied (and its words retained) on
+    /// the way in — 0.4 % of the demo's instructions (callgrind).
+    @inline(__always) mutating func noteHistory(_ entry: TaskHistoryEntry) {
         taskHistory.append(entry)
         if taskHistory.count > 4096 { taskHistory.removeFirst(1024) }
     }

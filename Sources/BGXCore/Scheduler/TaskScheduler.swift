@@ -304,8 +304,7 @@ extension Engine {
     /// Returns false when the launch was killed at once (see `wakeIntoBackground`).
     mutating func wakeForBackgroundWork(_ app: AppID, cause: LaunchCause) -> Bool {
         guard wakeIntoBackground(app, cause: cause) else { return false }
-        startEnergyClock(app)
-        noteCellularLaunch(app)
+        scheduler.wokeForBackgroundWork(app, now: now, cellular: device.network == .cellular, wallClockOffset: wallClockOffset)
         return true
     }
 
@@ -338,20 +337,8 @@ extension Engine {
 
     // MARK: Energy (EnergyBudgetPolicy)
 
-    mutating func startEnergyClock(_ app: AppID) {
-        let i = Int(app.index)
-        if scheduler.apps[i].energyStartedAt == nil { scheduler.apps[i].energyStartedAt = now }
-    }
-
     mutating func stopEnergyClock(_ app: AppID) {
         scheduler.apps[Int(app.index)].stopEnergyClock(now: now, wallClockOffset: wallClockOffset)
-    }
-
-    /// A background launch over cellular spends the app's data budget.
-    mutating func noteCellularLaunch(_ app: AppID) {
-        guard device.network == .cellular else { return }
-        let i = Int(app.index)
-        scheduler.apps[i].cellularLaunches.add(1, at: now, day: .calendar(wallClockOffset: wallClockOffset))
     }
 
     // MARK: History for `explain`

@@ -13,10 +13,10 @@ extension Engine {
         let i = Int(app.index)
         guard apps[i].state.isRunning else { return }
         if transport == .bluetooth {
-            apps[i].services.bluetoothRestores = restores && profile.longRunning.bluetoothStateRestoration
+            services.apps[i].bluetoothRestores = restores && profile.longRunning.bluetoothStateRestoration
         }
-        guard apps[i].services.session(transport) != .open else { return }
-        apps[i].services.setSession(transport, .open)
+        guard services.apps[i].session(transport) != .open else { return }
+        services.apps[i].setSession(transport, .open)
         record(app, .accessoryConnect(transport: transport))
         noteAudioOrAccessoryAssertion(app)
     }
@@ -24,9 +24,9 @@ extension Engine {
     /// The app closes its session (or cancels its peripheral connection).
     public mutating func closeAccessorySession(for app: AppID, _ transport: AccessoryTransport) {
         let i = Int(app.index)
-        if transport == .bluetooth { apps[i].services.bluetoothRestores = false }
-        guard apps[i].services.session(transport) != .none else { return }
-        apps[i].services.setSession(transport, .none)
+        if transport == .bluetooth { services.apps[i].bluetoothRestores = false }
+        guard services.apps[i].session(transport) != .none else { return }
+        services.apps[i].setSession(transport, .none)
         record(app, .accessoryDisconnect(transport: transport, reason: text("closed by the app")))
         noteAudioOrAccessoryAssertion(app)
     }
@@ -48,13 +48,13 @@ extension Engine {
         let mode = accessoryModeName(transport)
         if apps[i].state == .notRunning {
             guard transport == .bluetooth else { return "the app is not running; accessory data never launches an app" }
-            guard apps[i].services.bluetoothRestores else {
+            guard services.apps[i].bluetoothRestores else {
                 return "the app is not running and the system keeps no Bluetooth connection for it "
                     + "(state restoration needs a restore identifier and a pending connection)"
             }
             return serviceWakeRefusal(app, cause: .bluetooth)
         }
-        switch apps[i].services.session(transport) {
+        switch services.apps[i].session(transport) {
         case .open: break
         case .disconnected:
             return "the \(transport) was disconnected when the app left the front (no '\(mode)' in UIBackgroundModes)"

@@ -16,24 +16,15 @@ extension Engine {
         let inFront = apps[i].state.isForeground
         let mixes = mixesWithOthers || category.mixesByDefault
         if !inFront {
-            var refusal: String?
-            if !apps[i].manifest.backgroundModes.contains(.audio) {
-                refusal = "no 'audio' in UIBackgroundModes: a background app cannot start audio"
-            } else if !category.playsInBackground {
-                refusal = "the \(category) category does not play in the background"
-            } else if !mixes, let front = frontApp, front != app, let theirs = apps[Int(front.index)].services.audio,
-                      !theirs.mixesWithOthers {
-                refusal = "\(bundleIdentifier(front)) in front is playing audio: a background app cannot interrupt it "
-                    + "(insufficient priority)"
-            }
-            if let refusal {
+            let front = frontApp.flatMap { $0 != app ? $0 : nil }
+            if let refusal = services.backgroundAudioRefusal(
+                category: category, mixes: mixes, hasAudioMode: apps[i].manifest.backgroundModes.contains(.audio),
+                front: front, frontName: { bundleIdentifier($0) }) {
                 record(app, .audioRefuse(reason: text(refusal)))
                 return false
             }
         }
-        apps[i].services.audioNumber &+= 1
-        let number = apps[i].services.audioNumber
-        apps[i].services.audio = AudioPlayback(number: number, category: category, mixesWithOthers: mixes)
+        let number = services.startAudio(app, category: category, mixes: mixes)
         record(app, .audioStart(category: category, duration: duration))
         noteAudioOrAccessoryAssertion(app)
         if let duration {
@@ -48,7 +39,7 @@ extension Engine {
                 : "interrupted: \(bundleIdentifier(app)) started playing audio that does not mix with others"
             // Only a process plays: the resident apps, in index order.
             for other in residentApps.sorted().map({ AppID(index: $0) }) where other != app {
-                guard let theirs = apps[Int(other.index)].services.audio, !theirs.mixesWithOthers else { continue }
+                guard let theirs = services.apps[Int(other.index)].audio, !theirs.mixesWithOthers else { continue }
                 stopAudio(other, reason: reason)
                 apps[Int(other.index)].jobs.append(.service(.audioInterruptionBegan))
                 pump(other)
@@ -59,15 +50,15 @@ extension Engine {
 
     /// The app stops its player (or deactivates its session).
     public mutating func stopAudio(for app: AppID) {
-        guard apps[Int(app.index)].services.audio != nil else { return }
+        guard services.apps[Int(app.index)].audio != nil else { return }
         stopAudio(app, reason: "stopped by the app")
         suspendIfThreadFree(app)
     }
 
-    public func isPlayingAudio(_ app: AppID) -> Bool { apps[Int(app.index)].services.audio != nil }
+    public func isPlayingAudio(_ app: AppID) -> Bool { services.apps[Int(app.index)].audio != nil }
 
     mutating func stopAudio(_ app: AppID, reason: String) {
-        apps[Int(app.index)].services.audio = nil
+        services.apps[Int(app.index)].audio = nil
         record(app, .audioStop(reason: text(reason)))
         noteAudioOrAccessoryAssertion(app)
     }

@@ -18,12 +18,12 @@ extension Engine {
         guard apps[i].state != .notRunning else { return }
         switch service {
         case .standard:
-            guard !apps[i].services.location.standard else { return }
-            apps[i].services.location.standard = true
+            guard !services.apps[i].location.standard else { return }
+            services.apps[i].location.standard = true
         case .significant:
-            guard !apps[i].services.location.significant else { return }
-            apps[i].services.location.significant = true
-            apps[i].services.location.metersSinceFix = 0
+            guard !services.apps[i].location.significant else { return }
+            services.apps[i].location.significant = true
+            services.apps[i].location.metersSinceFix = 0
         case .region:
             startMonitoringRegion(for: app, identifier: "region", radius: Self.defaultRegionRadius)
             return
@@ -35,16 +35,16 @@ extension Engine {
         let i = Int(app.index)
         switch service {
         case .standard:
-            guard apps[i].services.location.standard else { return }
-            apps[i].services.location.standard = false
+            guard services.apps[i].location.standard else { return }
+            services.apps[i].location.standard = false
         case .significant:
-            guard apps[i].services.location.significant else { return }
-            apps[i].services.location.significant = false
-            apps[i].services.location.significantGeneration &+= 1
-            apps[i].services.location.significantDeferred = false
+            guard services.apps[i].location.significant else { return }
+            services.apps[i].location.significant = false
+            services.apps[i].location.significantGeneration &+= 1
+            services.apps[i].location.significantDeferred = false
         case .region:
-            guard !apps[i].services.location.regions.isEmpty else { return }
-            apps[i].services.location.regions.removeAll()
+            guard !services.apps[i].location.regions.isEmpty else { return }
+            services.apps[i].location.regions.removeAll()
         }
         record(app, .locationStop(service: service))
         suspendIfThreadFree(app)
@@ -56,8 +56,8 @@ extension Engine {
         guard apps[Int(app.index)].state != .notRunning else { return }
         let i = Int(app.index)
         let id = text(identifier)
-        apps[i].services.location.regions.removeAll { $0.identifier == id }
-        apps[i].services.location.regions.append(
+        services.apps[i].location.regions.removeAll { $0.identifier == id }
+        services.apps[i].location.regions.append(
             MonitoredRegion(identifier: id, center: sensors.position, radius: max(1, radius), inside: true))
         record(app, .locationStart(service: .region))
     }
@@ -65,9 +65,9 @@ extension Engine {
     public mutating func stopMonitoringRegion(for app: AppID, identifier: String) {
         let i = Int(app.index)
         let id = text(identifier)
-        let before = apps[i].services.location.regions.count
-        apps[i].services.location.regions.removeAll { $0.identifier == id }
-        if apps[i].services.location.regions.count != before { record(app, .locationStop(service: .region)) }
+        let before = services.apps[i].location.regions.count
+        services.apps[i].location.regions.removeAll { $0.identifier == id }
+        if services.apps[i].location.regions.count != before { record(app, .locationStop(service: .region)) }
     }
 
     /// `allowsBackgroundLocationUpdates`. iOS refuses it without the
@@ -79,14 +79,14 @@ extension Engine {
                 + "allowsBackgroundLocationUpdates needs 'location' in UIBackgroundModes")
             return
         }
-        apps[i].services.location.allowsBackgroundUpdates = allowed
+        services.apps[i].location.allowsBackgroundUpdates = allowed
         if !allowed { suspendIfThreadFree(app) }
     }
 
     /// Whether standard updates may continue (and keep the app running) in the background.
     @inline(__always) func backgroundLocationAllowed(_ i: Int) -> Bool {
         apps[i].manifest.backgroundModes.contains(.location)
-            && (apps[i].services.location.allowsBackgroundUpdates || !profile.longRunning.requiresAllowsBackgroundLocationUpdates)
+            && (services.apps[i].location.allowsBackgroundUpdates || !profile.longRunning.requiresAllowsBackgroundLocationUpdates)
     }
 
     /// The device moves `meters` along its route (negative: back).
@@ -95,17 +95,17 @@ extension Engine {
         recordDevice("position", "\(sensors.position)m")
         for app in appIDs {
             let i = Int(app.index)
-            let location = apps[i].services.location
+            let location = services.apps[i].location
             if location.standard { deliverStandardFix(app) }
             if location.significant {
-                apps[i].services.location.metersSinceFix += Int64(clamping: meters.magnitude)
+                services.apps[i].location.metersSinceFix += Int64(clamping: meters.magnitude)
                 considerSignificantChange(app)
             }
             for r in location.regions.indices {
-                let region = apps[i].services.location.regions[r]
+                let region = services.apps[i].location.regions[r]
                 let inside = abs(sensors.position - region.center) <= region.radius
                 guard inside != region.inside else { continue }
-                apps[i].services.location.regions[r].inside = inside
+                services.apps[i].location.regions[r].inside = inside
                 regionEvent(app, region.identifier, entered: inside)
             }
         }
@@ -130,20 +130,20 @@ extension Engine {
     mutating func considerSignificantChange(_ app: AppID) {
         let i = Int(app.index)
         let policy = profile.longRunning
-        let location = apps[i].services.location
+        let location = services.apps[i].location
         guard location.metersSinceFix >= policy.significantChangeDistance, !location.significantDeferred else { return }
         if let last = location.lastSignificantFix, now - last < policy.significantChangeMinimumInterval {
             let due = last + policy.significantChangeMinimumInterval
-            apps[i].services.location.significantDeferred = true
-            apps[i].services.location.significantGeneration &+= 1
-            queue.push(.significantChangeDue(app, generation: apps[i].services.location.significantGeneration), at: due)
+            services.apps[i].location.significantDeferred = true
+            services.apps[i].location.significantGeneration &+= 1
+            queue.push(.significantChangeDue(app, generation: services.apps[i].location.significantGeneration), at: due)
             record(app, .locationDefer(service: .significant, reason: text(
                 "significant-change fixes come at most once per \(Time.describe(policy.significantChangeMinimumInterval)); "
                 + "this one is due at t=\(Time.format(due))s")))
             return
         }
-        apps[i].services.location.metersSinceFix = 0
-        apps[i].services.location.lastSignificantFix = now
+        services.apps[i].location.metersSinceFix = 0
+        services.apps[i].location.lastSignificantFix = now
         if let refusal = serviceWakeRefusal(app, cause: .location) {
             record(app, .locationDrop(service: .significant, reason: text(refusal)))
             return
@@ -155,9 +155,9 @@ extension Engine {
 
     mutating func significantChangeDue(_ app: AppID, generation: UInt32) {
         let i = Int(app.index)
-        guard apps[i].services.location.significant, apps[i].services.location.significantGeneration == generation,
-              apps[i].services.location.significantDeferred else { return }
-        apps[i].services.location.significantDeferred = false
+        guard services.apps[i].location.significant, services.apps[i].location.significantGeneration == generation,
+              services.apps[i].location.significantDeferred else { return }
+        services.apps[i].location.significantDeferred = false
         considerSignificantChange(app)
     }
 

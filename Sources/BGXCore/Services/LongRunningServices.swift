@@ -72,7 +72,7 @@ enum SessionState: Sendable, Equatable {
     case disconnected
 }
 
-/// Everything SPEC §4 keeps per app.
+/// Everything SPEC §4 keeps per app (`LongRunningServicesController`).
 struct AppServices: Sendable {
     var audio: AudioPlayback?
     var audioNumber: UInt32 = 0
@@ -85,8 +85,10 @@ struct AppServices: Sendable {
     /// An event woke the app: it runs at least until then.
     var wakeUntil: Nanoseconds?
     var wakeNumber: UInt32 = 0
+    var voip = VoIPState()
 
-    func session(_ transport: AccessoryTransport) -> SessionState {
+    /// Inlined: as a call it copies the whole record (its regions and all) to read one field.
+    @inline(__always) func session(_ transport: AccessoryTransport) -> SessionState {
         transport == .accessory ? accessory : bluetooth
     }
     /// What ends with the process: audio, standard updates, sessions and the
@@ -99,6 +101,7 @@ struct AppServices: Sendable {
         accessory = .none
         bluetooth = .none
         wakeUntil = nil
+        voip.processEnded()
     }
     mutating func setSession(_ transport: AccessoryTransport, _ state: SessionState) {
         if transport == .accessory { accessory = state } else { bluetooth = state }

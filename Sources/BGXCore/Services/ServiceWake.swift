@@ -6,10 +6,9 @@ extension Engine {
     /// background standard location updates, or an event's run not yet over.
     @inline(__always) func serviceKeepsRunning(_ i: Int) -> Bool {
         // Fields read in place: a copy of the services would retain their regions (asked at every suspension).
-        if apps[i].services.audio != nil { return true }
-        if apps[i].services.location.standard && backgroundLocationAllowed(i) { return true }
-        if let until = apps[i].services.wakeUntil, now < until { return true }
-        return false
+        if services.apps[i].audio != nil { return true }
+        if services.apps[i].location.standard && backgroundLocationAllowed(i) { return true }
+        return services.runLasts(i, now: now)
     }
 
     /// Audible audio, or an accessory or Bluetooth session held in the
@@ -17,10 +16,9 @@ extension Engine {
     mutating func noteAudioOrAccessoryAssertion(_ app: AppID) {
         let i = Int(app.index)
         // A session is an assertion only with its mode: without it the app is not served in the background.
-        let sessionHeld = !apps[i].state.isForeground
-            && (apps[i].services.accessory == .open && hasAccessoryMode(i, .accessory)
-                || apps[i].services.bluetooth == .open && hasAccessoryMode(i, .bluetooth))
-        setAssertion(.audioOrAccessory, apps[i].state != .notRunning && (apps[i].services.audio != nil || sessionHeld), i)
+        let held = services.holdsAudioOrAccessory(i, running: apps[i].state != .notRunning,
+                                                  inForeground: apps[i].state.isForeground) { hasAccessoryMode(i, $0) }
+        setAssertion(.audioOrAccessory, held, i)
     }
 
     /// Why a service event may not wake or relaunch the app now, or nil: the
@@ -40,10 +38,7 @@ extension Engine {
         let i = Int(app.index)
         let state = apps[i].state
         if !state.isForeground {
-            let until = max(apps[i].services.wakeUntil ?? now, now + runTime)
-            apps[i].services.wakeUntil = until
-            apps[i].services.wakeNumber &+= 1
-            queue.push(.serviceWakeEnd(app, ticket(app, apps[i].services.wakeNumber)), at: until)
+            apply(services.extendRun(app, runTime: runTime, now: now, epoch: apps[i].epoch))
         }
         // A launch killed at once leaves no process for the event.
         guard wakeIntoBackground(app, cause: cause) else { return }
@@ -52,15 +47,14 @@ extension Engine {
     }
 
     mutating func serviceWakeEnded(_ app: AppID) {
-        let i = Int(app.index)
-        apps[i].services.wakeUntil = nil
+        services.runEnded(app)
         suspendIfThreadFree(app)
     }
 
     /// Without its mode, a service stops when the app leaves the front (SPEC §4).
     mutating func servicesEnteredBackground(_ app: AppID) {
         let i = Int(app.index)
-        if let audio = apps[i].services.audio {
+        if let audio = services.apps[i].audio {
             if !apps[i].manifest.backgroundModes.contains(.audio) {
                 stopAudio(app, reason: "no 'audio' in UIBackgroundModes: audio stops when the app leaves the front")
             } else if !audio.category.playsInBackground {
@@ -69,10 +63,10 @@ extension Engine {
             }
         }
         // Most apps hold no session: skip the pass (and its array of cases).
-        let anySession = apps[i].services.accessory != .none || apps[i].services.bluetooth != .none
+        let anySession = services.apps[i].accessory != .none || services.apps[i].bluetooth != .none
         for transport in anySession ? AccessoryTransport.allCases : []
-        where apps[i].services.session(transport) == .open && !hasAccessoryMode(i, transport) {
-            apps[i].services.setSession(transport, .disconnected)
+        where services.apps[i].session(transport) == .open && !hasAccessoryMode(i, transport) {
+            services.apps[i].setSession(transport, .disconnected)
             record(app, .accessoryDisconnect(transport: transport, reason: text(
                 "no '\(accessoryModeName(transport))' in UIBackgroundModes: the \(transport) disconnects "
                 + "when the app leaves the front")))
@@ -84,9 +78,12 @@ extension Engine {
     /// Sessions the system closed reconnect when the app is back in front.
     mutating func servicesEnteredForeground(_ app: AppID) {
         let i = Int(app.index)
-        apps[i].services.wakeUntil = nil
-        for transport in AccessoryTransport.allCases where apps[i].services.session(transport) == .disconnected {
-            apps[i].services.setSession(transport, .open)
+        services.runEnded(app)
+        // Most apps hold no session: skip the pass, which would copy the app's services per transport.
+        let anyDisconnected = services.apps[i].accessory == .disconnected || services.apps[i].bluetooth == .disconnected
+        for transport in anyDisconnected ? AccessoryTransport.allCases : []
+        where services.apps[i].session(transport) == .disconnected {
+            services.apps[i].setSession(transport, .open)
             record(app, .accessoryConnect(transport: transport))
         }
         noteAudioOrAccessoryAssertion(app)

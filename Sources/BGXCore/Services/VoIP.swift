@@ -32,9 +32,9 @@ extension Engine {
         let i = Int(app.index)
         let p = profile.push
         if !p.pushKitAvailable { return dropPush(app, push, "PushKit VoIP pushes exist from iOS 8 on") }
-        if apps[i].voip.failures >= p.voipReportFailureLimit {
+        if services.apps[i].voip.failures >= p.voipReportFailureLimit {
             return dropPush(app, push, "\(bundleIdentifier(app)) will not be launched because it failed to report "
-                            + "an incoming call too many times (\(apps[i].voip.failures) times)")
+                            + "an incoming call too many times (\(services.apps[i].voip.failures) times)")
         }
         if frontApp != app || !apps[i].state.isRunning {
             if let refusal = launchVerdict(for: app, cause: .voipPush).refusal { return dropPush(app, push, refusal.reason) }
@@ -43,8 +43,8 @@ extension Engine {
         wakeIntoBackground(app, cause: .voipPush)
         // A launch killed at once (over the memory limit) leaves no push for the next process.
         guard apps[i].state.isRunning else { return }
-        apps[i].voip.nextNumber &+= 1
-        apps[i].jobs.append(.voipPush(apps[i].voip.nextNumber))
+        services.apps[i].voip.nextNumber &+= 1
+        apps[i].jobs.append(.voipPush(services.apps[i].voip.nextNumber))
         pump(app)
     }
 
@@ -52,20 +52,20 @@ extension Engine {
     public mutating func reportIncomingCall(for app: AppID) {
         let i = Int(app.index)
         record(app, .callReport)
-        if apps[i].voip.handlerRunning != nil { apps[i].voip.reportedInHandler = true }
+        if services.apps[i].voip.handlerRunning != nil { services.apps[i].voip.reportedInHandler = true }
     }
 
     /// The VoIP push handler returned. Returns false when the app was
     /// terminated for not reporting a call.
     mutating func voipHandlerReturned(_ app: AppID) -> Bool {
         let i = Int(app.index)
-        let reported = apps[i].voip.reportedInHandler
-        apps[i].voip.handlerRunning = nil
+        let reported = services.apps[i].voip.reportedInHandler
+        services.apps[i].voip.handlerRunning = nil
         guard !reported, profile.push.voipMustReportCall else { return true }
-        apps[i].voip.failures += 1
+        services.apps[i].voip.failures += 1
         terminate(app, .voipCallNotReported,
                   detail: "Killing app because it never posted an incoming call to the system after receiving a "
-                    + "PushKit VoIP push (\(apps[i].voip.failures) of \(profile.push.voipReportFailureLimit))")
+                    + "PushKit VoIP push (\(services.apps[i].voip.failures) of \(profile.push.voipReportFailureLimit))")
         return false
     }
 
@@ -112,22 +112,22 @@ extension Engine {
             log(app, "setKeepAliveTimeout: UIBackgroundModes lacks 'voip'; the handler was not installed")
             return false
         }
-        apps[i].voip.keepAliveInterval = timeout
-        apps[i].voip.keepAliveGeneration &+= 1
-        queue.push(.keepAlive(app, ticket(app, apps[i].voip.keepAliveGeneration)), at: now + timeout)
+        services.apps[i].voip.keepAliveInterval = timeout
+        services.apps[i].voip.keepAliveGeneration &+= 1
+        queue.push(.keepAlive(app, ticket(app, services.apps[i].voip.keepAliveGeneration)), at: now + timeout)
         return true
     }
 
     /// `clearKeepAliveTimeout()`.
     public mutating func clearKeepAliveTimeout(for app: AppID) {
         let i = Int(app.index)
-        apps[i].voip.keepAliveInterval = nil
-        apps[i].voip.keepAliveGeneration &+= 1
+        services.apps[i].voip.keepAliveInterval = nil
+        services.apps[i].voip.keepAliveGeneration &+= 1
     }
 
     mutating func keepAliveFired(_ app: AppID, _ ticket: Ticket) {
         let i = Int(app.index)
-        guard let interval = apps[i].voip.keepAliveInterval else { return }
+        guard let interval = services.apps[i].voip.keepAliveInterval else { return }
         queue.push(.keepAlive(app, ticket), at: now + interval)
         // The handler is for an app in the background; one in front needs no keep-alive.
         if !apps[i].state.isForeground { wakeForVoIP(app, .keepAlive) }

@@ -14,8 +14,14 @@ public enum ProcessState: UInt8, Sendable, CaseIterable, CustomStringConvertible
         }
     }
     /// Code runs in these states; a suspended app runs none [S].
-    @inlinable public var isRunning: Bool { self == .inactive || self == .active || self == .background }
-    @inlinable public var isForeground: Bool { self == .inactive || self == .active }
+    /// (A switch, not `==` thrice: the compiler kept the comparisons as a
+    /// call, about 5 instructions per engine event with `isForeground`, callgrind.)
+    @inlinable public var isRunning: Bool {
+        switch self { case .inactive, .active, .background: true; case .notRunning, .suspended: false }
+    }
+    @inlinable public var isForeground: Bool {
+        switch self { case .inactive, .active: true; case .notRunning, .background, .suspended: false }
+    }
 }
 
 /// Why an app was launched; it reaches the app in its launch options.

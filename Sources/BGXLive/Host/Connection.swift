@@ -31,11 +31,10 @@ extension LiveDaemon {
 
     func readFrom(_ fd: Int32) {
         guard let c = connections[fd] else { return }
-        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-        let n = recv(fd, &buffer, buffer.count, 0)
+        let n = recv(fd, &readBuffer, readBuffer.count, 0)
         if n < 0 { if errno == EAGAIN || errno == EINTR { return }; closeConnection(fd, why: nil); return }
         if n == 0 { closeConnection(fd, why: nil); return }
-        c.decoder.append(buffer[0..<n])
+        c.decoder.append(readBuffer[0..<n])
         while connections[fd] != nil {
             let message: LiveMessage
             do {
@@ -84,10 +83,7 @@ extension LiveDaemon {
         case ("hello", .unknown): hello(message, from: c)
         case ("call", .app(let app)):
             call(message, from: app, on: c.fd)
-            if let p = processes[app] {
-                noteCPUTime(p)
-                noteResidentSize(p)
-            }
+            if let p = processes[app] { noteResources(p) }
         case ("ack", .app(let app)): acknowledge(message, from: app)
         case ("ctl", .ctl): control(message, on: c)
         case ("hello", _): closeConnection(c.fd, why: "a second hello")

@@ -55,7 +55,12 @@ extension LiveDaemon {
                 pump()
                 return ok ? .success("ok") : .failure(LiveError("\(verb): the engine refused \(args[1]) (see the trace)"))
             })
-        case "status": reply(.success(status()))
+        case "status":
+            if args.contains("--json") {
+                reply(Result { try statusJSON() }.mapError { LiveError("status --json: \($0)") })
+            } else {
+                reply(.success(status()))
+            }
         case "explain":
             reply(app(0).flatMap { app in
                 guard args.count > 1 else { return .failure(LiveError("explain needs a task identifier")) }
@@ -89,8 +94,8 @@ extension LiveDaemon {
         return .success("installed \(bundle.manifest.bundleIdentifier)")
     }
 
-    /// Every app's state, assertions and pending requests, what the push,
-    /// fetch and transfer controllers say of it, the freezer and the device.
+    /// Every app's state, assertions and pending requests, each controller's
+    /// dump of it, the freezer and the device.
     func status() -> String {
         var lines = ["freezer: \(freezer.mechanism)\(freezer.root.map { " (\($0))" } ?? "")",
                      "time: \(Time.describe(engine.now))\(options.timeScale == 1 ? "" : " (×\(options.timeScale))")",
@@ -115,12 +120,48 @@ extension LiveDaemon {
                 lines.append("  pending \(request.kind) \(request.identifier)"
                              + (request.earliestBegin.map { " earliest \(Time.describe($0))" } ?? ""))
             }
-            // The controllers' own dumps, where they have something to say about the app.
-            for dump in [engine.explainPushes(app: app), engine.explainFetch(app: app), engine.explainTransfers(app: app)]
-            where !dump.isEmpty {
-                lines += dump.split(separator: "\n").map { "  " + $0 }
+            // Each controller's dump (Engine.controllerDumps): what it holds for the app, and why.
+            for dump in engine.controllerDumps(of: app) {
+                let words = dump.lines(when: relativeTime)
+                guard !words.isEmpty else { continue }
+                lines.append("  \(dump.concern):")
+                lines += words.map { "    " + $0 }
             }
         }
         return lines.joined(separator: "\n")
+    }
+}
+
+extension LiveDaemon {
+    /// An engine moment as words relative to now ("in 5 min", "2 s ago").
+    func relativeTime(_ t: Nanoseconds) -> String {
+        t >= engine.now ? "in \(Time.describe(t - engine.now))" : "\(Time.describe(engine.now - t)) ago"
+    }
+
+    /// `status --json`: the same as data — each app's state and process, and
+    /// every controller's dump (its concern, its lines, its state as data
+    /// with times in nanoseconds of engine time).
+    func statusJSON() throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        func encoded<T: Encodable>(_ value: T) throws -> String { String(decoding: try encoder.encode(value), as: UTF8.self) }
+        var apps: [String] = []
+        for app in engine.appIDs {
+            var fields = ["\"app\": \(try encoded(engine.bundleIdentifier(app)))", "\"state\": \(try encoded("\(engine.state(of: app))"))"]
+            if let p = processes[app] {
+                fields += ["\"pid\": \(p.pid)", "\"frozen\": \(p.frozen)", "\"connected\": \(p.connection != nil)",
+                           "\"awaitingAck\": \(p.awaitingAck.count)", "\"residentBytes\": \(p.reportedBytes)",
+                           "\"cpuNanoseconds\": \(p.cpuSeen)"]
+            }
+            var controllers: [String] = []
+            for dump in engine.controllerDumps(of: app) {
+                controllers.append("{\"concern\": \(try encoded(dump.concern)), \"lines\": \(try encoded(dump.lines(when: relativeTime))), "
+                                   + "\"state\": \(try encoded(dump))}")
+            }
+            fields.append("\"controllers\": [" + controllers.joined(separator: ", ") + "]")
+            apps.append("{" + fields.joined(separator: ", ") + "}")
+        }
+        return "{\"freezer\": \(try encoded(freezer.mechanism)), \"now\": \(engine.now), "
+            + "\"memoryPressure\": \(try encoded(pressureLevel.rawValue)), \"apps\": [" + apps.joined(separator: ", ") + "]}"
     }
 }

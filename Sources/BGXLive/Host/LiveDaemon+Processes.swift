@@ -116,7 +116,7 @@ extension LiveDaemon {
     func acknowledge(_ message: LiveMessage, from app: AppID) {
         guard let p = processes[app], let seq = message.seq, let queue = p.awaitingAck.removeValue(forKey: seq),
               p.epoch == engine.processEpoch(of: app) else { return }
-        noteResidentSize(p)
+        noteResources(p)
         // Jetsam may have ended it for what it holds.
         guard p.epoch == engine.processEpoch(of: app) else { return }
         journal(.returned(app: p.bundle, queue: "\(queue)"))

@@ -19,11 +19,25 @@ extension LiveDaemon {
     func sampleResources() {
         lastResourceSample = MonotonicClock.now()
         for p in processes.values where !p.frozen && p.killedFor == nil {
+            p.resourcesReadAt = lastResourceSample
             noteCPUTime(p)
             noteResidentSize(p)
         }
         notePressure()
     }
+
+    /// Reads the process's CPU time and resident size as it talks to the
+    /// daemon (a call, an acknowledgement), at most once per
+    /// `resourceReadInterval`: reading /proc costs more than the rest of a call.
+    func noteResources(_ p: LiveProcess) {
+        let now = MonotonicClock.now()
+        guard now - p.resourcesReadAt >= Self.resourceReadInterval else { return }
+        p.resourcesReadAt = now
+        noteCPUTime(p)
+        noteResidentSize(p)
+    }
+
+    static let resourceReadInterval: Int64 = 10_000_000
 
     /// CPU time since the last sample goes to the engine's CPU monitor
     /// (which counts it only in the background), in engine time.

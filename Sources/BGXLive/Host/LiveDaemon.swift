@@ -50,6 +50,8 @@ public final class LiveDaemon {
     /// The journal's side: steps run, replay after a restart (Durable/).
     var durable = DurableHost()
     let auditFD: Int32
+    /// One buffer for every read from a connection (the daemon has one thread).
+    var readBuffer = [UInt8](repeating: 0, count: 16 * 1024)
     /// Monotonic time of the last sample of running processes' CPU and memory.
     var lastResourceSample: Int64 = 0
     /// Where memory pressure is read (PSI), its last reading, and the level last told to the engine.

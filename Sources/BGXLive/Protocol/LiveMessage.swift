@@ -1,3 +1,4 @@
+import BGXCore
 import Foundation
 
 /// The live protocol's one schema, for both directions (docs/live-protocol.md):
@@ -37,16 +38,49 @@ public struct LiveMessage: Codable, Equatable, Sendable {
         LiveMessage(type: "reply", seq: seq, args: args, ok: ok, text: text)
     }
 
+    /// The JSON object, keys sorted, written directly: a frame is encoded for
+    /// every call, reply, callback and trace line, and Foundation's encoder
+    /// cost more than the rest of a round trip.
     public func encoded() -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        // Encoding a struct of strings, ints and bools cannot fail.
-        return Array(try! encoder.encode(self))
+        var out = "{"
+        var first = true
+        func key(_ name: String) {
+            if !first { out += ", " }
+            first = false
+            out += "\"" + name + "\": "
+        }
+        func string(_ name: String, _ value: String?) {
+            guard let value else { return }
+            key(name)
+            TraceRenderer.appendJSONString(value, to: &out)
+        }
+        string("app", app)
+        if let args {
+            key("args")
+            out += "{"
+            for (i, name) in args.keys.sorted().enumerated() {
+                if i > 0 { out += ", " }
+                TraceRenderer.appendJSONString(name, to: &out)
+                out += ": "
+                TraceRenderer.appendJSONString(args[name]!, to: &out)
+            }
+            out += "}"
+        }
+        string("name", name)
+        if let ok { key("ok"); out += ok ? "true" : "false" }
+        string("role", role)
+        if let seq { key("seq"); out += String(seq) }
+        string("text", text)
+        string("type", type)
+        out += "}"
+        return Array(out.utf8)
     }
+
+    static let decoder = JSONDecoder()
 
     public static func decode(_ payload: [UInt8]) throws(FrameError) -> LiveMessage {
         do {
-            return try JSONDecoder().decode(LiveMessage.self, from: Data(payload))
+            return try decoder.decode(LiveMessage.self, from: Data(payload))
         } catch {
             throw .malformed("not a message object (\(Self.shortReason(error)))")
         }

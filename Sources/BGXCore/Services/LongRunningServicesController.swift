@@ -1,0 +1,75 @@
+/// SPEC §4's controller for the long-running services: audio, location,
+/// accessory and Bluetooth sessions, and VoIP, each app's state in one
+/// record. One controller rather than one per family, because the families
+/// share what they decide by: the one short run an event buys a suspended or
+/// terminated app (`wakeUntil`, whichever service's event bought it), the one
+/// audio-or-accessory reason for jetsam's band, and the one rule of what ends
+/// with the process and what the system keeps (significant-change and region
+/// monitoring, Bluetooth state restoration, VoIP's failure count). Split
+/// four ways, each would have to read the others' state to decide.
+struct LongRunningServicesController: Sendable {
+    /// Per app, by `AppID.index`; survives the process (what the system keeps).
+    var apps: [AppServices] = []
+
+    mutating func appInstalled() { apps.append(AppServices()) }
+
+    /// What ends with the process goes (see `AppServices.processEnded`).
+    @inline(__always) mutating func processEnded(_ app: AppID) {
+        apps[Int(app.index)].processEnded()
+    }
+
+    /// An event buys the app in the background a run of at least `runTime`
+    /// (a run already longer stands); its end carries a ticket for this run.
+    mutating func extendRun(_ app: AppID, runTime: Nanoseconds, now: Nanoseconds, epoch: UInt32) -> Effect {
+        let i = Int(app.index)
+        let until = max(apps[i].wakeUntil ?? now, now + runTime)
+        apps[i].wakeUntil = until
+        apps[i].wakeNumber &+= 1
+        return .schedule(.serviceWakeEnd(app, Ticket(epoch: epoch, number: apps[i].wakeNumber)), at: until)
+    }
+
+    /// The run an event bought is over, or the app came to the front.
+    mutating func runEnded(_ app: AppID) { apps[Int(app.index)].wakeUntil = nil }
+
+    /// Whether the app's run bought by an event lasts past `now`.
+    @inline(__always) func runLasts(_ i: Int, now: Nanoseconds) -> Bool {
+        if let until = apps[i].wakeUntil, now < until { return true }
+        return false
+    }
+
+    /// Audible audio, or an accessory or Bluetooth session held open in the
+    /// background with its mode: jetsam's audio-and-accessory band (SPEC §10).
+    func holdsAudioOrAccessory(_ i: Int, running: Bool, inForeground: Bool,
+                               hasMode: (AccessoryTransport) -> Bool) -> Bool {
+        guard running else { return false }
+        if apps[i].audio != nil { return true }
+        return !inForeground && (apps[i].accessory == .open && hasMode(.accessory)
+                                 || apps[i].bluetooth == .open && hasMode(.bluetooth))
+    }
+}
+
+extension LongRunningServicesController {
+    /// Why an app in the background may not start audio now, or nil (SPEC §4):
+    /// it needs the `audio` mode and a category that plays in the background,
+    /// and — unless its audio mixes — the app in front (`front`, another app)
+    /// must not be playing audio that does not mix.
+    func backgroundAudioRefusal(category: AudioCategory, mixes: Bool, hasAudioMode: Bool, front: AppID?,
+                                frontName: (AppID) -> String) -> String? {
+        if !hasAudioMode { return "no 'audio' in UIBackgroundModes: a background app cannot start audio" }
+        if !category.playsInBackground { return "the \(category) category does not play in the background" }
+        if !mixes, let front, let theirs = apps[Int(front.index)].audio, !theirs.mixesWithOthers {
+            return "\(frontName(front)) in front is playing audio: a background app cannot interrupt it "
+                + "(insufficient priority)"
+        }
+        return nil
+    }
+
+    /// The app starts playing: a new playback, whose end (if it has a
+    /// duration) carries a ticket for it.
+    mutating func startAudio(_ app: AppID, category: AudioCategory, mixes: Bool) -> UInt32 {
+        let i = Int(app.index)
+        apps[i].audioNumber &+= 1
+        apps[i].audio = AudioPlayback(number: apps[i].audioNumber, category: category, mixesWithOthers: mixes)
+        return apps[i].audioNumber
+    }
+}
