@@ -68,7 +68,8 @@ extension LiveDaemon {
                                     timeScale: options.timeScale, monotonicStart: monoNow, bootID: bootID)
             try store.saveSession(session)
         }
-        guard let profile = PolicyProfile.named(session.profile) else {
+        // The profile as given (with --cpu-limit and the like) when it is the stored one.
+        guard let profile = session.profile == options.profile.name ? options.profile : PolicyProfile.named(session.profile) else {
             throw SystemError("the state's profile \(session.profile) is unknown", code: EINVAL)
         }
         var device = DeviceState()
