@@ -19,6 +19,7 @@ let package = Package(
         // demo's first build never compiles it.
         .library(name: "BGXLive", targets: ["BGXLive"]),
         .executable(name: "bgx-daemon", targets: ["bgx-daemon"]),
+        .library(name: "BGXLiveApp", targets: ["BGXLiveApp"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -60,16 +61,22 @@ let package = Package(
         .target(name: "CBGXLive"),
         // The live host and the app side of its protocol (plain sockets and poll, no NIO).
         .target(name: "BGXLive", dependencies: ["BGXCore", "CBGXLive"], swiftSettings: v5),
+        // BGXApp's app code as a real process under the daemon: its connection
+        // to the system over the live protocol, and the loop that runs its delegate.
+        .target(name: "BGXLiveApp", dependencies: ["BGXApp", "BGXCore", "BGXLive"], swiftSettings: v5),
         .executableTarget(
             name: "bgx-daemon",
             dependencies: ["BGXLive", "BGXCore", "BGXSimulation", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: v5),
         // A small app the live host's tests run as a real process.
         .executableTarget(name: "bgx-live-testapp", dependencies: ["BGXLive"], path: "Tests/LiveTestApp", swiftSettings: v5),
+        // A BGXApp app the live host's tests run as a real process.
+        .executableTarget(
+            name: "bgx-live-kitapp", dependencies: ["BGXApp", "BGXLiveApp"], path: "Tests/LiveKitApp", swiftSettings: v5),
         .testTarget(
             name: "BGXLiveTests",
             dependencies: [
-                "BGXLive", "BGXCore", "BGXSimulation",
+                "BGXLive", "BGXCore", "BGXSimulation", "BGXKit", "ColorFeedExample",
                 // Property tests of the frame decoder.
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
@@ -77,9 +84,15 @@ let package = Package(
         // Examples/: iOS-style app code compiled for bgx through BGXKit.
         .target(name: "ColorFeedExample", dependencies: ["BGXKit"], path: "Examples/ColorFeed", swiftSettings: v5),
         .target(name: "MessengerExample", dependencies: ["BGXKit"], path: "Examples/Messenger", swiftSettings: v5),
+        .target(name: "CallerExample", dependencies: ["BGXKit"], path: "Examples/Caller", swiftSettings: v5),
+        // Examples/ColorFeed's unchanged AppDelegate as a real process under `bgx daemon`.
+        .executableTarget(
+            name: "colorfeed-live", dependencies: ["ColorFeedExample", "BGXKit", "BGXLiveApp"],
+            path: "Examples/ColorFeedLive", swiftSettings: v5),
         .testTarget(
             name: "BGXKitTests",
-            dependencies: ["BGXKit", "BGXSimulation", "BGXCore", "ColorFeedExample", "MessengerExample"],
+            dependencies: ["BGXKit", "BGXSimulation", "BGXCore", "ColorFeedExample", "MessengerExample",
+                           "CallerExample"],
             swiftSettings: v5),
         .testTarget(
             name: "BGXTests",

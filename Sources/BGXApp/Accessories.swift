@@ -68,11 +68,13 @@ public final class CentralManager {
     public func connect(_ peripheral: String) {
         self.peripheral = peripheral
         application.connection.openAccessorySession(.bluetooth, restores: restoreIdentifier != nil)
+        if let restoreIdentifier { application.connection.keepRestoreIdentifier(restoreIdentifier, peripheral: false, kept: true) }
     }
 
     public func cancelPeripheralConnection(_ peripheral: String) {
         self.peripheral = nil
         application.connection.closeAccessorySession(.bluetooth)
+        if let restoreIdentifier { application.connection.keepRestoreIdentifier(restoreIdentifier, peripheral: false, kept: false) }
     }
 }
 
@@ -108,11 +110,13 @@ public final class PeripheralManager {
     public func startAdvertising() {
         isAdvertising = true
         application.connection.openAccessorySession(.bluetooth, restores: restoreIdentifier != nil)
+        if let restoreIdentifier { application.connection.keepRestoreIdentifier(restoreIdentifier, peripheral: true, kept: true) }
     }
 
     public func stopAdvertising() {
         isAdvertising = false
         application.connection.closeAccessorySession(.bluetooth)
+        if let restoreIdentifier { application.connection.keepRestoreIdentifier(restoreIdentifier, peripheral: true, kept: false) }
     }
 }
 

@@ -102,6 +102,9 @@ public final class Application {
     lazy var audioSession = AudioSession(connection: connection)
     /// This process's `UNUserNotificationCenter`.
     public private(set) lazy var userNotificationCenter = UNUserNotificationCenter(connection: connection)
+    /// Frameworks' per-process shared objects made outside BGXApp (BGXKit's
+    /// `EAAccessoryManager.shared()`), by type: a new process makes its own.
+    public var sharedObjects: [ObjectIdentifier: AnyObject] = [:]
     /// How many `UILocalNotification`s this process has presented (each gets its own identifier).
     var presentedLocalNotifications = 0
 

@@ -33,11 +33,17 @@ public protocol PKPushRegistryDelegate: AnyObject {
     func pushRegistry(_ registry: PKPushRegistry, didUpdate pushCredentials: PKPushCredentials, for type: PKPushType)
     func pushRegistry(_ registry: PKPushRegistry, didReceiveIncomingPushWith payload: PKPushPayload,
                       for type: PKPushType, completion: @escaping () -> Void)
+    func pushRegistry(_ registry: PKPushRegistry, didInvalidatePushTokenFor type: PKPushType)
 }
 
 extension PKPushRegistryDelegate {
     public func pushRegistry(_ registry: PKPushRegistry, didUpdate pushCredentials: PKPushCredentials,
                              for type: PKPushType) {}
+    /// Optional on iOS: a delegate without it reports no call, which iOS 13+ punishes.
+    public func pushRegistry(_ registry: PKPushRegistry, didReceiveIncomingPushWith payload: PKPushPayload,
+                             for type: PKPushType, completion: @escaping () -> Void) { completion() }
+    /// Never called: bgx does not invalidate push tokens.
+    public func pushRegistry(_ registry: PKPushRegistry, didInvalidatePushTokenFor type: PKPushType) {}
 }
 
 /// Create it (with `desiredPushTypes`) while launching: a VoIP push is handed
@@ -49,6 +55,10 @@ public final class PKPushRegistry {
     public weak var delegate: PKPushRegistryDelegate?
 
     public init(queue: DispatchQueue?) {}
+
+    /// The token the registry last handed the delegate, once it has.
+    public private(set) var tokenForVoIP: Data?
+    public func pushToken(for type: PKPushType) -> Data? { type == .voIP ? tokenForVoIP : nil }
 
     public var desiredPushTypes: Set<PKPushType>? {
         didSet {
@@ -64,6 +74,7 @@ public final class PKPushRegistry {
             let token = Data(Application.shared.bundleIdentifier.utf8.suffix(32))
             connection.asyncAfter(seconds: 0) { [weak self] in
                 guard let self else { return }
+                self.tokenForVoIP = token
                 self.delegate?.pushRegistry(self, didUpdate: PKPushCredentials(type: .voIP, token: token), for: .voIP)
             }
         }

@@ -88,6 +88,15 @@ public protocol SystemConnection: AnyObject {
     var devicePosition: Double { get }
     func openAccessorySession(_ transport: AccessoryTransport, restores: Bool)
     func closeAccessorySession(_ transport: AccessoryTransport)
+    /// Core Bluetooth state restoration: the restore identifiers of the
+    /// managers whose connection (or advertising) the system keeps for the
+    /// app's next process, as centrals or as peripherals.
+    func keepRestoreIdentifier(_ identifier: String, peripheral: Bool, kept: Bool)
+    func restoreIdentifiers(peripheral: Bool) -> [String]
+    /// What the system keeps with a restore identifier for the next process
+    /// (a connected peripheral and its subscriptions, published services).
+    func setRestorationState(_ state: Any?, for identifier: String, peripheral: Bool)
+    func restorationState(for identifier: String, peripheral: Bool) -> Any?
     // Background transfers (SPEC §8)
     /// A session object was created: the system reconnects it by identifier.
     func attach(_ session: URLSession)
@@ -96,6 +105,12 @@ public protocol SystemConnection: AnyObject {
     func cancelTransfer(_ task: Int32)
     func completeBackgroundSessionEvents(identifier: String)
     func pendingTransfers(session: String) -> [(task: Int32, kind: TransferKind, bytes: Int64, remaining: Int64)]
+    /// What the system keeps of a task for the app's next process, as
+    /// nsurlsessiond does: its session-wide `taskIdentifier`, handed out when
+    /// the app creates the task, its `taskDescription` and its size.
+    func nextTaskIdentifier(session: String) -> Int
+    func rememberTransfer(_ task: Int32, taskIdentifier: Int, description: String?, bytes: Int64)
+    func rememberedTransfer(_ task: Int32) -> (taskIdentifier: Int, description: String?, bytes: Int64)?
     // Pushes and VoIP (SPEC §7, §4)
     /// A remote notification's `fetchCompletionHandler`, for push `number`.
     func completeRemoteNotification(number: UInt32, result: BackgroundFetchResult)

@@ -18,6 +18,9 @@ public final class URLSessionConfiguration {
     public var timeoutIntervalForRequest: TimeInterval = 60
     /// Seconds a transfer may take in all before it fails (NSURLErrorTimedOut).
     public var timeoutIntervalForResource: TimeInterval = 7 * 24 * 3600
+    /// Kept for the app: a background session waits for connectivity
+    /// whatever it says, as on iOS (the system retries until the resource timeout).
+    public var waitsForConnectivity = false
     /// Newsstand issue downloads (NKAssetDownload) need `newsstand-content`.
     var newsstand = false
 
@@ -62,6 +65,14 @@ public struct URLSessionTaskError: Error, Equatable, CustomStringConvertible {
 /// `URLSessionDownloadDelegate`). Every method has a default that does nothing.
 public protocol URLSessionDelegate: AnyObject {
     func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL)
+    /// A download's progress. A background session reports it once, with the
+    /// whole size, right before `didFinishDownloadingTo` (the app was not
+    /// running while the bytes came in).
+    func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didWriteData bytesWritten: Int64,
+                    totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64)
+    /// An upload's progress, likewise once, before `didCompleteWithError`.
+    func urlSession(_ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
+                    totalBytesSent: Int64, totalBytesExpectedToSend: Int64)
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?)
     /// Every event enqueued for the session has been delivered: call the stored
     /// `handleEventsForBackgroundURLSession` completion handler now.
@@ -73,6 +84,10 @@ public typealias URLSessionDownloadDelegate = URLSessionDelegate
 extension URLSessionDelegate {
     public func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask,
                            didFinishDownloadingTo location: URL) {}
+    public func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didWriteData bytesWritten: Int64,
+                           totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64) {}
+    public func urlSession(_ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
+                           totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {}
     public func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {}
     public func urlSessionDidFinishEvents(forBackgroundURLSession session: URLSession) {}
 }
@@ -81,16 +96,26 @@ extension URLSessionDelegate {
 public final class URLSession {
     public let configuration: URLSessionConfiguration
     public let delegate: URLSessionDelegate?
+    /// The queue the app asked for. bgx calls the delegate on the process's
+    /// main thread whatever it is (one job at a time, so the order is the same).
+    public let delegateQueue: OperationQueue
+    public var sessionDescription: String?
     let connection: SystemConnection
-    var tasks: [Int: URLSessionTask] = [:]
+    /// By the system's transfer task.
+    var tasks: [Int32: URLSessionTask] = [:]
 
     /// Creates (or, in a relaunched app, recreates) the session: the system
     /// reconnects it to its transfers by identifier and delivers what waited.
-    public init(configuration: URLSessionConfiguration, delegate: URLSessionDelegate?) {
+    public init(configuration: URLSessionConfiguration, delegate: URLSessionDelegate?, delegateQueue: OperationQueue?) {
         self.configuration = configuration
         self.delegate = delegate
+        self.delegateQueue = delegateQueue ?? OperationQueue()
         self.connection = Application.shared.connection
         connection.attach(self)
+    }
+
+    public convenience init(configuration: URLSessionConfiguration, delegate: URLSessionDelegate?) {
+        self.init(configuration: configuration, delegate: delegate, delegateQueue: nil)
     }
 
     public func downloadTask(with url: URL) -> URLSessionDownloadTask {
@@ -111,15 +136,20 @@ public final class URLSession {
         })
     }
 
-    /// The task object for a system task (made anew in a relaunched process).
+    /// The task object for a system task (made anew in a relaunched process,
+    /// with the identifier and description the system kept).
     public func task(id: Int, kind: TransferKind) -> URLSessionTask {
-        if let existing = tasks[id] { return existing }
+        let systemID = Int32(truncatingIfNeeded: id)
+        if let existing = tasks[systemID] { return existing }
+        let kept = connection.rememberedTransfer(systemID)
         let task: URLSessionTask = kind == .download
-            ? URLSessionDownloadTask(session: self, url: nil, kind: kind)
-            : URLSessionUploadTask(session: self, url: nil, kind: kind)
-        task.taskIdentifier = id
+            ? URLSessionDownloadTask(session: self, url: nil, kind: kind, taskIdentifier: kept?.taskIdentifier ?? id)
+            : URLSessionUploadTask(session: self, url: nil, kind: kind, taskIdentifier: kept?.taskIdentifier ?? id)
+        task.systemID = systemID
+        task.describe(kept?.description)
+        if let kept { task.countOfBytesExpectedToTransfer = kept.bytes }
         task.state = .running
-        tasks[id] = task
+        tasks[systemID] = task
         return task
     }
 
@@ -127,22 +157,55 @@ public final class URLSession {
     public func deliver(task id: Int, kind: TransferKind, result: TransferResult) {
         let task = self.task(id: id, kind: kind)
         task.state = .completed
-        tasks[id] = nil
-        if result == .success, let download = task as? URLSessionDownloadTask {
-            let name = "CFNetworkDownload_\(id).tmp"
-            delegate?.urlSession(self, downloadTask: download,
-                                 didFinishDownloadingTo: URL(fileURLWithPath: NSTemporaryDirectory() + name))
+        tasks[Int32(truncatingIfNeeded: id)] = nil
+        let bytes = max(0, task.countOfBytesExpectedToTransfer)
+        if result == .success {
+            task.countOfBytesTransferred = bytes
+            if let download = task as? URLSessionDownloadTask {
+                delegate?.urlSession(self, downloadTask: download, didWriteData: bytes, totalBytesWritten: bytes,
+                                     totalBytesExpectedToWrite: bytes)
+                deliverDownloadedFile(download, bytes: bytes)
+            } else {
+                delegate?.urlSession(self, task: task, didSendBodyData: bytes, totalBytesSent: bytes,
+                                     totalBytesExpectedToSend: bytes)
+            }
         }
         delegate?.urlSession(self, task: task, didCompleteWithError: result.errorCode.map(URLSessionTaskError.init))
+    }
+
+    /// A real file of the transfer's size (its content is not simulated: zeros)
+    /// at `didFinishDownloadingTo`'s location; as on iOS it is gone once the
+    /// delegate returns, so the app must move it before then.
+    private func deliverDownloadedFile(_ task: URLSessionDownloadTask, bytes: Int64) {
+        let location = URL(fileURLWithPath: NSTemporaryDirectory())
+            .appendingPathComponent("CFNetworkDownload_\(ProcessInfo.processInfo.processIdentifier)_"
+                                    + "\(ObjectIdentifier(self).hashValue)_\(task.taskIdentifier).tmp")
+        let made = FileManager.default.createFile(atPath: location.path, contents: nil)
+        if made, let handle = try? FileHandle(forWritingTo: location) {
+            try? handle.truncate(atOffset: UInt64(bytes))
+            try? handle.close()
+        }
+        delegate?.urlSession(self, downloadTask: task, didFinishDownloadingTo: location)
+        try? FileManager.default.removeItem(at: location)
     }
 }
 
 /// `URLSessionTask`.
 public class URLSessionTask {
     public enum State: Sendable, Equatable { case running, suspended, canceling, completed }
-    public internal(set) var taskIdentifier = 0
+    /// Handed out when the task is created, counting up within its session
+    /// (across the app's processes), as on iOS.
+    public let taskIdentifier: Int
+    /// The app's own label; the system keeps it with the task for the app's next process.
+    public var taskDescription: String? {
+        didSet { if let systemID { session?.connection.rememberTransfer(systemID, taskIdentifier: taskIdentifier,
+                                                                        description: taskDescription,
+                                                                        bytes: countOfBytesExpectedToTransfer) } }
+    }
     public let originalURL: URL?
     public internal(set) var state: State = .suspended
+    /// The system's transfer task, once resumed.
+    var systemID: Int32?
     /// Not before this date (virtual time, `Runtime.now`-based).
     public var earliestBeginDate: Date?
     /// The size the system plans for; the simulated network moves exactly this many bytes.
@@ -153,10 +216,20 @@ public class URLSessionTask {
     weak var session: URLSession?
     let kind: TransferKind
 
-    init(session: URLSession, url: URL?, kind: TransferKind) {
+    init(session: URLSession, url: URL?, kind: TransferKind, taskIdentifier: Int? = nil) {
         self.session = session
         self.originalURL = url
         self.kind = kind
+        self.taskIdentifier = taskIdentifier
+            ?? session.connection.nextTaskIdentifier(session: session.configuration.identifier ?? "")
+    }
+
+    /// Sets the description the system kept, without telling the system again.
+    func describe(_ description: String?) {
+        let systemID = self.systemID
+        self.systemID = nil
+        taskDescription = description
+        self.systemID = systemID
     }
 
     /// Hands the task to the system.
@@ -168,16 +241,17 @@ public class URLSessionTask {
             session: session.configuration.identifier ?? "", kind: kind, bytes: bytes,
             earliestBegin: earliestBeginDate)
         guard let id else { return }
-        taskIdentifier = Int(id)
+        systemID = id
         countOfBytesExpectedToTransfer = bytes
+        session.connection.rememberTransfer(id, taskIdentifier: taskIdentifier, description: taskDescription, bytes: bytes)
         state = .running
-        session.tasks[Int(id)] = self
+        session.tasks[id] = self
     }
 
     public func cancel() {
-        guard state == .running, let session else { return }
+        guard state == .running, let session, let systemID else { return }
         state = .canceling
-        session.connection.cancelTransfer(Int32(taskIdentifier))
+        session.connection.cancelTransfer(systemID)
     }
 
     /// A task whose size the app did not state is modelled as 1 MB.

@@ -45,10 +45,10 @@ extension Application {
         /// A location event (a significant change, a region) launched the app; the value is `true`.
         public static let location = LaunchOptionsKey("UIApplicationLaunchOptionsLocationKey")
         /// Core Bluetooth relaunched the app for a central manager; the value
-        /// is the restoration identifiers (`[String]`) — bgx does not yet carry
-        /// them, so the array is empty.
+        /// is the restore identifiers (`[String]`) of the central managers the
+        /// system kept a connection for.
         public static let bluetoothCentrals = LaunchOptionsKey("UIApplicationLaunchOptionsBluetoothCentralsKey")
-        /// As `bluetoothCentrals`, for peripheral managers (bgx never sets it yet).
+        /// As `bluetoothCentrals`, for peripheral managers that were advertising.
         public static let bluetoothPeripherals = LaunchOptionsKey("UIApplicationLaunchOptionsBluetoothPeripheralsKey")
         // Keys iOS sets for launches bgx does not model (opening a URL, a Home
         // Screen quick action, another app, Handoff): declared so code that reads
@@ -64,14 +64,20 @@ extension Application {
     /// The launch options iOS passes for a launch cause: nil for a plain
     /// launch by the person and for causes that have their own callback
     /// instead (a task, a fetch, a transfer, a VoIP push).
-    static func launchOptions(for cause: LaunchCause, notification: String?)
+    static func launchOptions(for cause: LaunchCause, notification: String?,
+                              bluetooth: (centrals: [String], peripherals: [String]) = ([], []))
         -> [LaunchOptionsKey: Any]? {
-        switch cause {
+        if cause == .bluetooth {
+            var options: [LaunchOptionsKey: Any] = [:]
+            if !bluetooth.centrals.isEmpty || bluetooth.peripherals.isEmpty { options[.bluetoothCentrals] = bluetooth.centrals }
+            if !bluetooth.peripherals.isEmpty { options[.bluetoothPeripherals] = bluetooth.peripherals }
+            return options
+        }
+        return switch cause {
         case .silentPush: [.remoteNotification: ["aps": ["content-available": 1]] as [AnyHashable: Any]]
         case .notification: notification.map { [.localNotification: $0] }
         case .location, .region: [.location: true]
-        case .bluetooth: [.bluetoothCentrals: [String]()]
-        case .user, .bgTask, .fetch, .voipPush, .transfer, .accessory, .audio, .newsstand, .boot: nil
+        case .user, .bluetooth, .bgTask, .fetch, .voipPush, .transfer, .accessory, .audio, .newsstand, .boot: nil
         }
     }
 

@@ -74,7 +74,9 @@ final class UIKitDelegateBridge: ApplicationDelegate {
 
     func application(_ application: Application, didFinishLaunchingWithOptions options: LaunchOptions?) -> Bool {
         let launchOptions = options.flatMap {
-            Application.launchOptions(for: $0.cause, notification: $0.localNotification)
+            Application.launchOptions(for: $0.cause, notification: $0.localNotification,
+                                      bluetooth: (application.connection.restoreIdentifiers(peripheral: false),
+                                                  application.connection.restoreIdentifiers(peripheral: true)))
         }
         _ = delegate.application(application, willFinishLaunchingWithOptions: launchOptions)
         let result = delegate.application(application, didFinishLaunchingWithOptions: launchOptions)
@@ -122,5 +124,13 @@ final class UIKitDelegateBridge: ApplicationDelegate {
     }
     func application(_ application: Application, didRegisterForRemoteNotificationsWithDeviceToken deviceToken: Data) {
         delegate.application(application, didRegisterForRemoteNotificationsWithDeviceToken: deviceToken)
+    }
+}
+
+extension Application {
+    /// A UIKit-named delegate on BGXApp's delegate path, for a host other
+    /// than the simulated device (the live host's `LiveApplication.main`).
+    public static func delegate(runningUIKit delegate: UIApplicationDelegate) -> ApplicationDelegate {
+        UIKitDelegateBridge(delegate)
     }
 }

@@ -429,9 +429,86 @@ long dispatch_block_wait(void *block, uint64_t timeout) {
     return REAL(dispatch_wait_fn, dispatch_block_wait)(block, timeout);
 }
 
-/// CoreFoundation arms a timerfd for the run loop's next timer (`Timer`,
-/// `perform(_:with:afterDelay:)`): nothing runs the device thread's run loop,
-/// so such a timer never fires — said so rather than left silent.
+// Run-loop timers in app code (`Timer.scheduledTimer`, `RunLoop.main.add`).
+// Nothing runs the device thread's run loop, so the device fires them itself
+// in virtual time: it learns each timer's callout when app code makes one and
+// takes the timer when app code adds it to a run loop; the fire date,
+// interval and validity stay CoreFoundation's (`fireDate`, `invalidate()`
+// work as they do on iOS). Foundation calls these through the PLT, so the
+// definitions here win, as for the clocks.
+typedef void *(*cf_timer_create_fn)(void *, double, double, unsigned long, long, void *, void *);
+typedef void (*cf_add_timer_fn)(void *, void *, void *);
+typedef void *(*cf_get_run_loop_fn)(void);
+typedef double (*cf_timer_date_fn)(void *);
+typedef void (*cf_timer_set_date_fn)(void *, double);
+typedef unsigned char (*cf_timer_bool_fn)(void *);
+typedef void (*cf_object_fn)(void *);
+typedef void *(*cf_retain_fn)(void *);
+typedef struct {
+    long version;
+    void *info;
+    const void *(*retain)(const void *);
+    void (*release)(const void *);
+    void *(*copy_description)(const void *);
+} cf_timer_context;
+typedef void (*cf_timer_get_context_fn)(void *, cf_timer_context *);
+typedef void (*cf_timer_callout)(void *, void *);
+
+#define CF(type, name) ((type)resolve(&name##_slot, RTLD_DEFAULT, #name))
+
+void *CFRunLoopTimerCreate(void *allocator, double fire_date, double interval, unsigned long flags, long order,
+                           void *callout, void *context) {
+    SLOT(CFRunLoopTimerCreate);
+    void *timer = REAL(cf_timer_create_fn, CFRunLoopTimerCreate)(allocator, fire_date, interval, flags, order,
+                                                                callout, context);
+    if (in_app_code() && timer != NULL) {
+        bgx_work work = {NULL, (void (*)(void *))callout, NULL, NULL};
+        current.dispatch(current.context, BGX_RUN_LOOP_TIMER_CREATED, 0, 0, work, timer);
+    }
+    return timer;
+}
+
+void CFRunLoopAddTimer(void *run_loop, void *timer, void *mode) {
+    if (in_app_code() && timer != NULL) {
+        SLOT(CFRunLoopGetMain);
+        SLOT(CFRunLoopGetCurrent);
+        int where = run_loop == CF(cf_get_run_loop_fn, CFRunLoopGetMain)() ? 1
+                    : run_loop == CF(cf_get_run_loop_fn, CFRunLoopGetCurrent)() ? 2 : 0;
+        if (current.dispatch(current.context, BGX_RUN_LOOP_TIMER_ADDED, where, 0, (bgx_work){0}, timer)) return;
+    }
+    SLOT(CFRunLoopAddTimer);
+    REAL(cf_add_timer_fn, CFRunLoopAddTimer)(run_loop, timer, mode);
+}
+
+SLOT(CFRunLoopTimerGetNextFireDate);
+SLOT(CFRunLoopTimerSetNextFireDate);
+SLOT(CFRunLoopTimerGetInterval);
+SLOT(CFRunLoopTimerIsValid);
+SLOT(CFRunLoopTimerInvalidate);
+SLOT(CFRunLoopTimerGetContext);
+SLOT(CFRetain);
+SLOT(CFRelease);
+
+double bgx_run_loop_timer_next_fire_date(void *timer) {
+    return CF(cf_timer_date_fn, CFRunLoopTimerGetNextFireDate)(timer);
+}
+void bgx_run_loop_timer_set_next_fire_date(void *timer, double date) {
+    CF(cf_timer_set_date_fn, CFRunLoopTimerSetNextFireDate)(timer, date);
+}
+double bgx_run_loop_timer_interval(void *timer) { return CF(cf_timer_date_fn, CFRunLoopTimerGetInterval)(timer); }
+int bgx_run_loop_timer_is_valid(void *timer) { return CF(cf_timer_bool_fn, CFRunLoopTimerIsValid)(timer) != 0; }
+void bgx_run_loop_timer_invalidate(void *timer) { CF(cf_object_fn, CFRunLoopTimerInvalidate)(timer); }
+void bgx_run_loop_timer_fire(void *timer, void *callout) {
+    cf_timer_context context = {0};
+    CF(cf_timer_get_context_fn, CFRunLoopTimerGetContext)(timer, &context);
+    ((cf_timer_callout)callout)(timer, context.info);
+}
+void bgx_cf_retain(void *object) { CF(cf_retain_fn, CFRetain)(object); }
+void bgx_cf_release(void *object) { CF(cf_object_fn, CFRelease)(object); }
+
+/// CoreFoundation arms a timerfd for a run loop's next timer: in app code
+/// that is a run-loop timer the device did not take (one made outside app
+/// code), which nothing on the device thread runs — said so rather than left silent.
 typedef int (*timerfd_settime_fn)(int, int, const void *, void *);
 int timerfd_settime(int fd, int flags, const void *value, void *old) {
     if (in_app_code()) current.dispatch(current.context, BGX_ESCAPED_RUN_LOOP_TIMER, 0, 0, (bgx_work){0}, NULL);
@@ -583,5 +660,13 @@ int bgx_real_block_try_wait(void *block) { (void)block; return 1; }
 void bgx_virtual_clock_advance_to(int64_t monotonic) { current.monotonic = monotonic; }
 int64_t bgx_virtual_clock_monotonic(void) { return current.monotonic; }
 void *bgx_app_code_context(void) { return NULL; }
+double bgx_run_loop_timer_next_fire_date(void *timer) { (void)timer; return 0; }
+void bgx_run_loop_timer_set_next_fire_date(void *timer, double date) { (void)timer; (void)date; }
+double bgx_run_loop_timer_interval(void *timer) { (void)timer; return 0; }
+int bgx_run_loop_timer_is_valid(void *timer) { (void)timer; return 0; }
+void bgx_run_loop_timer_invalidate(void *timer) { (void)timer; }
+void bgx_run_loop_timer_fire(void *timer, void *callout) { (void)timer; (void)callout; }
+void bgx_cf_retain(void *object) { (void)object; }
+void bgx_cf_release(void *object) { (void)object; }
 
 #endif

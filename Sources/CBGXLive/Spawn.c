@@ -12,6 +12,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#ifndef SYS_close_range
+#define SYS_close_range 436
+#endif
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
 #endif
@@ -58,6 +64,11 @@ pid_t bgx_spawn(const char *path, char *const argv[], char *const envp[],
         int null_fd = open("/dev/null", O_RDONLY);
         if (null_fd >= 0) { dup2(null_fd, 0); if (null_fd > 2) close(null_fd); }
         if (log_fd >= 0) { dup2(log_fd, 1); dup2(log_fd, 2); }
+        // Nothing else of the daemon's crosses exec — not even descriptors its own parent
+        // leaked to it: an app (or a child it leaves behind) holding one would keep the
+        // daemon's parent waiting on a pipe forever. CLOEXEC rather than close, so the
+        // report pipe still works if exec fails.
+        (void)syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
         execve(path, argv, envp);
         child_fail(report[1], errno);
     }

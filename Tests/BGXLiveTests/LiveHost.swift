@@ -115,8 +115,8 @@ final class LiveHost {
     /// A bundle of the test app that behaves as `behaviour` (see Tests/LiveTestApp).
     @discardableResult
     func install(_ bundle: String, behaviour: String = "normal", modes: [String] = [],
-                 permitted: [String] = []) throws -> String {
-        let app = try #require(Self.executable("bgx-live-testapp"), "bgx-live-testapp was not built beside the tests")
+                 permitted: [String] = [], executable: String = "bgx-live-testapp") throws -> String {
+        let app = try #require(Self.executable(executable), "\(executable) was not built beside the tests")
         let dir = directory + "/" + bundle + ".app"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(atPath: dir + "/TestApp", withDestinationPath: app)

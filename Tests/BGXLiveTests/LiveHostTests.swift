@@ -277,6 +277,35 @@ struct LiveHostTests {
         #expect(!FileManager.default.fileExists(atPath: cgroup))
     }
 
+    @Test("SIGSTOP stops the whole app: a child in its process group stops counting while frozen, and dies with it")
+    func sigstopStopsChildren() throws {
+        let host = try LiveHost(freezer: "sigstop")
+        let dir = try host.install("com.example.family", behaviour: "counting-forker")
+        try host.ctl("launch", "com.example.family")
+        try host.wait(for: ["kind": "state", "to": "active"])
+        let child = try #require(pid_t(String(contentsOfFile: dir + "/child", encoding: .utf8)))
+        // The child has started counting (its first write).
+        let deadline = MonotonicClock.now() + 20_000_000_000
+        while (Int((try? String(contentsOfFile: dir + "/child-counter", encoding: .utf8)) ?? "") ?? 0) == 0 {
+            try #require(MonotonicClock.now() < deadline, "the child never counted")
+            sched_yield()
+        }
+        try host.ctl("home")
+        try host.wait(for: ["kind": "process.freeze", "mechanism": "sigstop"])
+        let stat = try String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8)
+        #expect(stat.split(separator: ")").last?.split(separator: " ").first == "T", "child: \(stat)")
+        let frozen = try String(contentsOfFile: dir + "/child-counter", encoding: .utf8)
+        // Not synchronisation: time passing, during which a running child would count.
+        usleep(300_000)
+        #expect(try String(contentsOfFile: dir + "/child-counter", encoding: .utf8) == frozen, "the child counted while frozen")
+        try host.ctl("forcequit", "com.example.family")
+        try host.wait(for: ["kind": "process.kill", "mechanism": "pidfd SIGKILL and its process group"])
+        try host.wait(for: ["kind": "process.exit"])
+        // Reparented, not the daemon's to reap: gone, or a zombie for its new parent.
+        let after = try? String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8)
+        #expect(after == nil || after!.split(separator: ")").last?.split(separator: " ").first == "Z", "child: \(after ?? "")")
+    }
+
     /// The daemon's main thread's voluntary context switches: each wake-up from ppoll is one.
     static func wakeUps(_ pid: Int32) throws -> Int {
         let status = try String(contentsOfFile: "/proc/\(pid)/task/\(pid)/status", encoding: .utf8)

@@ -16,6 +16,13 @@ import Glibc
 //   hog               holds 200 MB (touched) from didFinishLaunching on
 //   steal             as it launches, tries to end background task 1 — another
 //                     app's — and writes the reply to `steal-result`
+//   counting-forker   starts a copy of itself as a child (in its process
+//                     group, not connected) that counts into `child-counter`,
+//                     and writes the child's pid to `child`
+//   burn              plays audio (so it stays in the background) and, once
+//                     there, spins four threads
+//   silent-hog        plays audio and, once in the background, a thread
+//                     holds 200 MB (touched) — without a call to the daemon
 // Meanwhile a thread counts, writing the count to `counter` in the bundle
 // every millisecond: a frozen process's count stands still.
 
@@ -23,6 +30,18 @@ let env = ProcessInfo.processInfo.environment
 let bundle = env["BGX_BUNDLE_PATH"] ?? "."
 let behaviour = (try? String(contentsOfFile: bundle + "/behaviour", encoding: .utf8))?
     .trimmingCharacters(in: .whitespacesAndNewlines) ?? "normal"
+
+// The counting child of `counting-forker`: it counts and nothing else.
+if env["BGX_TESTAPP_CHILD"] == "1" {
+    let fd = open(bundle + "/child-counter", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    var n = 0
+    while true {
+        n += 1
+        let text = Array(String(format: "%012d", n).utf8)
+        _ = pwrite(fd, text, text.count, 0)
+        usleep(1000)
+    }
+}
 
 let counterFD = open(bundle + "/counter", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
 let counterLock = NSLock()
@@ -74,6 +93,15 @@ client.onCallback = { callback in
         if posix_spawn(&child, "/bin/sleep", nil, nil, argv, environ) == 0 {
             try? "\(child)".write(toFile: bundle + "/child", atomically: true, encoding: .utf8)
         }
+    case ("counting-forker", "didFinishLaunching"):
+        var child: pid_t = 0
+        let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let argv: [UnsafeMutablePointer<CChar>?] = [strdup(me), nil]
+        let words: [String] = env.map { "\($0.key)=\($0.value)" } + ["BGX_TESTAPP_CHILD=1"]
+        let childEnv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+        if posix_spawn(&child, me, nil, nil, argv, childEnv) == 0 {
+            try? "\(child)".write(toFile: bundle + "/child", atomically: true, encoding: .utf8)
+        }
     case ("hog", "didFinishLaunching"):
         let size = 200 * 1024 * 1024
         let block = malloc(size)!
@@ -82,6 +110,24 @@ client.onCallback = { callback in
     case ("steal", "didFinishLaunching"):
         let reply = try? client.call("endBackgroundTask", ["id": "1"])
         try? "\(reply?.ok == true) \(reply?.text ?? "")".write(toFile: bundle + "/steal-result", atomically: true, encoding: .utf8)
+    case ("burn", "didFinishLaunching"), ("silent-hog", "didFinishLaunching"):
+        _ = try? client.call("startAudio", ["category": "playback"])
+    case ("burn", "didEnterBackground"):
+        for _ in 0..<4 {
+            Thread.detachNewThread {
+                var x: UInt64 = 1
+                while true { x = x &* 6364136223846793005 &+ 1 }
+            }
+        }
+    case ("silent-hog", "didEnterBackground"):
+        Thread.detachNewThread {
+            usleep(200_000)  // after the acknowledgement: the daemon must notice it unasked
+            let size = 200 * 1024 * 1024
+            let block = malloc(size)!
+            memset(block, 1, size)
+            held.append(block)
+            while true { pause() }
+        }
     case (_, "didReceiveRemoteNotification"):
         tick()
         if let number = callback.args["number"] {

@@ -48,13 +48,6 @@ struct AppProcess: Sendable {
     var memory = ProcessMemory()
     // MARK: Long-running services (SPEC §4)
     var services = AppServices()
-    // MARK: Background transfers (SPEC §8)
-    /// A wake for a session's events, until the completion handler is called.
-    var transferEvents: TransferEventsWake?
-    var transferEventsNumber: UInt32 = 0
-    /// Background wakes for transfer events since the app was last in front
-    /// (the relaunch rate limiter; survives termination).
-    var transferWakes = 0
     // MARK: VoIP (SPEC §4); pushes are the push controller's
     var voip = VoIPState()
 
@@ -86,7 +79,6 @@ extension AppProcess {
         runningTasks.clearKeepingCapacity()
         taskDeadline = nil
         taskWindowNumber &+= 1
-        transferEvents = nil
         voip.processEnded()
         cpu.intervals.clearKeepingCapacity()
         services.processEnded()

@@ -59,7 +59,7 @@ extension Engine {
         return a.assertions.contains(.backgroundTask) == !a.tasks.isEmpty
             && a.assertions.contains(.scheduledTask) == !a.runningTasks.isEmpty
             && a.assertions.contains(.fetch) == (scheduler.apps[i].fetchInFlight != nil)
-            && a.assertions.contains(.transferEvents) == (a.transferEvents != nil)
+            && a.assertions.contains(.transferEvents) == (transfers.apps[i].eventsWake != nil)
             && a.assertions.contains(.pushCompletion) == pushes.apps[i].keepsAppRunning
     }
 }

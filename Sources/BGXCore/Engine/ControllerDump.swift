@@ -38,8 +38,10 @@ extension Engine {
     /// fixed order (the order `bgx explain --app` shows them in).
     public func controllerDumps(of app: AppID) -> [any ControllerDump] {
         var dumps: [any ControllerDump] = []
-        if let transfers = transfersSectionDump(of: app) { dumps.append(transfers) }
+        if let transfers = transferControllerDump(of: app) { dumps.append(transfers) }
         dumps.append(pushControllerDump(of: app))
+        let notifications = notificationControllerDump(of: app)
+        if !notifications.isEmpty { dumps.append(notifications) }
         let scheduler = schedulerControllerDump(of: app)
         if scheduler.holdsSomething { dumps.append(scheduler) }
         if let continued = continuedProcessingSectionDump(of: app) { dumps.append(continued) }
@@ -81,9 +83,6 @@ public struct ExplainTextDump: ControllerDump, Equatable {
 }
 
 extension Engine {
-    func transfersSectionDump(of app: AppID) -> ExplainTextDump? {
-        ExplainTextDump(concern: "transfers", explanation: explainTransfers(app: app))
-    }
     func continuedProcessingSectionDump(of app: AppID) -> ExplainTextDump? {
         ExplainTextDump(concern: "continued processing", explanation: explainContinuedProcessing(app: app))
     }

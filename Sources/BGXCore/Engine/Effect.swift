@@ -19,6 +19,11 @@ enum Effect: Sendable, Equatable {
     case suspendIfThreadFree(AppID)
     /// Hands a push to the app's delegate, if the app still runs (the push controller's second step).
     case handPushToApp(AppID, Push, watched: Bool)
+    /// A notification request dropped or refused, with the reason.
+    case notificationDrop(AppID, NotificationID, reason: String)
+    /// A notification delivered to the app in front or to the user.
+    case notificationDeliver(AppID, NotificationID, toApp: Bool, alert: String?, sound: String?, badge: Int?,
+                             reason: String?)
 }
 
 extension Engine {
@@ -51,6 +56,12 @@ extension Engine {
             guard apps[Int(app.index)].state.isRunning else { return }
             apply(pushes.handToApp(app, push, watched: watched, epoch: apps[Int(app.index)].epoch, now: now,
                                    completionTimeout: profile.push.completionTimeout))
+        case let .notificationDrop(app, id, reason):
+            record(app, .notificationDrop(id: id, reason: text(reason)))
+        case let .notificationDeliver(app, id, toApp, alert, sound, badge, reason):
+            record(app, .notificationDeliver(id: id, toApp: toApp, alert: alert.map { text($0) },
+                                             sound: sound.map { text($0) }, badge: badge.map { Int32(clamping: $0) },
+                                             reason: reason.map { text($0) }))
         }
     }
 }

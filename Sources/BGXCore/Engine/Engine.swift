@@ -38,9 +38,10 @@ public struct Engine: Sendable {
     var jettisonsUnderway = 0
     /// Suspended apps in the order they were suspended, then by index (jetsam's idle band).
     var idleOrder = Deque<IdleEntry>()
-    var notifications = NotificationCenterState()
-    /// The transfer daemon (SPEC §8).
-    var transfers = TransferDaemon()
+    /// Local notifications and Notification Center (SPEC §9).
+    var notifications = NotificationController()
+    /// The transfer daemon and each app's events wake and rate limiter (SPEC §8).
+    var transfers = TransferController()
     var texts = TextTable()
     /// The words of a budget-timeout kill, by the one open task's name.
     var budgetTimeoutDetails: [TextID: TextID] = [:]
@@ -111,6 +112,8 @@ public struct Engine: Sendable {
         apps.append(AppProcess(manifest: manifest))
         scheduler.appInstalled(usageDays: profile.scheduler.usageHistoryDays)
         pushes.appInstalled()
+        notifications.appInstalled()
+        transfers.appInstalled()
         let index = Int32(apps.count - 1)
         // The first app of a name is the one a name finds.
         if appIndex[manifest.bundleIdentifier] == nil { appIndex[manifest.bundleIdentifier] = index }

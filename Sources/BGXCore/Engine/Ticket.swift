@@ -46,7 +46,7 @@ extension Engine {
         case .audio: return apps[i].services.audio?.number == ticket.number
         case .serviceWake: return apps[i].services.wakeNumber == ticket.number
         case .keepAlive: return apps[i].voip.keepAliveGeneration == ticket.number
-        case .transferEvents: return apps[i].transferEvents?.number == ticket.number
+        case .transferEvents: return transfers.apps[i].eventsWake?.number == ticket.number
         case .pushCompletion: return pushes.apps[i].awaitingCompletion.contains { $0.number == ticket.number }
         }
     }

@@ -444,6 +444,7 @@ extension Engine {
         apps[i].processEnded()
         pushes.processEnded(app)
         scheduler.processEnded(app)
+        transfers.processEnded(app)
         markSchedulerDirty(for: app)
         if frontApp == app { frontApp = nil }
         outbox.append(.terminate(app))

@@ -66,17 +66,3 @@ extension BundleSound {
         return nil
     }
 }
-
-extension Engine {
-    /// What plays when a notification with `sound` reaches the user, and
-    /// why, when it is not the sound asked for.
-    mutating func alertSound(for app: AppID, _ sound: NotificationSound?) -> (played: TextID?, reason: TextID?) {
-        guard let sound else { return (nil, nil) }
-        guard case let .named(file) = sound else { return (text("default"), nil) }
-        guard let reason = BundleSound.fallbackReason(for: file, in: apps[Int(app.index)].manifest.sounds,
-                                                      maximumLength: profile.maximumAlertSoundLength) else {
-            return (text(file), nil)
-        }
-        return (text("default"), text(reason))
-    }
-}

@@ -27,16 +27,27 @@ public struct PolicyProfile: Sendable, Equatable {
     public var sceneUpdateWatchdog: Nanoseconds
 
     // MARK: SPEC §9 — local notifications
-    /// How many scheduled notifications an app may hold; the soonest-firing
-    /// are kept. modern 64 [D], ios6 128 [S].
-    public var localNotificationLimit: Int
-    /// What happens past the limit: modern and ios12 keep the soonest-firing
-    /// and drop the rest silently [D]; ios6 refuses the request past 128 [S].
-    public var localNotificationOverflow: LocalNotificationOverflow
-    /// Shortest repeat interval for a repeating notification: 60 s [O].
-    public var minimumRepeatInterval: Nanoseconds
-    /// A custom alert sound this long or longer is replaced by the default: 30 s [D].
-    public var maximumAlertSoundLength: Nanoseconds
+    public var notifications: NotificationSettings
+    /// How many scheduled notifications an app may hold (`notifications.limit`).
+    public var localNotificationLimit: Int {
+        get { notifications.limit }
+        set { notifications.limit = newValue }
+    }
+    /// What happens past the limit (`notifications.overflow`).
+    public var localNotificationOverflow: LocalNotificationOverflow {
+        get { notifications.overflow }
+        set { notifications.overflow = newValue }
+    }
+    /// Shortest repeat interval for a repeating notification (`notifications.minimumRepeatInterval`).
+    public var minimumRepeatInterval: Nanoseconds {
+        get { notifications.minimumRepeatInterval }
+        set { notifications.minimumRepeatInterval = newValue }
+    }
+    /// The longest custom alert sound, exclusive (`notifications.maximumAlertSoundLength`).
+    public var maximumAlertSoundLength: Nanoseconds {
+        get { notifications.maximumAlertSoundLength }
+        set { notifications.maximumAlertSoundLength = newValue }
+    }
 
     // MARK: SPEC §11 — who gets launched
     /// Location apps are relaunched for location and region events even
@@ -92,10 +103,9 @@ public struct PolicyProfile: Sendable, Equatable {
         self.didEnterBackgroundWatchdog = didEnterBackgroundWatchdog
         self.willTerminateWatchdog = willTerminateWatchdog
         self.sceneUpdateWatchdog = sceneUpdateWatchdog
-        self.localNotificationLimit = localNotificationLimit
-        self.localNotificationOverflow = localNotificationOverflow
-        self.minimumRepeatInterval = minimumRepeatInterval
-        self.maximumAlertSoundLength = maximumAlertSoundLength
+        self.notifications = NotificationSettings(limit: localNotificationLimit, overflow: localNotificationOverflow,
+                                                  minimumRepeatInterval: minimumRepeatInterval,
+                                                  maximumAlertSoundLength: maximumAlertSoundLength)
         self.relaunchLocationAfterForceQuit = relaunchLocationAfterForceQuit
         self.launchVoIPPushAfterForceQuit = launchVoIPPushAfterForceQuit
         self.memory = memory
@@ -145,12 +155,4 @@ public struct PolicyProfile: Sendable, Equatable {
     public static func named(_ name: String) -> PolicyProfile? {
         all.first { $0.name == name }
     }
-}
-
-/// SPEC §9: what becomes of a notification past an app's limit.
-public enum LocalNotificationOverflow: Sendable, Equatable {
-    /// Every request is taken; only the soonest-firing are kept.
-    case keepSoonest
-    /// A request past the limit is refused.
-    case refuseNew
 }

@@ -98,8 +98,8 @@ extension Engine {
         transfers.sessions[s].attachedEpoch = apps[i].epoch
         transfers.sessions[s].lastHold = nil
         handOverResults(s)
-        if let wake = apps[i].transferEvents, wake.session == id, !wake.finishEventsQueued {
-            apps[i].transferEvents!.finishEventsQueued = true
+        if let wake = transfers.apps[i].eventsWake, wake.session == id, !wake.finishEventsQueued {
+            transfers.apps[i].eventsWake!.finishEventsQueued = true
             apps[i].jobs.append(.transfer(.finishEvents(id)))
         }
         pump(app)
@@ -145,16 +145,14 @@ extension Engine {
 
     /// The completion handler of `handleEventsForBackgroundURLSession`.
     public mutating func completeBackgroundSessionEvents(for app: AppID, session identifier: String) {
-        let i = Int(app.index)
         let id = text(identifier)
-        guard let wake = apps[i].transferEvents, wake.session == id else {
+        guard let ended = transfers.endEvents(app, session: id) else {
             log(app, "handleEventsForBackgroundURLSession completion handler for '\(identifier)' called "
                 + "while no events of that session are being handled (called twice, or after the system "
                 + "stopped waiting for it)")
             return
         }
-        apps[i].transferEvents = nil
-        setAssertion(.transferEvents, false, i)
+        apply(ended.effects)
         noteSessionNotRecreated(app, id)
         suspendIfThreadFree(app)
     }
@@ -247,12 +245,10 @@ extension Engine {
             return
         }
         if let why = transferLaunchBlock(s) { holdForLaunch(s, why); return }
-        let step = min(apps[i].transferWakes, profile.transfers.relaunchMaxDoublings)
-        let delay = profile.transfers.relaunchDelay * (1 << Int64(step))
-        apps[i].transferWakes += 1
+        let (delay, wake) = transfers.nextWakeDelay(session.app, settings: profile.transfers)
         scheduleSessionWake(s, at: now + delay)
         hold(s, "relaunch rate limiter: the app is woken in \(Time.describe(delay)) (background wake "
-             + "\(apps[i].transferWakes) since it was last in front; the delay doubles each time)")
+             + "\(wake) since it was last in front; the delay doubles each time)")
     }
 
     mutating func scheduleSessionWake(_ s: Int, at time: Nanoseconds) {
@@ -299,7 +295,7 @@ extension Engine {
             return
         }
         if let why = transferLaunchBlock(s) { holdForLaunch(s, why); return }
-        if let other = apps[i].transferEvents {
+        if let other = transfers.apps[i].eventsWake {
             // One session's events at a time: look again once the app is done with the other.
             scheduleSessionWake(s, at: now + profile.transfers.eventsHandlingTime)
             hold(s, "the app is handling background session '\(text(other.session))''s events: "
@@ -310,28 +306,23 @@ extension Engine {
             holdForLaunch(s, "the app was terminated as it was launched for the session's events")
             return
         }
-        apps[i].transferEventsNumber &+= 1
-        apps[i].transferEvents = TransferEventsWake(session: id, number: apps[i].transferEventsNumber)
-        setAssertion(.transferEvents, true, i)
+        // The deadline is queued before the jobs: handing over results queues no event.
+        apply(transfers.beginEvents(app, session: id, epoch: apps[i].epoch, now: now, settings: profile.transfers))
         apps[i].jobs.append(.transfer(.events(id)))
         if isAttached(s) {
             handOverResults(s)
-            apps[i].transferEvents!.finishEventsQueued = true
+            transfers.apps[i].eventsWake!.finishEventsQueued = true
             apps[i].jobs.append(.transfer(.finishEvents(id)))
         }
-        queue.push(.transferEventsDeadline(app, ticket(app, apps[i].transferEventsNumber)),
-                   at: now + profile.transfers.eventsHandlingTime)
         pump(app)
     }
 
     mutating func transferEventsDeadlineFired(_ app: AppID) {
-        let i = Int(app.index)
-        let wake = apps[i].transferEvents!
         log(app, "Warning: Application delegate received call to -application:handleEventsForBackgroundURLSession:"
             + "completionHandler: but the completion handler was never called.")
-        apps[i].transferEvents = nil
-        setAssertion(.transferEvents, false, i)
-        noteSessionNotRecreated(app, wake.session)
+        guard let ended = transfers.endEvents(app, session: nil) else { return }
+        apply(ended.effects)
+        noteSessionNotRecreated(app, ended.wake.session)
         suspendIfThreadFree(app)
     }
 
@@ -349,7 +340,7 @@ extension Engine {
         let i = Int(app.index)
         switch job {
         case let .events(id):
-            guard apps[i].transferEvents?.session == id else { return }
+            guard transfers.apps[i].eventsWake?.session == id else { return }
             deliver(.handleEventsForBackgroundURLSession(id), to: app, watchdog: nil)
         case let .result(taskID):
             guard let t = transferIndex(taskID), !transfers.tasks[t].delivered,
@@ -385,14 +376,8 @@ extension Engine {
     /// is dropped: the app now gets its results in front), and a session object
     /// the process holds receives what waited.
     mutating func transfersAppCameToFront(_ app: AppID) {
-        let i = Int(app.index)
-        apps[i].transferWakes = 0
-        for s in transfers.sessions.indices where transfers.sessions[s].app == app {
-            transfers.sessions[s].wakePending = false
-            transfers.sessions[s].launchHeld = false
-            transfers.sessions[s].lastHold = nil
-            handOverResults(s)
-        }
+        transfers.appCameToFront(app)
+        for s in transfers.sessions.indices where transfers.sessions[s].app == app { handOverResults(s) }
     }
 
     /// A swipe in the app switcher cancels the app's unfinished transfers (SPEC §8).

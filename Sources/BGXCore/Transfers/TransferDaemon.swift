@@ -127,17 +127,6 @@ struct TransferTask: Sendable {
     var delivered = false
 }
 
-/// The daemon's state: every transfer not yet handed to its app.
-struct TransferDaemon: Sendable {
-    var sessions: [TransferSession] = []
-    var tasks: [TransferTask] = []
-    var nextTaskID: Int32 = 1
-    /// Progress is accounted up to this moment.
-    var settledAt: Nanoseconds = 0
-    var generation: UInt32 = 0
-    var scheduledAt: Nanoseconds?
-}
-
 enum TransferMath {
     /// a·b/c in full width, rounded down or up; saturates at Int64.max.
     static func mulDiv(_ a: Int64, _ b: Int64, _ c: Int64, roundUp: Bool) -> Int64 {
@@ -155,28 +144,12 @@ extension Engine {
     /// that held since the last settlement. Call before anything changes the
     /// set of running transfers or the bandwidth.
     mutating func settleTransfers() {
-        let elapsed = now - transfers.settledAt
-        transfers.settledAt = now
-        guard elapsed > 0, device.network != .none, device.bandwidth > 0 else { return }
-        let running = transfers.tasks.reduce(0) { $0 + ($1.phase == .running ? 1 : 0) }
-        guard running > 0 else { return }
-        let share = TransferMath.mulDiv(device.bandwidth, elapsed, Int64(running) * Time.nanosecondsPerSecond,
-                                        roundUp: false)
-        for t in transfers.tasks.indices where transfers.tasks[t].phase == .running {
-            transfers.tasks[t].remaining = max(0, transfers.tasks[t].remaining - share)
-        }
+        transfers.settle(now: now, network: device.network, bandwidth: device.bandwidth)
     }
 
     /// What keeps a transfer from running now, if anything.
     func transferWait(_ t: TransferTask) -> TransferWait? {
-        if let begin = t.earliestBegin, now < begin { return .earliestBegin(begin) }
-        if device.network == .none { return .noNetwork }
-        if device.network == .cellular && !t.allowsCellular { return .cellularNotAllowed }
-        if t.discretion != .no {
-            if profile.transfers.discretionaryRequiresWiFi && device.network != .wifi { return .needsWiFi }
-            if profile.transfers.discretionaryRequiresPower && !device.charging { return .needsPower }
-        }
-        return nil
+        TransferController.wait(t, now: now, device: device, settings: profile.transfers)
     }
 
     func describe(_ wait: TransferWait, _ t: TransferTask) -> String {
@@ -257,33 +230,11 @@ extension Engine {
     /// Keeps one daemon event in the queue, at the earliest moment time alone
     /// changes something: a completion, an earliest begin date, a timeout.
     mutating func scheduleTransferReview() {
-        var next: Nanoseconds?
-        func consider(_ t: Nanoseconds) { if next.map({ t < $0 }) ?? true { next = t } }
-        let running = transfers.tasks.reduce(0) { $0 + ($1.phase == .running ? 1 : 0) }
-        for task in transfers.tasks where task.phase != .finished {
-            consider(task.created + task.resourceTimeout)
-            if let begin = task.earliestBegin, begin > now { consider(begin) }
-            if task.phase == .stalled, !task.retryNoted, let since = task.stalledSince {
-                consider(since + task.requestTimeout)
-            }
-            if task.phase == .running, device.bandwidth > 0 {
-                let share = TransferMath.mulDiv(task.remaining, Int64(running) * Time.nanosecondsPerSecond,
-                                                device.bandwidth, roundUp: true)
-                // Past the end of representable time (a vast transfer, a trickle of bandwidth): never.
-                let (end, overflow) = now.addingReportingOverflow(share)
-                consider(overflow ? .max : end)
-            }
-        }
-        guard next != transfers.scheduledAt else { return }
-        transfers.generation &+= 1
-        transfers.scheduledAt = next
-        if let next, next != .max { queue.push(.transferReview(generation: transfers.generation), at: next) }
+        if let review = transfers.scheduleReview(now: now, bandwidth: device.bandwidth) { apply(review) }
     }
 
     mutating func transferReviewFired(generation: UInt32) {
-        guard generation == transfers.generation else { return }
-        transfers.scheduledAt = nil
-        reviewTransfers()
+        if transfers.takeReview(generation: generation) { reviewTransfers() }
     }
 
     /// A device change: progress is settled at the old conditions first.

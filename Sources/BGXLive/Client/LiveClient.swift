@@ -97,6 +97,21 @@ public final class LiveClient {
         while let m = try nextMessage() { try handle(m) }
     }
 
+    /// The next message from the daemon (those held back during a call first);
+    /// nil when `deadline` (monotonic nanoseconds) passed or the daemon closed
+    /// the connection (`isClosed`). For hosts that run callbacks themselves.
+    public func receive(until deadline: Int64?) throws -> LiveMessage? {
+        if !held.isEmpty { return held.removeFirst() }
+        return try connection.receive(until: deadline)
+    }
+
+    public var isClosed: Bool { connection.peerClosed }
+
+    /// The callback's handler has returned: the watchdog waiting for it stands down.
+    public func acknowledge(_ callback: LiveMessage) throws {
+        try connection.send(LiveMessage(type: "ack", seq: callback.seq))
+    }
+
     func nextMessage() throws -> LiveMessage? {
         if !held.isEmpty { return held.removeFirst() }
         return try connection.receive()

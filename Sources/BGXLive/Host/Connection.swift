@@ -84,7 +84,10 @@ extension LiveDaemon {
         case ("hello", .unknown): hello(message, from: c)
         case ("call", .app(let app)):
             call(message, from: app, on: c.fd)
-            if let p = processes[app] { noteResidentSize(p) }
+            if let p = processes[app] {
+                noteCPUTime(p)
+                noteResidentSize(p)
+            }
         case ("ack", .app(let app)): acknowledge(message, from: app)
         case ("ctl", .ctl): control(message, on: c)
         case ("hello", _): closeConnection(c.fd, why: "a second hello")

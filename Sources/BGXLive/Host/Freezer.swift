@@ -222,8 +222,12 @@ final class CgroupV1Freezer: Freezer {
     func removeRoot() { CgroupFiles.remove(base) }
 }
 
-/// No usable cgroup: SIGSTOP and SIGCONT through the process's pidfd. Only
-/// the process the daemon started is stopped (its children are not).
+/// No usable cgroup: SIGSTOP and SIGCONT to the app's whole process group
+/// (the daemon starts each app as the leader of its own group, and its
+/// children inherit it). The group is signalled only while its leader is
+/// unreaped — the daemon holds it with a pidfd — so the group's id, the
+/// leader's pid, cannot have been reused. A child that leaves the group
+/// (`setsid`, `setpgid`) escapes: only a cgroup holds every process.
 final class SignalFreezer: Freezer {
     let mechanism = "sigstop"
     var root: String? { nil }
@@ -231,13 +235,32 @@ final class SignalFreezer: Freezer {
     func prepare(bundle: String) throws -> (cgroup: String, procs: String)? { nil }
 
     func freeze(_ process: LiveProcess) throws {
-        guard bgx_pidfd_send_signal(process.pidfd, SIGSTOP) == 0 else { throw SystemError("pidfd_send_signal SIGSTOP") }
-        try Self.wait(process.pid, stopped: true)
+        try signalGroup(process, SIGSTOP)
+        try Self.wait(Self.group(of: process.pid), stopped: true)
     }
 
     func thaw(_ process: LiveProcess) throws {
-        guard bgx_pidfd_send_signal(process.pidfd, SIGCONT) == 0 else { throw SystemError("pidfd_send_signal SIGCONT") }
-        try Self.wait(process.pid, stopped: false)
+        try signalGroup(process, SIGCONT)
+        try Self.wait(Self.group(of: process.pid), stopped: false)
+    }
+
+    /// The leader through its pidfd (proof that it is still ours), then the rest of its group.
+    func signalGroup(_ process: LiveProcess, _ signal: Int32) throws {
+        guard bgx_pidfd_send_signal(process.pidfd, signal) == 0 else { throw SystemError("pidfd_send_signal \(signal)") }
+        if killpg(process.pid, signal) != 0, errno != ESRCH { throw SystemError("killpg \(signal)") }
+    }
+
+    /// The pids of a process group, from /proc (field 5 of each stat).
+    static func group(of pgid: pid_t) -> [pid_t] {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [pgid] }
+        var members: [pid_t] = []
+        for entry in entries {
+            guard let pid = pid_t(entry), let stat = CgroupFiles.read("/proc/\(pid)/stat"),
+                  let close = stat.lastIndex(of: ")") else { continue }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            if fields.count > 2, pid_t(fields[2]) == pgid { members.append(pid) }
+        }
+        return members
     }
 
     /// The state letter in /proc/PID/stat (`T` once the stop has taken).
@@ -246,19 +269,22 @@ final class SignalFreezer: Freezer {
         return stat[stat.index(after: close)...].first { $0 != " " }
     }
 
-    static func wait(_ pid: pid_t, stopped: Bool) throws {
+    /// Until every member of the group has (or has not) stopped.
+    static func wait(_ pids: [pid_t], stopped: Bool) throws {
         let deadline = MonotonicClock.now() + freezeDeadline
-        while let s = state(of: pid), (s == "T") != stopped, s != "Z" {
-            guard MonotonicClock.now() < deadline else {
-                throw SystemError("process \(pid) did not \(stopped ? "stop" : "continue") within 2s", code: ETIMEDOUT)
+        for pid in pids {
+            while let s = state(of: pid), (s == "T") != stopped, s != "Z", s != "X" {
+                guard MonotonicClock.now() < deadline else {
+                    throw SystemError("process \(pid) did not \(stopped ? "stop" : "continue") within 2s", code: ETIMEDOUT)
+                }
+                sched_yield()
             }
-            sched_yield()
         }
     }
 
     func kill(_ process: LiveProcess) throws -> String {
-        guard bgx_pidfd_send_signal(process.pidfd, SIGKILL) == 0 else { throw SystemError("pidfd_send_signal SIGKILL") }
-        return "pidfd SIGKILL"
+        try signalGroup(process, SIGKILL)
+        return "pidfd SIGKILL and its process group"
     }
 
     func release(_ process: LiveProcess) {}

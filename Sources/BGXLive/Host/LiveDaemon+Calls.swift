@@ -57,8 +57,10 @@ extension LiveDaemon {
             reply(true)
         case "applicationState":
             reply(true, nil, ["state": "\(engine.applicationState(of: app))"])
-        default:
-            reply(false, "not yet supported: call \(message.name ?? "(none)")")
+        case let name:
+            guard serviceCall(name, args, from: app, reply: reply) else {
+                return reply(false, "not yet supported: call \(message.name ?? "(none)")")
+            }
         }
     }
 }

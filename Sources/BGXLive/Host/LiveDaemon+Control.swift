@@ -90,6 +90,9 @@ extension LiveDaemon {
         let d = engine.device
         lines.append("device: locked \(d.locked), charging \(d.charging), network \(d.network), lowPowerMode \(d.lowPowerMode), "
                      + "battery \(d.battery)%, memory \(d.memory / (1024 * 1024))MB, thermal \(d.thermal)")
+        if let stall = lastPressure, let path = pressurePath {
+            lines.append("memory pressure: \(pressureLevel.rawValue) (PSI some \(stall.some) %, full \(stall.full) % over 10 s, \(path))")
+        }
         lines.append("front: \(engine.frontApp.map { engine.bundleIdentifier($0) } ?? "none")")
         for app in engine.appIDs {
             var line = "\(engine.bundleIdentifier(app)): \(engine.state(of: app))"

@@ -76,13 +76,26 @@ extension LiveDaemon {
         nextSeq += 1
         var args: [String: String] = ["queue": "\(engine.queue(of: callback, for: app))"]
         switch callback {
-        case let .didFinishLaunching(cause): args["cause"] = "\(cause)"
+        case let .didFinishLaunching(cause):
+            args["cause"] = "\(cause)"
+            if cause == .notification, let name = engine.launchNotification(of: app) { args["notification"] = name }
         case let .backgroundTaskExpired(id): args["id"] = "\(id)"
-        case let .bgTask(identifier), let .bgTaskExpired(identifier): args["identifier"] = engine.text(identifier)
+        case let .bgTask(identifier):
+            args["identifier"] = engine.text(identifier)
+            if let kind = engine.runningTaskKind(for: app, identifier: engine.text(identifier)) { args["kind"] = "\(kind)" }
+        case let .bgTaskExpired(identifier): args["identifier"] = engine.text(identifier)
+        case let .localNotification(id), let .notificationResponse(id):
+            let content = engine.notificationContent(for: app, id)
+            args["identifier"] = engine.notificationName(id)
+            args["title"] = content.title
+            args["body"] = content.body
+            if let badge = content.badge { args["badge"] = "\(badge)" }
         case let .remoteNotification(number, type):
             args["number"] = "\(number)"
             args["type"] = "\(type)"
         case let .voipPush(number): args["number"] = "\(number)"
+        case let .didUpdateLocations(service): args["service"] = "\(service)"
+        case let .didEnterRegion(id), let .didExitRegion(id): args["region"] = engine.text(id)
         default: break
         }
         p.awaitingAck[seq] = engine.queue(of: callback, for: app)
@@ -98,20 +111,6 @@ extension LiveDaemon {
         // Jetsam may have ended it for what it holds.
         guard p.epoch == engine.processEpoch(of: app) else { return }
         engine.returned(app, on: queue)
-    }
-
-    /// The process's real resident size (VmRSS) goes to the engine's memory
-    /// model as it changes, read whenever the app talks to the daemon (a call,
-    /// an ack) — no sampling timer. Above its limit, or with too little free
-    /// memory left, jetsam ends it with reason `memoryPressure`.
-    func noteResidentSize(_ p: LiveProcess) {
-        guard let status = CgroupFiles.read("/proc/\(p.pid)/status"),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-              let kb = line.split(separator: " ").dropFirst().first.flatMap({ Int64($0) }) else { return }
-        let bytes = kb * 1024
-        guard bytes != p.reportedBytes, engine.state(of: p.app).isRunning else { return }
-        engine.allocate(for: p.app, bytes: bytes - p.reportedBytes)
-        p.reportedBytes = bytes
     }
 
     func suspend(_ app: AppID) {

@@ -42,6 +42,12 @@ public final class LiveDaemon {
     var running = true
     let traceFD: Int32
     let auditFD: Int32
+    /// Monotonic time of the last sample of running processes' CPU and memory.
+    var lastResourceSample: Int64 = 0
+    /// Where memory pressure is read (PSI), its last reading, and the level last told to the engine.
+    var pressurePath: String?
+    var lastPressure: PressureStall?
+    var pressureLevel = DeviceState.MemoryPressure.normal
 
     public init(options: DaemonOptions) throws {
         self.options = options
@@ -62,6 +68,7 @@ public final class LiveDaemon {
         if let warning { log(warning) }
         listener = try UnixSocket.listen(at: options.socketPath)
         signals = bgx_termination_signalfd()
+        pressurePath = Self.pressureFile(root: freezer.root)
         log("bgx daemon: freezer \(freezer.mechanism)\(freezer.root.map { " at \($0)" } ?? ""), socket \(options.socketPath), "
             + "profile \(options.profile.name)\(options.timeScale == 1 ? "" : ", time ×\(options.timeScale)")")
         hostLine(nil, "daemon.start", [("freezer", .string(freezer.mechanism)), ("profile", .string(options.profile.name))])
@@ -116,10 +123,14 @@ public final class LiveDaemon {
                 fds.append(pollfd(fd: fd, events: Int16(POLLIN) | (c.out.isEmpty ? 0 : Int16(POLLOUT)), revents: 0))
             }
             for p in processes.values { fds.append(pollfd(fd: p.pidfd, events: Int16(POLLIN), revents: 0)) }
-            // Exactly until the engine's next event; with none, until something happens.
-            let timeout = engine.nextEventTime.map { max(0, monotonicTime($0) - MonotonicClock.now()) } ?? -1
+            // Exactly until the engine's next event (or the next look at running processes' CPU and
+            // memory); with neither, until something happens.
+            let now = MonotonicClock.now()
+            let wake = [engine.nextEventTime.map(monotonicTime), nextResourceSample].compactMap { $0 }.min()
+            let timeout = wake.map { max(0, $0 - now) } ?? -1
             let ready = bgx_ppoll(&fds, nfds_t(fds.count), timeout)
             if ready < 0 { if errno == EINTR { continue }; log("error: ppoll: \(SystemError("ppoll"))"); break }
+            if let due = nextResourceSample, MonotonicClock.now() >= due { sampleResources() }
             for p in fds where p.revents != 0 {
                 if p.fd == listener { acceptConnections() }
                 else if p.fd == signals { running = false }

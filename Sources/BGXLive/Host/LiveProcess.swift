@@ -22,6 +22,8 @@ final class LiveProcess {
     var queued: [LiveMessage] = []
     /// Callbacks sent and not yet acknowledged, with the queue the engine ran them on.
     var awaitingAck: [Int: ExecutionQueue] = [:]
+    /// CPU time (nanoseconds) already reported to the engine's CPU monitor.
+    var cpuSeen: Int64 = 0
     /// The resident size last reported to the engine, in bytes.
     var reportedBytes: Int64 = 0
 

@@ -6,6 +6,8 @@ public final class LiveConnection {
     public let fd: Int32
     var decoder = FrameDecoder()
     var closed = false
+    /// The daemon closed its end (a receive returned end of stream).
+    public private(set) var peerClosed = false
 
     public init(socket path: String) throws { fd = try UnixSocket.connect(to: path) }
     deinit { close() }
@@ -43,7 +45,7 @@ public final class LiveConnection {
                 if errno == EINTR { continue }
                 throw SystemError("read")
             }
-            if n == 0 { return nil }
+            if n == 0 { peerClosed = true; return nil }
             decoder.append(buffer[0..<n])
         }
     }

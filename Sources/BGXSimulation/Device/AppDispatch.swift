@@ -75,15 +75,15 @@ let dispatchOnDevice: @convention(c) (UnsafeMutableRawPointer?, bgx_dispatch_req
     context, request, onMain, deadline, work, object in
     guard let context else { return 0 }
     let process = Unmanaged<AppRuntime>.fromOpaque(context).takeUnretainedValue()
-    return process.dispatch(request, onMain: onMain != 0, deadline: deadline, work: work, object: object) ? 1 : 0
+    return process.dispatch(request, onMain: onMain, deadline: deadline, work: work, object: object) ? 1 : 0
 }
 
 extension AppRuntime {
-    func dispatch(_ request: bgx_dispatch_request, onMain: Bool, deadline: Int64, work: bgx_work,
+    func dispatch(_ request: bgx_dispatch_request, onMain: Int32, deadline: Int64, work: bgx_work,
                   object: UnsafeMutableRawPointer?) -> Bool {
         switch request {
         case BGX_SUBMIT:
-            submit(DispatchedWork(work), onMain: onMain, deadline: deadline)
+            submit(DispatchedWork(work), onMain: onMain != 0, deadline: deadline)
         case BGX_SUBMIT_REFUSED_WALL:
             device.withEngine {
                 $0.log(app, "not yet supported: DispatchQueue.asyncAfter(wallDeadline:) in app code; "
@@ -97,7 +97,7 @@ extension AppRuntime {
         case BGX_NOTIFY_GROUP, BGX_NOTIFY_BLOCK:
             guard let object else { return false }
             let awaited: DispatchNotification.Awaited = request == BGX_NOTIFY_GROUP ? .group(object) : .block(object)
-            dispatchState.notifications.append(DispatchNotification(awaited, onMain: onMain, work: DispatchedWork(work)))
+            dispatchState.notifications.append(DispatchNotification(awaited, onMain: onMain != 0, work: DispatchedWork(work)))
             submitReadyNotifications()
         case BGX_WAIT_GROUP, BGX_WAIT_SEMAPHORE, BGX_WAIT_BLOCK:
             guard let object else { return true }
@@ -109,9 +109,16 @@ extension AppRuntime {
                 default: hasRun(block: object)
                 }
             }
+        case BGX_RUN_LOOP_TIMER_CREATED:
+            if let object, let callout = work.function {
+                runLoopTimers.callouts[object] = unsafeBitCast(callout, to: UnsafeMutableRawPointer.self)
+            }
+        case BGX_RUN_LOOP_TIMER_ADDED:
+            guard let object else { return false }
+            return addRunLoopTimer(object, runLoop: onMain)
         case BGX_ESCAPED_RUN_LOOP_TIMER:
-            logEscapeOnce("Timer", "not yet supported: a Timer (or anything else on a run loop) in app code never fires "
-                          + "on the device; use DispatchQueue.main.asyncAfter")
+            logEscapeOnce("Timer", "not yet supported: a run-loop timer app code did not make (a Timer created outside "
+                          + "app code) never fires on the device; use DispatchQueue.main.asyncAfter")
         case BGX_ESCAPED_THREAD:
             logEscapeOnce("Thread", "not yet supported: a Thread started in app code runs on a real thread and the "
                           + "real clock, beside the device; use a DispatchQueue")

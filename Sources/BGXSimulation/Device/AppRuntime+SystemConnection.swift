@@ -239,6 +239,18 @@ extension AppRuntime {
     public func closeAccessorySession(_ transport: AccessoryTransport) {
         device.withEngine { $0.closeAccessorySession(for: app, transport) }
     }
+    public func keepRestoreIdentifier(_ identifier: String, peripheral: Bool, kept: Bool) {
+        device.bluetoothRestoration[app, default: BluetoothRestoration()].keep(identifier, peripheral: peripheral, kept)
+    }
+    public func restoreIdentifiers(peripheral: Bool) -> [String] {
+        device.bluetoothRestoration[app]?.identifiers(peripheral: peripheral) ?? []
+    }
+    public func setRestorationState(_ state: Any?, for identifier: String, peripheral: Bool) {
+        device.bluetoothRestoration[app, default: BluetoothRestoration()].states[peripheral ? 1 : 0][identifier] = state
+    }
+    public func restorationState(for identifier: String, peripheral: Bool) -> Any? {
+        device.bluetoothRestoration[app]?.states[peripheral ? 1 : 0][identifier] ?? nil
+    }
 
     // MARK: Background transfers
 
@@ -260,6 +272,15 @@ extension AppRuntime {
     }
     public func pendingTransfers(session: String) -> [(task: Int32, kind: TransferKind, bytes: Int64, remaining: Int64)] {
         device.withEngine { $0.pendingTransfers(for: app, session: session) }
+    }
+    public func nextTaskIdentifier(session: String) -> Int {
+        device.transferBook[app, default: TransferBook()].nextIdentifier(session: session)
+    }
+    public func rememberTransfer(_ task: Int32, taskIdentifier: Int, description: String?, bytes: Int64) {
+        device.transferBook[app, default: TransferBook()].tasks[task] = (taskIdentifier, description, bytes)
+    }
+    public func rememberedTransfer(_ task: Int32) -> (taskIdentifier: Int, description: String?, bytes: Int64)? {
+        device.transferBook[app]?.tasks[task]
     }
 
     // MARK: Pushes and VoIP

@@ -46,6 +46,8 @@ public final class AppRuntime: SystemConnection {
     var keepAliveHandler: (() -> Void)?
     /// What app code put on dispatch queues and has not run yet, and what waits for it.
     var dispatchState = AppDispatchState()
+    /// The `Timer`s app code made and added to a run loop.
+    var runLoopTimers = AppRunLoopTimers()
     /// Where app code's randomness comes from: seeded by the device's seed, the
     /// app and the process's launch, so runs repeat and each launch differs.
     let randomState = UnsafeMutablePointer<UInt64>.allocate(capacity: 1)
@@ -67,6 +69,7 @@ public final class AppRuntime: SystemConnection {
         keepAliveHandler = nil
         madeApplication = nil
         dispatchState.tearDown()
+        runLoopTimers.tearDown()
     }
 
     init(device: SimulatedDevice, app: AppID, cause: LaunchCause, program: HostedApp) {

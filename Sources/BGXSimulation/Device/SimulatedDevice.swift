@@ -29,6 +29,10 @@ public final class SimulatedDevice {
     /// What apps wrote to the device's disk, by app and path (SPEC §13); the
     /// engine keeps each file's protection class and decides who may read it.
     var fileContents: [AppID: [String: Data]] = [:]
+    /// The system's record of each app's background-session tasks (outlives its processes).
+    var transferBook: [AppID: TransferBook] = [:]
+    /// What Core Bluetooth keeps of each app's restoring managers (outlives its processes).
+    var bluetoothRestoration: [AppID: BluetoothRestoration] = [:]
     private var directives: [Directive] = []
     /// Trace events taken from the engine so far.
     public private(set) var trace: [TraceEvent] = []

@@ -35,6 +35,12 @@ typedef enum {
     BGX_ESCAPED_RUN_LOOP_TIMER,
     /// App code started a thread, which runs for real beside the device.
     BGX_ESCAPED_THREAD,
+    /// App code made the run-loop timer `object` (a `Timer`); `work.function` is its callout.
+    BGX_RUN_LOOP_TIMER_CREATED,
+    /// App code added the run-loop timer `object` to a run loop: `on_main` is
+    /// 1 for the main run loop, 2 for the calling thread's, 0 for another's.
+    /// 1 when the device took it (it fires it in virtual time).
+    BGX_RUN_LOOP_TIMER_ADDED,
 } bgx_dispatch_request;
 
 /// The clocks one thread reads while a simulated device runs app code on it.
@@ -72,6 +78,18 @@ int64_t bgx_virtual_clock_monotonic(void);
 /// The `context` of this thread's setting while it runs app code with a
 /// device to hand work to; NULL elsewhere.
 void *bgx_app_code_context(void);
+
+/// A run-loop timer the device fires itself (`Timer`): CoreFoundation's
+/// answers about it (fire dates in seconds since 2001, as CFAbsoluteTime).
+double bgx_run_loop_timer_next_fire_date(void *timer);
+void bgx_run_loop_timer_set_next_fire_date(void *timer, double date);
+double bgx_run_loop_timer_interval(void *timer);
+int bgx_run_loop_timer_is_valid(void *timer);
+void bgx_run_loop_timer_invalidate(void *timer);
+/// Calls the timer's callout with its context's info, as a run loop does.
+void bgx_run_loop_timer_fire(void *timer, void *callout);
+void bgx_cf_retain(void *object);
+void bgx_cf_release(void *object);
 
 /// Makes this thread read `clock` (when enabled) and returns what it read before,
 /// so that callers can nest and restore.

@@ -1,0 +1,109 @@
+import BGXCore
+import BGXKit
+import BGXSimulation
+import ColorFeedExample
+import Foundation
+import Testing
+
+/// App code written against BGXKit (UIKit's names) runs unchanged both ways:
+/// on the simulated device in virtual time, and as a real process under the
+/// daemon (Examples/ColorFeedLive: the same AppDelegate, started by
+/// `LiveApplication.main`). The engine's decisions about it are the same.
+@Suite("app code live and simulated", .serialized)
+struct LiveAppCodeTests {
+    static let identifier = ColorFeedExample.AppDelegate.refreshIdentifier
+    static let kinds: Set<String> = ["launch", "state", "task.register", "task.submit", "task.start", "task.complete",
+                                     "notification.schedule", "notification.deliver"]
+
+    static func decision(_ line: [String: Any]) -> String {
+        let kind = line["kind"] as? String ?? ""
+        let detail = ["to", "cause", "identifier", "success"].compactMap { line[$0].map { "\($0)" } }.joined(separator: " ")
+        return detail.isEmpty ? kind : "\(kind) \(detail)"
+    }
+
+    @Test("ColorFeed simulated: launch, home, its refresh submitted; a simulated launch runs it, it notifies and completes")
+    func simulated() throws {
+        let decisions = try Self.simulatedDecisions()
+        #expect(decisions.contains("task.submit \(Self.identifier)"))
+        #expect(decisions.contains("task.complete \(Self.identifier) 1"))
+        #expect(decisions.contains { $0.hasPrefix("notification.deliver") })
+    }
+
+    static func simulatedDecisions() throws -> [String] {
+        let device = SimulatedDevice(startDate: Date())
+        let app = device.install(AppManifest(bundleIdentifier: "com.example.colorfeed", backgroundModes: [.fetch],
+                                             permittedTaskIdentifiers: [identifier])) { ColorFeedExample.AppDelegate() }
+        device.perform(.launch(app))
+        device.advance(seconds: 5)
+        device.perform(.home)
+        device.advance(seconds: 5)
+        #expect(device.simulateLaunch(app, identifier: identifier))
+        device.advance(seconds: 5)
+        return try device.traceLines.compactMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .filter { $0["app"] as? String == "com.example.colorfeed" && kinds.contains($0["kind"] as? String ?? "") }
+            .map(decision)
+    }
+
+    @Test("ColorFeed live: the same AppDelegate as a real process makes the engine decide the same, in the same order")
+    func liveAgreesWithSimulated() throws {
+        let host = try LiveHost()
+        try host.install("com.example.colorfeed", modes: ["fetch"], permitted: [Self.identifier], executable: "colorfeed-live")
+        try host.ctl("launch", "com.example.colorfeed")
+        try host.wait(for: ["kind": "state", "to": "active"])
+        try host.ctl("home")
+        try host.wait(for: ["kind": "task.submit", "identifier": Self.identifier])
+        let frozen = try host.wait(for: ["kind": "process.freeze"])
+        try host.ctl("simulate-launch", "com.example.colorfeed", Self.identifier)
+        let complete = try host.wait(for: ["kind": "task.complete", "identifier": Self.identifier], after: host.index(of: frozen))
+        #expect(complete["success"] as? Int == 1)
+        // It went back to sleep once its task was done (the line after the completion).
+        let completed = try #require(host.lines.lastIndex { $0["kind"] as? String == "task.complete" })
+        try host.wait(for: ["kind": "process.freeze"], after: completed + 1)
+        let live = host.lines.filter {
+            $0["app"] as? String == "com.example.colorfeed" && Self.kinds.contains($0["kind"] as? String ?? "")
+        }.map(Self.decision)
+        let simulated = try Self.simulatedDecisions()
+        // A notification without a trigger is delivered by the engine's next step. Simulated app code runs
+        // within one step, so it comes after the handler; a live process's next call lets real time (and so
+        // that step) pass first. Its place aside, it is the same decision.
+        let delivered = "notification.deliver user"
+        #expect(live.contains(delivered) && simulated.contains(delivered))
+        #expect(live.filter { $0 != delivered } == simulated.filter { $0 != delivered }, "live:\n\(live.joined(separator: "\n"))\nsimulated:\n\(simulated.joined(separator: "\n"))")
+        // The real process made the calls: nothing it asked for was refused.
+        let log = (try? String(contentsOfFile: host.directory + "/state/logs/com.example.colorfeed.log", encoding: .utf8)) ?? ""
+        #expect(!log.contains("bgx live:"), "\(log)")
+    }
+}
+
+/// BGXApp's APIs from a real process (Tests/LiveKitApp): each reaches the
+/// engine through the live protocol; what the live host cannot do yet is
+/// refused in the reply, and the app gets iOS's "no".
+@Suite("BGXApp calls live", .serialized)
+struct LiveAppCallsTests {
+    @Test("audio, a local notification, a background task ended by a timer, a push completed by a timer; transfers refused")
+    func appCallsReachTheEngine() throws {
+        let host = try LiveHost()
+        let dir = try host.install("com.example.kit", modes: ["audio", "remote-notification"], executable: "bgx-live-kitapp")
+        try host.ctl("launch", "com.example.kit")
+        try host.wait(for: ["kind": "notification.schedule", "id": "reminder"])
+        try host.wait(for: ["kind": "state", "to": "active"])
+        let answers = try String(contentsOfFile: dir + "/answers", encoding: .utf8)
+        #expect(answers.contains("audio true"), "\(answers)")
+        #expect(answers.contains("refusals createBackgroundSession: not yet supported: background transfers on the live host"),
+                "\(answers)")
+
+        try host.ctl("home")
+        let begin = try host.wait(for: ["kind": "bgtask.begin", "name": "save"])
+        // Ended by the app's own timer, 100 ms of real time later — not expired.
+        let end = try host.wait(for: ["kind": "bgtask.end"], after: host.index(of: begin))
+        let waited = try #require(end["t"] as? Double) - #require(begin["t"] as? Double)
+        #expect(waited >= 0.1, "ended after \(waited) s")
+        let frozen = try host.wait(for: ["kind": "process.freeze"], after: host.index(of: end))
+
+        try host.ctl("push", "com.example.kit", "background")
+        try host.wait(for: ["kind": "process.thaw"], after: host.index(of: frozen))
+        let complete = try host.wait(for: ["kind": "push.complete"])
+        #expect(complete["result"] as? String == "newData", "\(complete)")
+        #expect(!host.lines.contains { $0["kind"] as? String == "terminate" })
+    }
+}
