@@ -31,6 +31,19 @@ struct FuzzFindingsTests {
         #expect(error.message.contains("a property list is UTF-8"), "\(error)")
     }
 
+    @Test("an Info.plist with a processing instruction (<?target?>) is refused where it is, not handed to XMLParser to crash on",
+          arguments: [
+              (Array("<?xrEN?>".utf8), 1, 1),  // FuzzInfoPlist's crash
+              (Array("<?xml version=\"1.0\"?>\n<plist>\n  <?x?><dict><key>a</key></dict></plist>".utf8), 3, 3),
+          ])
+    func infoPlistWithProcessingInstruction(bytes: [UInt8], line: Int, column: Int) throws {
+        let path = try Self.plist(bytes)
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        let error = try #require(throws: ScenarioError.self) { try InfoPlist.read(path) }
+        #expect(error.location.line == line && error.location.column == column, "\(error)")
+        #expect(error.message.contains("processing instruction"), "\(error)")
+    }
+
     @Test("an Info.plist declaring UTF-8, in any case, is still read and its errors located as before")
     func infoPlistDeclaringUTF8() throws {
         let text = """

@@ -16,6 +16,7 @@ enum PlistSyntax {
 
     static func firstProblem(in data: Data) -> Problem? {
         if let encoding = declaredEncodingProblem(in: data) { return encoding }
+        if let instruction = processingInstructionProblem(in: data) { return instruction }
         let parser = XMLParser(data: data)
         let checker = Checker()
         parser.delegate = checker
@@ -50,6 +51,23 @@ enum PlistSyntax {
         return Problem(line: 1, column: column,
                        message: "the XML declaration's encoding is \(quoted ? "'\(value)'" : "not a quoted name"); "
                            + "a property list is UTF-8 (encoding=\"UTF-8\")")
+    }
+
+    /// A property list has no processing instruction but the XML declaration,
+    /// and one is refused before XMLParser sees it: XMLParser crashes on a
+    /// `<?target?>` without data (found by fuzzing).
+    static func processingInstructionProblem(in data: Data) -> Problem? {
+        let bytes = Array(data)
+        var line = 1, lineStart = 0
+        for i in bytes.indices {
+            if bytes[i] == UInt8(ascii: "\n") { line += 1; lineStart = i + 1 }
+            guard bytes[i] == UInt8(ascii: "<"), i + 1 < bytes.count, bytes[i + 1] == UInt8(ascii: "?") else { continue }
+            let start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+            if i == start, bytes[i...].starts(with: Array("<?xml".utf8)) { continue }
+            return Problem(line: line, column: i - lineStart + 1,
+                           message: "a processing instruction (<?…?>): a property list has none but the XML declaration")
+        }
+        return nil
     }
 
     static func describe(_ error: Error) -> String {
