@@ -14,7 +14,7 @@ extension AccessorySessionDelegate {
     public func accessoryDidDisconnect(_ session: AccessorySession) {}
 }
 
-/// `EASession(accessory:forProtocol:)` to the connected accessory (SPEC §4).
+/// `EASession(accessory:forProtocol:)` to the connected accessory (rules §4).
 /// With `external-accessory` it stays open in the background and data wakes
 /// the app for ~10 s; without, the accessory disconnects when the app leaves
 /// the front.
@@ -36,7 +36,7 @@ public final class AccessorySession {
     }
 }
 
-/// `CBCentralManagerDelegate`, the part SPEC §4 needs.
+/// `CBCentralManagerDelegate`, the part rules §4 needs.
 public protocol CentralManagerDelegate: AnyObject {
     /// `peripheral(_:didUpdateValueFor:error:)` for a subscribed characteristic.
     func centralManager(_ central: CentralManager, didUpdateValueForPeripheral peripheral: String)
@@ -78,7 +78,7 @@ public final class CentralManager {
     }
 }
 
-/// `CBPeripheralManagerDelegate`, the part SPEC §4 needs.
+/// `CBPeripheralManagerDelegate`, the part rules §4 needs.
 public protocol PeripheralManagerDelegate: AnyObject {
     /// `peripheralManager(_:didReceiveWrite:)`: a central wrote to the app's service.
     func peripheralManagerDidReceiveWrite(_ peripheral: PeripheralManager)
@@ -122,7 +122,7 @@ public final class PeripheralManager {
 
 extension Application {
     /// Hands a long-running service's event to the objects the app created
-    /// for it (called by the host; SPEC §4). With none, the event is lost —
+    /// for it (called by the host; rules §4). With none, the event is lost —
     /// as on iOS when a relaunched app does not recreate its manager.
     public func deliverServiceEvent(_ callback: Callback, regionName: (TextID) -> String) {
         switch callback {

@@ -33,18 +33,18 @@ public protocol ApplicationDelegate: AnyObject {
     /// A local notification arrived while the app was in front, or the user
     /// opened one — when no `UNUserNotificationCenterDelegate` is set.
     func application(_ application: Application, didReceiveLocalNotification identifier: String)
-    /// Legacy background fetch (SPEC §6): call `completionHandler` within 30 s.
+    /// Legacy background fetch (rules §6): call `completionHandler` within 30 s.
     func application(_ application: Application,
                      performFetchWithCompletionHandler completionHandler: @escaping (BackgroundFetchResult) -> Void)
-    /// SPEC §10: memory is low; free what can be rebuilt, or jetsam may kill the app.
+    /// rules §10: memory is low; free what can be rebuilt, or jetsam may kill the app.
     func applicationDidReceiveMemoryWarning(_ application: Application)
-    /// SPEC §8: a background session's transfers are done. Recreate the session with
+    /// rules §8: a background session's transfers are done. Recreate the session with
     /// this identifier to receive its events; call `completionHandler` after
     /// `urlSessionDidFinishEvents(forBackgroundURLSession:)`.
     func application(_ application: Application, handleEventsForBackgroundURLSession identifier: String,
                      completionHandler: @escaping () -> Void)
     /// A background push (`content-available`), or any push while the app is
-    /// in front (SPEC §7). In the background: call `completionHandler` within
+    /// in front (rules §7). In the background: call `completionHandler` within
     /// 30 s, or the app is terminated.
     func application(_ application: Application, didReceiveRemoteNotification userInfo: [AnyHashable: Any],
                      fetchCompletionHandler completionHandler: @escaping (BackgroundFetchResult) -> Void)
@@ -94,7 +94,7 @@ public final class Application {
     /// The host sets the delegate once it exists: the delegate's `init` may
     /// already use `Application.shared` (SwiftUI's `App.init()` pattern).
     public func attachDelegate(_ delegate: ApplicationDelegate) { self.delegate = delegate }
-    /// The process's service objects, which the system's events reach (SPEC §4).
+    /// The process's service objects, which the system's events reach (rules §4).
     var locationManagers: [LocationManager] = []
     var accessorySessions: [AccessorySession] = []
     var centralManagers: [CentralManager] = []
@@ -122,7 +122,7 @@ public final class Application {
         }
     }
 
-    /// SPEC §2: marks the start of work that should continue in the background.
+    /// rules §2: marks the start of work that should continue in the background.
     /// Returns `.invalid` when running in the background is not possible.
     public func beginBackgroundTask(withName name: String? = nil,
                                     expirationHandler: (() -> Void)? = nil) -> BackgroundTaskIdentifier {
@@ -146,7 +146,7 @@ public final class Application {
     public static let backgroundFetchIntervalMinimum: TimeInterval = 0
     public static let backgroundFetchIntervalNever: TimeInterval = .greatestFiniteMagnitude
 
-    /// SPEC §6: the default is never.
+    /// rules §6: the default is never.
     public func setMinimumBackgroundFetchInterval(_ interval: TimeInterval) {
         connection.setMinimumBackgroundFetchInterval(
             seconds: interval == Application.backgroundFetchIntervalNever ? nil : interval)
@@ -164,7 +164,7 @@ public final class Application {
     }
     public private(set) var isRegisteredForRemoteNotifications = false
 
-    /// SPEC §4 (legacy VoIP): runs `handler` every `timeout` seconds while
+    /// rules §4 (legacy VoIP): runs `handler` every `timeout` seconds while
     /// the app is in the background. Less than 600 s, or no `voip` mode:
     /// not installed, returns false.
     @discardableResult
@@ -173,7 +173,7 @@ public final class Application {
     }
     public func clearKeepAliveTimeout() { connection.clearKeepAliveTimeout() }
 
-    /// The number on the app's icon, set by delivered notifications (SPEC §9).
+    /// The number on the app's icon, set by delivered notifications (rules §9).
     public var applicationIconBadgeNumber: Int {
         get { connection.badgeNumber }
         set { connection.badgeNumber = newValue }
@@ -182,7 +182,7 @@ public final class Application {
     /// `exit(0)`: the process ends (trace reason `exit`).
     public func exit() { connection.exit() }
 
-    /// SPEC §10: what the UI shows now. The app-switcher snapshot, taken when
+    /// rules §10: what the UI shows now. The app-switcher snapshot, taken when
     /// `applicationDidEnterBackground` returns, captures it: hide sensitive
     /// content (a privacy overlay) before returning.
     public var isSensitiveContentVisible: Bool {
@@ -219,14 +219,14 @@ public enum Runtime {
     public static func work(seconds: Double) {
         Application.shared.connection.work(seconds: seconds)
     }
-    /// Grows (negative: shrinks) the app's resident footprint (SPEC §10).
+    /// Grows (negative: shrinks) the app's resident footprint (rules §10).
     /// Past the per-process limit the app is killed at once; low free memory
     /// brings memory warnings, then jetsam.
     public static func allocate(bytes: Int64) {
         Application.shared.connection.allocate(bytes: bytes)
     }
     /// Submits GPU work (Metal / OpenGL ES). In the background the app is
-    /// killed at once (SPEC §10, `gpuInBackground`).
+    /// killed at once (rules §10, `gpuInBackground`).
     public static func useGPU() {
         Application.shared.connection.useGPU()
     }

@@ -1,7 +1,7 @@
 import BGXCore
 import Foundation
 
-/// `AVAudioSession` (SPEC §4): one per process. Only the playback and
+/// `AVAudioSession` (rules §4): one per process. Only the playback and
 /// recording categories keep sounding in the background, and only with the
 /// `audio` mode.
 public final class AudioSession {

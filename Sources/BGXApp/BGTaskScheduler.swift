@@ -1,7 +1,7 @@
 import BGXCore
 import Foundation
 
-/// `BGTaskScheduler` (SPEC §5), for the app whose code is running.
+/// `BGTaskScheduler` (rules §5), for the app whose code is running.
 public final class BGTaskScheduler {
     /// `BGTaskSchedulerErrorCode`.
     public typealias Error = BGTaskSchedulerError
@@ -126,7 +126,7 @@ public class BGTask {
 
 public final class BGAppRefreshTask: BGTask {}
 
-/// `BGContinuedProcessingTaskRequest` (iOS 26, SPEC §13): submitted from the
+/// `BGContinuedProcessingTaskRequest` (iOS 26, rules §13): submitted from the
 /// foreground in response to the person; starts at once if it can.
 /// The identifier falls under a wildcard permitted identifier
 /// (`com.example.export.*`), for which the handler is registered.

@@ -1,7 +1,7 @@
 import BGXCore
 import Foundation
 
-/// CallKit, as far as SPEC §4 needs it: reporting the incoming call a VoIP
+/// CallKit, as far as rules §4 needs it: reporting the incoming call a VoIP
 /// push announced.
 public final class CXProviderConfiguration {
     public var localizedName: String?

@@ -2,7 +2,7 @@ import BGXCore
 import Foundation
 
 extension ProcessInfo {
-    /// SPEC §13: `performExpiringActivity(withReason:using:)` for app
+    /// rules §13: `performExpiringActivity(withReason:using:)` for app
     /// extensions and apps — "Performs the specified block asynchronously and
     /// notifies you if the process is about to be suspended." [D]
     /// https://developer.apple.com/documentation/foundation/processinfo/performexpiringactivity(withreason:using:)

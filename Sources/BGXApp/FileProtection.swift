@@ -1,7 +1,7 @@
 import BGXCore
 import Foundation
 
-/// SPEC §13: data protection. Files live on the simulated device's disk,
+/// rules §13: data protection. Files live on the simulated device's disk,
 /// which the device owns; whether a file can be read depends on its
 /// protection class and on the lock, as on iOS. `write(toDevice:options:)`
 /// takes Foundation's own options — `.completeFileProtection`,

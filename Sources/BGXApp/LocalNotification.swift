@@ -3,7 +3,7 @@ import Foundation
 
 /// `UILocalNotification` (iOS 4–9), the seed-era notification: what it shows.
 /// Only `presentLocalNotificationNow(_:)` posts it here — at once, with no
-/// trigger; `UNUserNotificationCenter` schedules the rest (SPEC §9).
+/// trigger; `UNUserNotificationCenter` schedules the rest (rules §9).
 public final class UILocalNotification {
     public var alertBody: String?
     public var alertTitle: String?

@@ -31,7 +31,7 @@ extension LocationManagerDelegate {
     public func locationManager(_ manager: LocationManager, didExitRegion region: CircularRegion) {}
 }
 
-/// `CLLocationManager` (SPEC §4). Significant-change and region monitoring
+/// `CLLocationManager` (rules §4). Significant-change and region monitoring
 /// outlive the process: after a relaunch (launch options cause `location` or
 /// `region`) the app creates a manager with a delegate to receive the event,
 /// as on iOS.

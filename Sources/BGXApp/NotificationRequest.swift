@@ -1,7 +1,7 @@
 import BGXCore
 import Foundation
 
-/// `UNNotificationContent`: what a notification shows (SPEC §9). A request
+/// `UNNotificationContent`: what a notification shows (rules §9). A request
 /// keeps its own copy.
 public class UNNotificationContent {
     public internal(set) var title = ""

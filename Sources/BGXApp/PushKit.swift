@@ -1,7 +1,7 @@
 import BGXCore
 import Foundation
 
-/// PushKit (SPEC §4): VoIP pushes reach the app through a `PKPushRegistry`
+/// PushKit (rules §4): VoIP pushes reach the app through a `PKPushRegistry`
 /// whose `desiredPushTypes` contains `.voIP`. On iOS 13+ the delegate must
 /// report a call to CallKit (`CXProvider.reportNewIncomingCall`) before it
 /// returns, or the app is terminated.
@@ -81,7 +81,7 @@ public final class PKPushRegistry {
     }
 }
 
-/// A socket the system watches for a suspended VoIP app (SPEC §4, the
+/// A socket the system watches for a suspended VoIP app (rules §4, the
 /// legacy `NSStreamNetworkServiceTypeVoIP` stream): while it is open,
 /// incoming data wakes the app and calls `delegate`.
 public final class VoIPSocketStream {

@@ -2,7 +2,7 @@ import BGXCore
 import Foundation
 
 /// A file lock (`flock` on a database or a shared-container file, what
-/// SQLite and `NSFileCoordinator` take). SPEC §10: an app suspended while
+/// SQLite and `NSFileCoordinator` take). rules §10: an app suspended while
 /// holding one is killed (`lockHeldWhileSuspended`, 0xdead10cc) — release it
 /// before the background time ends.
 public final class FileLock {
@@ -30,7 +30,7 @@ public final class FileLock {
 
 /// A socket an app opens, in Network.framework's shape (`NWListener`,
 /// `NWConnection`, a Bonjour `NetService`): started, cancelled, and told of
-/// its state. SPEC §10: listeners and Bonjour services are closed when the
+/// its state. rules §10: listeners and Bonjour services are closed when the
 /// app is suspended, connections may be torn down while it is; the app
 /// hears of it (`stateUpdateHandler` with `.failed`) when it runs again.
 public class NetworkSocket {

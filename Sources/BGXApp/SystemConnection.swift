@@ -18,7 +18,7 @@ public protocol SystemConnection: AnyObject {
     func work(seconds: Double)
     func exit()
 
-    // UNUserNotificationCenter (SPEC §9). A trigger iOS raises on terminates the app.
+    // UNUserNotificationCenter (rules §9). A trigger iOS raises on terminates the app.
     func addNotification(identifier: String, content: NotificationContent, trigger: NotificationTrigger)
     func removePendingNotifications(identifiers: [String])
     func removeAllPendingNotifications()
@@ -36,8 +36,8 @@ public protocol SystemConnection: AnyObject {
     /// Seconds from now until a trigger added now would first fire; nil if never.
     func firstFiring(of trigger: NotificationTrigger) -> TimeInterval?
 
-    // BGTaskScheduler (SPEC §5)
-    /// The launch handler runs on `queue` (SPEC §5: `using: nil` is a background serial queue).
+    // BGTaskScheduler (rules §5)
+    /// The launch handler runs on `queue` (rules §5: `using: nil` is a background serial queue).
     func registerTask(identifier: String, queue: ExecutionQueue, launchHandler: @escaping (BGTask) -> Void) -> Bool
     func submitTask(_ request: TaskRequestSpec) throws
     func cancelTask(identifier: String)
@@ -48,7 +48,7 @@ public protocol SystemConnection: AnyObject {
     /// `task.setTaskCompleted(success:)`: the object is one run's; a host that
     /// hands out a new object per run ignores an earlier run's call.
     func completeTask(_ task: BGTask, success: Bool)
-    // Continued processing (SPEC §13, iOS 26)
+    // Continued processing (rules §13, iOS 26)
     func submitContinuedProcessingTask(_ request: ContinuedProcessingRequest) throws
     func reportContinuedProgress(identifier: String, completed: Int64, total: Int64)
     /// The kind of a task handed to the app (which `BGTask` subclass it gets).
@@ -56,14 +56,14 @@ public protocol SystemConnection: AnyObject {
     /// `BGTaskScheduler.supportedResources` contains `.gpu`.
     var supportsBackgroundGPU: Bool { get }
 
-    // Background fetch (SPEC §6); nil interval is "never"
+    // Background fetch (rules §6); nil interval is "never"
     func setMinimumBackgroundFetchInterval(seconds: Double?)
     func completeFetch(_ result: BackgroundFetchResult)
 
-    // ProcessInfo (SPEC §13)
+    // ProcessInfo (rules §13)
     func performExpiringActivity(reason: String, block: @escaping (Bool) -> Void)
 
-    // Memory and the responsible-background rules (SPEC §10)
+    // Memory and the responsible-background rules (rules §10)
     /// Allocates (negative: frees) resident memory.
     func allocate(bytes: Int64)
     func useGPU()
@@ -74,7 +74,7 @@ public protocol SystemConnection: AnyObject {
     var isSensitiveContentVisible: Bool { get set }
     func requestSnapshotRefresh()
     var hasUnsavedChanges: Bool { get set }
-    // Long-running services (SPEC §4)
+    // Long-running services (rules §4)
     /// Starts audible audio for `seconds` (nil: until stopped); false if iOS refuses.
     func startAudio(seconds: Double?, category: AudioCategory, mixesWithOthers: Bool) -> Bool
     func stopAudio()
@@ -97,7 +97,7 @@ public protocol SystemConnection: AnyObject {
     /// (a connected peripheral and its subscriptions, published services).
     func setRestorationState(_ state: Any?, for identifier: String, peripheral: Bool)
     func restorationState(for identifier: String, peripheral: Bool) -> Any?
-    // Background transfers (SPEC §8)
+    // Background transfers (rules §8)
     /// A session object was created: the system reconnects it by identifier.
     func attach(_ session: URLSession)
     /// Returns the system's task identifier, or nil when the system refuses.
@@ -111,7 +111,7 @@ public protocol SystemConnection: AnyObject {
     func nextTaskIdentifier(session: String) -> Int
     func rememberTransfer(_ task: Int32, taskIdentifier: Int, description: String?, bytes: Int64)
     func rememberedTransfer(_ task: Int32) -> (taskIdentifier: Int, description: String?, bytes: Int64)?
-    // Pushes and VoIP (SPEC §7, §4)
+    // Pushes and VoIP (rules §7, §4)
     /// A remote notification's `fetchCompletionHandler`, for push `number`.
     func completeRemoteNotification(number: UInt32, result: BackgroundFetchResult)
     /// Where VoIP pushes go (a `PKPushRegistry` wanting `.voIP`); nil: nowhere.
@@ -122,7 +122,7 @@ public protocol SystemConnection: AnyObject {
     func reportNewIncomingCall()
     func setKeepAliveTimeout(seconds: Double, handler: @escaping () -> Void) -> Bool
     func clearKeepAliveTimeout()
-    // Data protection (SPEC §13): files on the device's disk
+    // Data protection (rules §13): files on the device's disk
     func writeFile(path: String, data: Data, protection: FileProtection) -> FileAccess
     func readFile(path: String) -> (FileAccess, Data?)
     var isProtectedDataAvailable: Bool { get }

@@ -1,7 +1,7 @@
 import BGXCore
 import Foundation
 
-/// Background `URLSession`s (SPEC §8), named as in Foundation. Transfers
+/// Background `URLSession`s (rules §8), named as in Foundation. Transfers
 /// belong to the system: they go on while the app is suspended or terminated
 /// by the system, and their results reach the delegate of the session object
 /// the app (re)creates with the same identifier.
@@ -30,7 +30,7 @@ public final class URLSessionConfiguration {
         URLSessionConfiguration(identifier: identifier)
     }
 
-    /// A Newsstand download session (NKLibrary's asset downloads, SPEC §4).
+    /// A Newsstand download session (NKLibrary's asset downloads, rules §4).
     public static func newsstand(withIdentifier identifier: String) -> URLSessionConfiguration {
         let c = URLSessionConfiguration(identifier: identifier)
         c.newsstand = true

@@ -43,7 +43,7 @@ extension UNUserNotificationCenterDelegate {
     }
 }
 
-/// `UNUserNotificationCenter` (SPEC §9), one per process.
+/// `UNUserNotificationCenter` (rules §9), one per process.
 public final class UNUserNotificationCenter {
     let connection: SystemConnection
     public weak var delegate: UNUserNotificationCenterDelegate?
@@ -103,7 +103,7 @@ public final class UNUserNotificationCenter {
 }
 
 extension Application {
-    /// The system hands the app in front a notification (SPEC §9): the
+    /// The system hands the app in front a notification (rules §9): the
     /// center's delegate decides what the user sees; without one, the legacy
     /// `application(_:didReceiveLocalNotification:)` hears of it.
     public func present(notification identifier: String, content: NotificationContent) {
@@ -114,7 +114,7 @@ extension Application {
         }
     }
 
-    /// The user opened a notification (SPEC §9).
+    /// The user opened a notification (rules §9).
     public func open(notification identifier: String, content: NotificationContent) {
         tellNotificationDelegate(identifier, content) { handler, center, notification in
             handler.userNotificationCenter(center, didReceive: UNNotificationResponse(notification: notification)) {}

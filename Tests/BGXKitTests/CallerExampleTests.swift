@@ -34,7 +34,7 @@ struct CallerExampleTests {
         }
     }
 
-    @Test("SPEC §4: two calls a day for a week — every VoIP push reaches the suspended app, is reported to CallKit before the handler returns (at the device's time, read with Date()), and the app is never killed")
+    @Test("rules §4: two calls a day for a week — every VoIP push reaches the suspended app, is reported to CallKit before the handler returns (at the device's time, read with Date()), and the app is never killed")
     func everyPushIsReportedForAWeek() throws {
         let device = SimulatedDevice()
         var delegates: [CallerAppDelegate] = []
@@ -64,7 +64,7 @@ struct CallerExampleTests {
         #expect(device.state(of: app) == .suspended)
     }
 
-    @Test("SPEC §4 [D]: with Do Not Disturb on the app drops VoIP pushes without reporting a call; iOS 13+ kills it each time (0xbaadca11), relaunches it for the next push, and after three failures delivers no more")
+    @Test("rules §4 [D]: with Do Not Disturb on the app drops VoIP pushes without reporting a call; iOS 13+ kills it each time (0xbaadca11), relaunches it for the next push, and after three failures delivers no more")
     func droppedPushesArePunished() {
         let device = SimulatedDevice()
         var launches = 0

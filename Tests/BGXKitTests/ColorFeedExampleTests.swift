@@ -10,7 +10,7 @@ import Testing
 struct ColorFeedExampleTests {
     final class Launches { var delegates: [ColorFeedExample.AppDelegate] = [] }
 
-    @Test("SPEC §5: the refresh runs in virtual time — Date() in its handler is the device's clock, 15 min or more after each submit, and every colour is notified")
+    @Test("rules §5: the refresh runs in virtual time — Date() in its handler is the device's clock, 15 min or more after each submit, and every colour is notified")
     func aSimulatedWeek() throws {
         let start = Date(timeIntervalSince1970: 1_767_571_200)  // Monday 2026-01-05 00:00 UTC
         let device = SimulatedDevice(startDate: start)

@@ -90,7 +90,7 @@ struct ConcurrencyTests {
         #expect(trace() == trace())
     }
 
-    @Test("SPEC §1: a suspended app's tasks are frozen: a task started as the app is suspended, and its Task.sleep(10 s), run only when the app runs again; a killed app's never resumes")
+    @Test("rules §1: a suspended app's tasks are frozen: a task started as the app is suspended, and its Task.sleep(10 s), run only when the app runs again; a killed app's never resumes")
     func frozenWhileSuspendedAndDroppedWhenKilled() {
         SleepingTaskDelegate.journal.entries = []
         let device = SimulatedDevice()

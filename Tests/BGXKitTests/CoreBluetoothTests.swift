@@ -139,7 +139,7 @@ struct CoreBluetoothTests {
         device.run(until: device.now)
     }
 
-    @Test("SPEC §4, §11: a central subscribed with bluetooth-central hears the peripheral while suspended; killed by the system, it is relaunched with its restore identifier in .bluetoothCentrals and willRestoreState brings back the subscription before the value arrives")
+    @Test("rules §4, §11: a central subscribed with bluetooth-central hears the peripheral while suspended; killed by the system, it is relaunched with its restore identifier in .bluetoothCentrals and willRestoreState brings back the subscription before the value arrives")
     func centralIsRestored() {
         HeartRateAppDelegate.journal.entries = []
         let device = SimulatedDevice()
@@ -166,7 +166,7 @@ struct CoreBluetoothTests {
         #expect(device.story(of: app, only: ["launch"]).last?.hasSuffix("launch") == true)
     }
 
-    @Test("SPEC §4, §11: a peripheral manager with bluetooth-peripheral hears a central's write while suspended; killed by the system, it is relaunched with its restore identifier in .bluetoothPeripherals and willRestoreState brings back its service")
+    @Test("rules §4, §11: a peripheral manager with bluetooth-peripheral hears a central's write while suspended; killed by the system, it is relaunched with its restore identifier in .bluetoothPeripherals and willRestoreState brings back its service")
     func peripheralIsRestored() {
         CompanionAppDelegate.journal.entries = []
         let device = SimulatedDevice()
@@ -190,7 +190,7 @@ struct CoreBluetoothTests {
         ])
     }
 
-    @Test("SPEC §4: without bluetooth-central the connection drops when the app leaves the front; the peripheral's data does not reach it")
+    @Test("rules §4: without bluetooth-central the connection drops when the app leaves the front; the peripheral's data does not reach it")
     func centralWithoutModeDisconnects() {
         HeartRateAppDelegate.journal.entries = []
         let device = SimulatedDevice()
@@ -204,7 +204,7 @@ struct CoreBluetoothTests {
         #expect(HeartRateAppDelegate.journal.entries == ["launch by the person", "subscribed to 2A37"])
     }
 
-    @Test("SPEC §4: an EASession kept open with external-accessory: the accessory's data reaches the input stream's delegate in the background")
+    @Test("rules §4: an EASession kept open with external-accessory: the accessory's data reaches the input stream's delegate in the background")
     func accessoryDataReachesTheStream() {
         DashcamAppDelegate.journal.entries = []
         let device = SimulatedDevice()
@@ -219,7 +219,7 @@ struct CoreBluetoothTests {
         #expect(DashcamAppDelegate.journal.entries == ["bytes while background"])
     }
 
-    @Test("SPEC §4: without external-accessory the accessory disconnects when the app leaves the front: EAAccessoryDidDisconnect is posted and data no longer arrives")
+    @Test("rules §4: without external-accessory the accessory disconnects when the app leaves the front: EAAccessoryDidDisconnect is posted and data no longer arrives")
     func accessoryWithoutModeDisconnects() {
         DashcamAppDelegate.journal.entries = []
         let device = SimulatedDevice()

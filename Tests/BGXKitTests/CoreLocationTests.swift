@@ -42,7 +42,7 @@ final class RunTrackerDelegate: NSObject, UIApplicationDelegate, CLLocationManag
 
 @Suite("BGXKit — Core Location and AVAudioSession under iOS's names", .serialized)
 struct CoreLocationTests {
-    @Test("SPEC §4: CLLocationManager with allowsBackgroundLocationUpdates keeps a 'location' app running locked; each move is a CLLocation stamped with the device's time; leaving a CLCircularRegion is heard")
+    @Test("rules §4: CLLocationManager with allowsBackgroundLocationUpdates keeps a 'location' app running locked; each move is a CLLocation stamped with the device's time; leaving a CLCircularRegion is heard")
     func backgroundLocationUpdates() {
         RunTrackerDelegate.journal.entries = []
         let device = SimulatedDevice()

@@ -118,7 +118,7 @@ struct DispatchQueueTests {
         #expect(journal == ["performed +0", "item +5", "item notify +5"])
     }
 
-    @Test("SPEC §1: a suspended app's queues are frozen — global and custom queue work waits until the app runs again")
+    @Test("rules §1: a suspended app's queues are frozen — global and custom queue work waits until the app runs again")
     func frozenWhileSuspended() {
         let journal = run(for: 100, { _, start in
             DispatchQueue.global().asyncAfter(deadline: .now() + 10) { DispatchApp.journal.write("global +\(since(start))") }
@@ -131,7 +131,7 @@ struct DispatchQueueTests {
         #expect(journal == ["global +100", "custom +100"])
     }
 
-    @Test("SPEC §1: a terminated app's queued work never runs, in this process or the next")
+    @Test("rules §1: a terminated app's queued work never runs, in this process or the next")
     func droppedWhenKilled() {
         let journal = run(for: 5, { application, start in
             _ = application.beginBackgroundTask(expirationHandler: nil)

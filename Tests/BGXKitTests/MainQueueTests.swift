@@ -37,7 +37,7 @@ struct MainQueueTests {
         return MainQueueAppDelegate.journal.entries
     }
 
-    @Test("SPEC §2: asyncAfter(deadline: .now() + 10) runs exactly 10 virtual seconds later while a background task keeps the app running; async runs after the current callback, at the same instant")
+    @Test("rules §2: asyncAfter(deadline: .now() + 10) runs exactly 10 virtual seconds later while a background task keeps the app running; async runs after the current callback, at the same instant")
     func asyncAfterFiresTenVirtualSecondsLater() {
         var story: [String] = []
         let journal = run(asksForTime: true) { device, app in
@@ -48,7 +48,7 @@ struct MainQueueTests {
         #expect(story == ["0 bgtask.begin", "10 bgtask.end"])
     }
 
-    @Test("SPEC §1: a suspended app's main queue does not run; the block waits until the app runs again")
+    @Test("rules §1: a suspended app's main queue does not run; the block waits until the app runs again")
     func heldWhileSuspended() {
         let journal = run(asksForTime: false) { device, app in
             device.advance(seconds: 100)
@@ -59,7 +59,7 @@ struct MainQueueTests {
         #expect(journal == ["didEnterBackground returns", "async +100.0", "asyncAfter +100.0 background"])
     }
 
-    @Test("SPEC §1: a terminated app's pending main-queue blocks are dropped with the process")
+    @Test("rules §1: a terminated app's pending main-queue blocks are dropped with the process")
     func droppedWhenTerminated() {
         let journal = run(asksForTime: true) { device, app in
             device.advance(seconds: 5)

@@ -28,7 +28,7 @@ struct MessengerExampleTests {
         return launched
     }
 
-    @Test("SPEC §5: with the module's statics reset per process, the relaunched process builds SyncManager.shared anew, its init registers again, and the refresh completes 2 virtual seconds after it starts")
+    @Test("rules §5: with the module's statics reset per process, the relaunched process builds SyncManager.shared anew, its init registers again, and the refresh completes 2 virtual seconds after it starts")
     func singletonIsRebuiltAfterRelaunch() throws {
         let device = SimulatedDevice()
         let app = install(device)

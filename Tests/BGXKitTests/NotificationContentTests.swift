@@ -45,7 +45,7 @@ final class ReminderAppDelegate: UIApplicationDelegate, UNUserNotificationCenter
 
 @Suite("BGXKit — UNMutableNotificationContent", .serialized)
 struct NotificationContentTests {
-    @Test("SPEC §9: subtitle, userInfo, categoryIdentifier and threadIdentifier come back with the pending request and the presented notification")
+    @Test("rules §9: subtitle, userInfo, categoryIdentifier and threadIdentifier come back with the pending request and the presented notification")
     func contentRoundTrips() {
         ReminderAppDelegate.journal.entries = []
         let device = SimulatedDevice()

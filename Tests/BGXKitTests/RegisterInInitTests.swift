@@ -28,7 +28,7 @@ final class RegistersInInitDelegate: NSObject, UIApplicationDelegate, UNUserNoti
 
 @Suite("BGXKit — registering in the delegate's init")
 struct RegisterInInitTests {
-    @Test("SPEC §5: a launch handler registered in the delegate's init (before didFinishLaunching) runs the task; init reads the device's clock")
+    @Test("rules §5: a launch handler registered in the delegate's init (before didFinishLaunching) runs the task; init reads the device's clock")
     func registrationInInitWorks() {
         RegistersInInitDelegate.journal.entries = []
         let device = SimulatedDevice(startDate: Date(timeIntervalSince1970: 1_767_571_200))

@@ -85,7 +85,7 @@ struct TimerTests {
         #expect(story == ["0 bgtask.begin", "10 bgtask.end"])
     }
 
-    @Test("SPEC §1: a suspended app's timers do not fire; one that came due fires once when the app runs again, and a repeating one skips the fires it missed")
+    @Test("rules §1: a suspended app's timers do not fire; one that came due fires once when the app runs again, and a repeating one skips the fires it missed")
     func timersStopWhileSuspended() {
         let journal = run(.suspended) { device, app in
             device.advance(seconds: 95)

@@ -88,7 +88,7 @@ struct UIKitNamesTests {
         #expect(device.story(of: app, only: ["bgtask.begin", "bgtask.end"]) == ["0 bgtask.begin", "0 bgtask.end"])
     }
 
-    @Test("SPEC §5: earliestBeginDate = Date(timeIntervalSinceNow: 15 * 60) is 15 device minutes away, so the refresh runs within the simulated day, never before")
+    @Test("rules §5: earliestBeginDate = Date(timeIntervalSinceNow: 15 * 60) is 15 device minutes away, so the refresh runs within the simulated day, never before")
     func refreshScheduledFromDateRuns() throws {
         RefreshingAppDelegate.journal.entries = []
         let device = SimulatedDevice(startDate: start)
@@ -108,7 +108,7 @@ struct UIKitNamesTests {
         }
     }
 
-    @Test("SPEC §7: a background push that launches the app is in the launch options under .remoteNotification")
+    @Test("rules §7: a background push that launches the app is in the launch options under .remoteNotification")
     func pushLaunchOptions() {
         RefreshingAppDelegate.journal.entries = []
         // Apple's documented push rules alone, where a restart re-enables launches

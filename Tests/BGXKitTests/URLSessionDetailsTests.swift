@@ -74,7 +74,7 @@ final class EpisodeDownloader: UIResponder, UIApplicationDelegate, URLSessionDow
 
 @Suite("BGXKit — URLSession details real code relies on", .serialized)
 struct URLSessionDetailsTests {
-    @Test("SPEC §8: taskIdentifier is set when a task is created; after a kill the relaunched process gets each task with its identifier and taskDescription, one progress call with the whole size, a real file of that size to move, and new tasks go on counting")
+    @Test("rules §8: taskIdentifier is set when a task is created; after a kill the relaunched process gets each task with its identifier and taskDescription, one progress call with the whole size, a real file of that size to move, and new tasks go on counting")
     func identifiersDescriptionsProgressAndFiles() {
         EpisodeDownloader.journal.entries = []
         let device = SimulatedDevice()

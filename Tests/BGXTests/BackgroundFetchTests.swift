@@ -104,10 +104,10 @@ final class CruncherApp: ApplicationDelegate {
     }
 }
 
-@Suite("SPEC §6 — legacy background fetch; SPEC §10 — the CPU monitor")
+@Suite("rules §6 — legacy background fetch; rules §10 — the CPU monitor")
 struct BackgroundFetchTests {
 
-    @Test("SPEC §6: the default fetch interval is never — no fetch without setMinimumBackgroundFetchInterval")
+    @Test("rules §6: the default fetch interval is never — no fetch without setMinimumBackgroundFetchInterval")
     func defaultIsNever() {
         let journal = Journal()
         let (device, app) = newsDevice { NewsFetchApp(.honest(seconds: 2), interval: nil, journal: journal) }
@@ -123,7 +123,7 @@ struct BackgroundFetchTests {
         #expect(device2.schedulerEvents(of: app2, only: ["fetch.start"]).isEmpty)
     }
 
-    @Test("SPEC §6: with setMinimumBackgroundFetchInterval the system calls performFetch — fetch.start, callback, fetch.complete")
+    @Test("rules §6: with setMinimumBackgroundFetchInterval the system calls performFetch — fetch.start, callback, fetch.complete")
     func fetchRuns() {
         let journal = Journal()
         let (device, app) = newsDevice { NewsFetchApp(.honest(seconds: 2), journal: journal) }
@@ -140,7 +140,7 @@ struct BackgroundFetchTests {
         #expect(device.state(of: app) == .suspended)
     }
 
-    @Test("SPEC §6/§11: a fetch launches a terminated (not force-quit) app into the background with cause fetch")
+    @Test("rules §6/§11: a fetch launches a terminated (not force-quit) app into the background with cause fetch")
     func fetchLaunchesTheApp() {
         let journal = Journal()
         let (device, app) = newsDevice { NewsFetchApp(.honest(seconds: 2), journal: journal) }
@@ -153,7 +153,7 @@ struct BackgroundFetchTests {
         #expect(journal.entries.suffix(3) == ["launched fetch", "performFetch", "fetched"])
     }
 
-    @Test("SPEC §6: the interval is honoured only with the fetch background mode")
+    @Test("rules §6: the interval is honoured only with the fetch background mode")
     func fetchNeedsTheMode() {
         let (device, app) = newsDevice({ NewsFetchApp(.honest(seconds: 2)) }, manifest: newsManifest(modes: []))
         device.advance(hours: 48)
@@ -163,7 +163,7 @@ struct BackgroundFetchTests {
         })
     }
 
-    @Test("SPEC §6: no completion within 30 s terminates the app (completionHandlerTimeout, 0x2182bad4)")
+    @Test("rules §6: no completion within 30 s terminates the app (completionHandlerTimeout, 0x2182bad4)")
     func fetchTimeout() {
         let journal = Journal()
         let (device, app) = newsDevice { NewsFetchApp(.forgetful, journal: journal) }
@@ -177,7 +177,7 @@ struct BackgroundFetchTests {
         #expect(device.schedulerEvents(of: app, only: ["fetch.complete"]).isEmpty)
     }
 
-    @Test("SPEC §6: an app claiming newData without fetching anything gets fewer fetch opportunities than an honest fast one")
+    @Test("rules §6: an app claiming newData without fetching anything gets fewer fetch opportunities than an honest fast one")
     func honestAppsGetMoreFetches() {
         func fetches(_ behaviour: NewsFetchApp.Behaviour) -> [Double] {
             let device = SimulatedDevice()
@@ -203,7 +203,7 @@ struct BackgroundFetchTests {
         #expect(liar.first == honest.first)
     }
 
-    // MARK: The CPU monitor (SPEC §10)
+    // MARK: The CPU monitor (rules §10)
 
     /// A charging device; the app is opened at 0 s, the device locked at 120 s,
     /// so its processing task starts at 720 s.
@@ -222,7 +222,7 @@ struct BackgroundFetchTests {
         return (device, app, journal)
     }
 
-    @Test("SPEC §10: background busy work over 48 s within 60 s is killed (cpuLimit) at the exact moment")
+    @Test("rules §10: background busy work over 48 s within 60 s is killed (cpuLimit) at the exact moment")
     func cpuLimitKills() {
         let (device, app, journal) = crunch(power: false, bursts: [(0, 50)])
         #expect(device.taskStarts(of: app) == [720])
@@ -233,7 +233,7 @@ struct BackgroundFetchTests {
         #expect(!journal.entries.contains("crunched"))
     }
 
-    @Test("SPEC §10: the CPU monitor counts busy time in a trailing 60 s window — bursts with a gap are killed when the window holds 48 s")
+    @Test("rules §10: the CPU monitor counts busy time in a trailing 60 s window — bursts with a gap are killed when the window holds 48 s")
     func cpuLimitWindow() {
         // 30 s busy, 5 s idle, 30 s busy: the window [t-60, t] holds 48 s at t = 53.
         let (device, app, _) = crunch(power: false, bursts: [(0, 30), (35, 30)])
@@ -247,7 +247,7 @@ struct BackgroundFetchTests {
         #expect(paced.terminations(of: pacedApp).isEmpty)
     }
 
-    @Test("SPEC §10: foreground work is not watched by the CPU monitor")
+    @Test("rules §10: foreground work is not watched by the CPU monitor")
     func foregroundNotMonitored() {
         final class GameApp: ApplicationDelegate {
             func applicationDidBecomeActive(_ application: Application) {
@@ -262,7 +262,7 @@ struct BackgroundFetchTests {
         #expect(device.state(of: app) == .active)
     }
 
-    @Test("SPEC §5/§10: a processing task with requiresExternalPower is exempt from the CPU monitor (100 s of work)")
+    @Test("rules §5/§10: a processing task with requiresExternalPower is exempt from the CPU monitor (100 s of work)")
     func externalPowerExempt() {
         let (device, app, journal) = crunch(power: true, bursts: [(0, 100)])
         #expect(device.taskStarts(of: app) == [720])

@@ -38,10 +38,10 @@ final class SendInForegroundApp: ApplicationDelegate {
     }
 }
 
-@Suite("SPEC §2 — finite-length background tasks")
+@Suite("rules §2 — finite-length background tasks")
 struct BackgroundTaskTests {
 
-    @Test("SPEC §2: beginBackgroundTask returns a unique identifier per call, each balanced by its own end")
+    @Test("rules §2: beginBackgroundTask returns a unique identifier per call, each balanced by its own end")
     func uniqueIdentifiers() {
         final class ThreeUploadsApp: ApplicationDelegate {
             let journal: Journal
@@ -79,7 +79,7 @@ struct BackgroundTaskTests {
         #expect(device.engine.openBackgroundTasks(of: app).isEmpty)
     }
 
-    @Test("SPEC §2: beginBackgroundTask returns .invalid when running in the background is not possible")
+    @Test("rules §2: beginBackgroundTask returns .invalid when running in the background is not possible")
     func invalidWhenBackgroundNotPossible() {
         // (1) UIApplicationExitsOnSuspend: the app never runs in the background.
         do {
@@ -134,7 +134,7 @@ struct BackgroundTaskTests {
         // (Multitasking off is covered in the §1 suite.)
     }
 
-    @Test("SPEC §2: the budget counts from entering the background — a task begun 60 s earlier in the foreground still gets 30 s")
+    @Test("rules §2: the budget counts from entering the background — a task begun 60 s earlier in the foreground still gets 30 s")
     func budgetStartsInBackground() {
         let device = SimulatedDevice()
         let journal = Journal()
@@ -156,7 +156,7 @@ struct BackgroundTaskTests {
         #expect(journal.entries == ["began 1", "expired, 5.0 s left"])
     }
 
-    @Test("SPEC §2: the expiration handler runs 5 s before the 30 s budget ends; ending the task there suspends the app")
+    @Test("rules §2: the expiration handler runs 5 s before the 30 s budget ends; ending the task there suspends the app")
     func expirationHandlerFiveSecondsEarly() {
         let device = SimulatedDevice()
         let journal = Journal()
@@ -170,7 +170,7 @@ struct BackgroundTaskTests {
 
         #expect(device.story(of: app).suffix(6) == [
             "10 bgtask.begin 1 upload",
-            "10 snapshot sensitiveContentVisible=bool(false)",   // SPEC §10, after didEnterBackground returns
+            "10 snapshot sensitiveContentVisible=bool(false)",   // rules §10, after didEnterBackground returns
             "35 bgtask.expire 1",
             "35 callback backgroundTaskExpired 1",
             "35 bgtask.end 1",
@@ -183,7 +183,7 @@ struct BackgroundTaskTests {
         #expect(expire == #"{"t": 35, "app": "com.example.upload", "kind": "bgtask.expire", "id": 1, "name": "upload"}"#)
     }
 
-    @Test("SPEC §2: a task still open when the 30 s budget ends → terminated, reason backgroundTaskTimeout (0x2182bad2), at exactly 30 s")
+    @Test("rules §2: a task still open when the 30 s budget ends → terminated, reason backgroundTaskTimeout (0x2182bad2), at exactly 30 s")
     func taskOpenAtBudgetEndTerminates() {
         final class ForgetfulApp: ApplicationDelegate {
             let journal: Journal
@@ -206,7 +206,7 @@ struct BackgroundTaskTests {
 
         #expect(device.story(of: app).suffix(6) == [
             "7 bgtask.begin 1 sync",
-            "7 snapshot sensitiveContentVisible=bool(false)",   // SPEC §10, after didEnterBackground returns
+            "7 snapshot sensitiveContentVisible=bool(false)",   // rules §10, after didEnterBackground returns
             "32 bgtask.expire 1",
             "32 callback backgroundTaskExpired 1",
             "37 terminate backgroundTaskTimeout",
@@ -218,7 +218,7 @@ struct BackgroundTaskTests {
         #expect(journal.entries == ["expiring"])
     }
 
-    @Test("SPEC §2: the budget is 30 s in modern, 180 s in ios12 and 600 s in ios6; expiration 5 s before",
+    @Test("rules §2: the budget is 30 s in modern, 180 s in ios12 and 600 s in ios6; expiration 5 s before",
           arguments: [("modern", 30.0), ("ios12", 180.0), ("ios6", 600.0)])
     func budgetPerProfile(profileName: String, budget: Double) throws {
         let profile = try #require(PolicyProfile.named(profileName))
@@ -240,7 +240,7 @@ struct BackgroundTaskTests {
         ])
     }
 
-    @Test("SPEC §2: backgroundTimeRemaining is greatestFiniteMagnitude in the foreground or with no task open, else the budget left")
+    @Test("rules §2: backgroundTimeRemaining is greatestFiniteMagnitude in the foreground or with no task open, else the budget left")
     func backgroundTimeRemaining() {
         final class CarefulApp: ApplicationDelegate {
             let journal: Journal
@@ -282,7 +282,7 @@ struct BackgroundTaskTests {
         #expect(Double.greatestFiniteMagnitude == 1.7976931348623157e308)
     }
 
-    @Test("SPEC §2: ending an unknown or already-ended identifier logs \"no background task exists with identifier N\" and carries on")
+    @Test("rules §2: ending an unknown or already-ended identifier logs \"no background task exists with identifier N\" and carries on")
     func endingTwiceIsLoggedNotFatal() {
         final class SloppyApp: ApplicationDelegate {
             let journal: Journal
@@ -307,7 +307,7 @@ struct BackgroundTaskTests {
         #expect(journal.entries == ["still here"])
         #expect(device.story(of: app).suffix(6) == [
             "0 bgtask.begin 1 save",
-            "0 snapshot sensitiveContentVisible=bool(false)",   // SPEC §10, after didEnterBackground returns
+            "0 snapshot sensitiveContentVisible=bool(false)",   // rules §10, after didEnterBackground returns
             "2 bgtask.end 1",
             "2 log Can't end BackgroundTask: no background task exists with identifier 1, or it may have already "
                 + "been ended. Break in UIApplicationEndBackgroundTaskError() to debug.",
@@ -318,7 +318,7 @@ struct BackgroundTaskTests {
         #expect(device.terminations(of: app).isEmpty)
     }
 
-    @Test("SPEC §2, USER-CASES: an expiration handler that ends a stale identifier (one variable, two tasks) ends the wrong one — the first task stays open and the app is killed")
+    @Test("rules §2, USER-CASES: an expiration handler that ends a stale identifier (one variable, two tasks) ends the wrong one — the first task stays open and the app is killed")
     func staleIdentifierInExpirationHandler() {
         final class UploaderApp: ApplicationDelegate {
             var upload: BackgroundTaskIdentifier = .invalid
@@ -352,7 +352,7 @@ struct BackgroundTaskTests {
         #expect(device.terminations(of: app).map(\.reason) == ["backgroundTaskTimeout"])
     }
 
-    @Test("SPEC §2: the app is suspended as soon as its last background task ends")
+    @Test("rules §2: the app is suspended as soon as its last background task ends")
     func suspendedWhenLastTaskEnds() {
         let device = SimulatedDevice()
         let app = device.install(manifest("com.example.backup")) {
@@ -380,7 +380,7 @@ struct BackgroundTaskTests {
         ])
     }
 
-    @Test("SPEC §2: open tasks survive a return to the foreground; the next background entry starts a new budget")
+    @Test("rules §2: open tasks survive a return to the foreground; the next background entry starts a new budget")
     func tasksSurviveReturnToForeground() {
         let device = SimulatedDevice()
         let app = device.install(manifest("com.example.chat")) {
@@ -405,7 +405,7 @@ struct BackgroundTaskTests {
         ])
     }
 
-    @Test("SPEC §2: every open task's expiration handler runs once, at the same moment")
+    @Test("rules §2: every open task's expiration handler runs once, at the same moment")
     func everyExpirationHandlerRuns() {
         final class TwoTasksApp: ApplicationDelegate {
             let journal: Journal

@@ -3,10 +3,10 @@
 import Foundation
 import Testing
 
-/// SPEC §8 invariants over random runs: a podcast app downloading on random
+/// rules §8 invariants over random runs: a podcast app downloading on random
 /// sessions while the person opens, leaves and swipes it away, the system
 /// kills it, and the device changes network, power, speed, or reboots.
-@Suite("Background transfer properties (SPEC §8)")
+@Suite("Background transfer properties (rules §8)")
 struct BackgroundTransferPropertyTests {
     /// One random run; returns the device after it has settled.
     func randomRun(seed: UInt64) -> (SimulatedDevice, AppID) {
@@ -56,7 +56,7 @@ struct BackgroundTransferPropertyTests {
         return (device, app)
     }
 
-    @Test("SPEC §8 property: every transfer ends exactly once — completed, failed or cancelled — and each result reaches the delegate at most once")
+    @Test("rules §8 property: every transfer ends exactly once — completed, failed or cancelled — and each result reaches the delegate at most once")
     func everyTransferEndsOnce() {
         var total = 0
         for seed in UInt64(1)...25 {
@@ -93,7 +93,7 @@ struct BackgroundTransferPropertyTests {
         #expect(total >= 25, "the random runs should create transfers (\(total))")
     }
 
-    @Test("SPEC §8/§11 property: no launch for transfer events while the app is force-quit (until the person opens it or the device reboots), and no callback reaches a suspended app")
+    @Test("rules §8/§11 property: no launch for transfer events while the app is force-quit (until the person opens it or the device reboots), and no callback reaches a suspended app")
     func forceQuitStopsRelaunches() {
         for seed in UInt64(1)...25 {
             let (device, app) = randomRun(seed: seed)
@@ -115,7 +115,7 @@ struct BackgroundTransferPropertyTests {
         }
     }
 
-    @Test("SPEC §8 property: the same seed gives the same trace")
+    @Test("rules §8 property: the same seed gives the same trace")
     func deterministic() {
         for seed in UInt64(1)...5 {
             #expect(randomRun(seed: seed).0.traceLines == randomRun(seed: seed).0.traceLines)

@@ -112,9 +112,9 @@ extension SimulatedDevice {
     }
 }
 
-@Suite("Background transfers (SPEC §8)")
+@Suite("Background transfers (rules §8)")
 struct BackgroundTransferTests {
-    @Test("SPEC §8: a transfer moves at the device's bandwidth and completes at the exact moment (10 MB at 2 MB/s: 5 s)")
+    @Test("rules §8: a transfer moves at the device's bandwidth and completes at the exact moment (10 MB at 2 MB/s: 5 s)")
     func completesAtBandwidth() {
         let journal = Journal()
         let (device, app) = podcastDevice { PodcastApp(journal: journal, downloads: [10 * megabyte]) }
@@ -124,7 +124,7 @@ struct BackgroundTransferTests {
         #expect(journal.entries == ["launched by the user", "didFinishDownloading 1", "didComplete 1"])
     }
 
-    @Test("SPEC §8: concurrent transfers share the bandwidth equally; when one finishes the other's completion is recomputed")
+    @Test("rules §8: concurrent transfers share the bandwidth equally; when one finishes the other's completion is recomputed")
     func bandwidthIsShared() {
         let journal = Journal()
         let (device, app) = podcastDevice { PodcastApp(journal: journal, downloads: [10 * megabyte, 2 * megabyte]) }
@@ -134,7 +134,7 @@ struct BackgroundTransferTests {
                 == ["2 transfer.complete 2", "6 transfer.complete 1"])
     }
 
-    @Test("SPEC §8: a change of transfer speed reschedules the completion — no polling, exact in virtual time")
+    @Test("rules §8: a change of transfer speed reschedules the completion — no polling, exact in virtual time")
     func speedChangeReschedules() {
         let journal = Journal()
         let (device, app) = podcastDevice { PodcastApp(journal: journal, downloads: [10 * megabyte]) }
@@ -147,7 +147,7 @@ struct BackgroundTransferTests {
         #expect(device.engine.queuedEventCount <= 1)
     }
 
-    @Test("SPEC §8 property: under random speed changes a transfer completes at the exact moment an ideal integral says — later by at most the documented rounding (under one byte per settlement)")
+    @Test("rules §8 property: under random speed changes a transfer completes at the exact moment an ideal integral says — later by at most the documented rounding (under one byte per settlement)")
     func completionMatchesOracle() {
         var random = SeededRandom(seed: 8)
         for _ in 0..<40 {
@@ -193,7 +193,7 @@ struct BackgroundTransferTests {
         }
     }
 
-    @Test("SPEC §8: the transfer goes on while the app is suspended; the app is resumed (after the rate limiter's 60 s) with handleEventsForBackgroundURLSession, the results and urlSessionDidFinishEvents, then suspended")
+    @Test("rules §8: the transfer goes on while the app is suspended; the app is resumed (after the rate limiter's 60 s) with handleEventsForBackgroundURLSession, the results and urlSessionDidFinishEvents, then suspended")
     func suspendedAppIsResumed() {
         let journal = Journal()
         let (device, app) = podcastDevice { PodcastApp(journal: journal, downloads: [100 * megabyte]) }
@@ -214,7 +214,7 @@ struct BackgroundTransferTests {
         #expect(device.state(of: app) == .suspended)
     }
 
-    @Test("SPEC §8/§11: after a system kill the download goes on and the app is relaunched into the background (cause transfer); recreating the session delivers the results")
+    @Test("rules §8/§11: after a system kill the download goes on and the app is relaunched into the background (cause transfer); recreating the session delivers the results")
     func relaunchedAfterSystemKill() {
         let journal = Journal()
         let (device, app) = podcastDevice { PodcastApp(journal: journal, downloads: [20 * megabyte]) }
@@ -228,7 +228,7 @@ struct BackgroundTransferTests {
         #expect(device.state(of: app) == .suspended)
     }
 
-    @Test("SPEC §8: an app that never recreates the session gets none of its results; with the completion handler not called it is suspended after ~30 s with UIKit's warning, and the results wait for the session")
+    @Test("rules §8: an app that never recreates the session gets none of its results; with the completion handler not called it is suspended after ~30 s with UIKit's warning, and the results wait for the session")
     func sessionNotRecreated() {
         let journal = Journal()
         var first = true
@@ -253,7 +253,7 @@ struct BackgroundTransferTests {
         #expect(device.story(of: app, only: ["callback"]).last == "100 callback urlSessionTaskDidComplete")
     }
 
-    @Test("SPEC §8: a user force-quit cancels the session's pending transfers and no relaunch happens; the cancellations (-999) arrive on the next launch once the session is recreated")
+    @Test("rules §8: a user force-quit cancels the session's pending transfers and no relaunch happens; the cancellations (-999) arrive on the next launch once the session is recreated")
     func forceQuitCancels() {
         let journal = Journal()
         let (device, app) = podcastDevice {
@@ -270,7 +270,7 @@ struct BackgroundTransferTests {
         #expect(journal.entries == ["launched by the user", "launched by the user", "didComplete 1 -999"])
     }
 
-    @Test("SPEC §8 [A][O]: the relaunch rate limiter doubles the delay (60 s, 120 s, 240 s …) and starts over when the app comes to the front")
+    @Test("rules §8 [A][O]: the relaunch rate limiter doubles the delay (60 s, 120 s, 240 s …) and starts over when the app comes to the front")
     func rateLimiterDoubles() throws {
         let run = try ScenarioRun(try ScenarioParser(file: "limiter.yaml").parse("""
         duration: 2h
@@ -299,7 +299,7 @@ struct BackgroundTransferTests {
         #expect(wakes == [71, 192, 433, 914, 1871])
     }
 
-    @Test("SPEC §8: discretionary transfers and transfers started from the background wait for Wi-Fi and power, with the reason traced")
+    @Test("rules §8: discretionary transfers and transfers started from the background wait for Wi-Fi and power, with the reason traced")
     func discretionaryWaits() {
         let journal = Journal()
         var state = DeviceState()
@@ -319,7 +319,7 @@ struct BackgroundTransferTests {
         #expect(device.transferStory(of: app).suffix(2) == ["600 transfer.start 1", "600.5 transfer.complete 1"])
     }
 
-    @Test("SPEC §8: earliestBeginDate holds a transfer back until its date")
+    @Test("rules §8: earliestBeginDate holds a transfer back until its date")
     func earliestBeginDate() {
         let journal = Journal()
         let (device, app) = podcastDevice { PodcastApp(journal: journal) }
@@ -332,7 +332,7 @@ struct BackgroundTransferTests {
                                                   "900.5 transfer.complete 1"])
     }
 
-    @Test("SPEC §8: without connectivity for timeoutIntervalForRequest the request is retried, keeping its bytes; timeoutIntervalForResource fails the task with NSURLErrorTimedOut (-1001)")
+    @Test("rules §8: without connectivity for timeoutIntervalForRequest the request is retried, keeping its bytes; timeoutIntervalForResource fails the task with NSURLErrorTimedOut (-1001)")
     func timeouts() {
         let journal = Journal()
         let (device, app) = podcastDevice {
@@ -351,7 +351,7 @@ struct BackgroundTransferTests {
         #expect(journal.entries.last == "didComplete 1 -1001")
     }
 
-    @Test("SPEC §8: results held because the app did not recreate its session wait for it — an unrelated device change (battery) wakes nobody")
+    @Test("rules §8: results held because the app did not recreate its session wait for it — an unrelated device change (battery) wakes nobody")
     func notRecreatedResultsIgnoreDeviceChanges() {
         let journal = Journal()
         var first = true
@@ -371,7 +371,7 @@ struct BackgroundTransferTests {
             .contains("did not recreate background session") == true)
     }
 
-    @Test("SPEC §8: a second session's wake while the app handles the first one's events waits, with the reason traced")
+    @Test("rules §8: a second session's wake while the app handles the first one's events waits, with the reason traced")
     func secondSessionWaitsWithReason() throws {
         var scenario = try ScenarioParser(file: "two.yaml").parse("""
         duration: 1h
@@ -402,7 +402,7 @@ struct BackgroundTransferTests {
         #expect(wakes == ["3 callback handleEventsForBackgroundURLSession", "34 callback handleEventsForBackgroundURLSession"])
     }
 
-    @Test("SPEC §4/§8: one 'backgroundTransfer' handler may serve a Newsstand download; its 'complete: true' has nothing to complete there")
+    @Test("rules §4/§8: one 'backgroundTransfer' handler may serve a Newsstand download; its 'complete: true' has nothing to complete there")
     func newsstandHandlerWithComplete() throws {
         let run = try ScenarioRun(try ScenarioParser(file: "newsstand.yaml").parse("""
         duration: 1h
@@ -426,7 +426,7 @@ struct BackgroundTransferTests {
         #expect(run.device.story(of: app, only: ["state"]).last == "20 state background→suspended (no assertions)")
     }
 
-    @Test("SPEC §8: timeouts of .greatestFiniteMagnitude from app code are clamped, not a trap; the download completes")
+    @Test("rules §8: timeouts of .greatestFiniteMagnitude from app code are clamped, not a trap; the download completes")
     func hugeTimeoutsFromAppCode() {
         let journal = Journal()
         let (device, app) = podcastDevice {
@@ -439,7 +439,7 @@ struct BackgroundTransferTests {
         #expect(device.transferStory(of: app).contains("0.5 transfer.complete 1"))
     }
 
-    @Test("SPEC §8: a transfer whose end lies past the end of representable time (9.2 GB at 1 byte/s, started a minute in) waits without a trap")
+    @Test("rules §8: a transfer whose end lies past the end of representable time (9.2 GB at 1 byte/s, started a minute in) waits without a trap")
     func completionBeyondTheEndOfTime() {
         let journal = Journal()
         var state = DeviceState()
@@ -453,7 +453,7 @@ struct BackgroundTransferTests {
         #expect(device.withEngine { $0.explainTransfers(app: app) }.contains("never finishes at this rate"))
     }
 
-    @Test("SPEC §8: with sessionSendsLaunchEvents false a terminated app is not relaunched; the results wait until it runs")
+    @Test("rules §8: with sessionSendsLaunchEvents false a terminated app is not relaunched; the results wait until it runs")
     func noLaunchEvents() {
         let journal = Journal()
         let (device, app) = podcastDevice {
@@ -466,7 +466,7 @@ struct BackgroundTransferTests {
         #expect(device.transferReasons(of: app, kind: "transfer.hold").last?.contains("sessionSendsLaunchEvents is false") == true)
     }
 
-    @Test("SPEC §8/§11: no relaunch before the first unlock after boot; the unlock lets it happen")
+    @Test("rules §8/§11: no relaunch before the first unlock after boot; the unlock lets it happen")
     func firstUnlock() {
         let journal = Journal()
         let (device, app) = podcastDevice { PodcastApp(journal: journal, downloads: [100 * megabyte]) }
@@ -481,7 +481,7 @@ struct BackgroundTransferTests {
         #expect(device.story(of: app, only: ["launch"]) == ["0 launch user", "661 launch transfer"])
     }
 
-    @Test("SPEC §8: explain --app says what each transfer does, why it waits and since when, and when a running one finishes")
+    @Test("rules §8: explain --app says what each transfer does, why it waits and since when, and when a running one finishes")
     func explainSaysWhy() {
         let journal = Journal()
         var state = DeviceState()
@@ -501,7 +501,7 @@ struct BackgroundTransferTests {
                               + "waits for external power (since 0d 00:00:00)"))
     }
 
-    @Test("SPEC §8: the ios6 profile has no background sessions (iOS 7+): creating one is refused with a log")
+    @Test("rules §8: the ios6 profile has no background sessions (iOS 7+): creating one is refused with a log")
     func ios6HasNoSessions() {
         let journal = Journal()
         let (device, app) = podcastDevice(profile: .ios6) { PodcastApp(journal: journal, downloads: [megabyte]) }
@@ -511,7 +511,7 @@ struct BackgroundTransferTests {
     }
 }
 
-@Suite("Background transfer vocabulary (SPEC §8)")
+@Suite("Background transfer vocabulary (rules §8)")
 struct BackgroundTransferVocabularyTests {
     func error(_ yaml: String) -> String {
         do {
@@ -554,7 +554,7 @@ struct BackgroundTransferVocabularyTests {
         """).contains("'complete: true' calls the handleEventsForBackgroundURLSession completion handler"))
     }
 
-    @Test("bgx check (SPEC §8): a backgroundTransfer handler for a session the app never transfers on is an identifier mismatch; a Newsstand download needs newsstand-content")
+    @Test("bgx check (rules §8): a backgroundTransfer handler for a session the app never transfers on is an identifier mismatch; a Newsstand download needs newsstand-content")
     func checkFindsMismatch() throws {
         let scenario = try ScenarioParser(file: "t.yaml").parse("""
         apps:

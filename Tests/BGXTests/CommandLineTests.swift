@@ -127,7 +127,7 @@ struct CommandLineTests {
         #expect(object["passed"] as? Bool == true)
     }
 
-    @Test("SPEC §9: the last features once refused as 'not yet supported' run (a notification's badge)")
+    @Test("rules §9: the last features once refused as 'not yet supported' run (a notification's badge)")
     func formerlyUnsupportedRuns() throws {
         let path = try temporaryFile("""
         apps:
@@ -278,7 +278,7 @@ struct CommandLineTests {
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("bgx-demo.html").path))
     }
 
-    @Test("SPEC §5: bgx run's summary says every submit was refused and why")
+    @Test("rules §5: bgx run's summary says every submit was refused and why")
     func refusedSubmitsInTheSummary() throws {
         let path = try temporaryFile(SummaryTests.allRefused)
         let r = try bgx(["run", path])

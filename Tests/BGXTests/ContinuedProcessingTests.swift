@@ -51,11 +51,11 @@ final class ExportApp: ApplicationDelegate {
     }
 }
 
-/// SPEC §13 [D]: BGContinuedProcessingTaskRequest (iOS 26) — Apple's
+/// rules §13 [D]: BGContinuedProcessingTaskRequest (iOS 26) — Apple's
 /// BackgroundTasks documentation ("Performing long-running tasks on iOS and
 /// iPadOS", BGContinuedProcessingTask, BGTaskScheduler.Error.Code) and WWDC25
 /// "Finish tasks in the background".
-@Suite("Continued processing (SPEC §13, iOS 26)")
+@Suite("Continued processing (rules §13, iOS 26)")
 struct ContinuedProcessingTests {
     static let manifest = AppManifest(bundleIdentifier: "com.example.photos",
                                       permittedTaskIdentifiers: ["com.example.photos.export.*"])
@@ -78,7 +78,7 @@ struct ContinuedProcessingTests {
         ProcessContext.$current.withValue(device.process(of: app)!.application) { body() }
     }
 
-    @Test("SPEC §13: submitted in front, it starts at once under the wildcard handler, reports progress and runs on in the background until completed")
+    @Test("rules §13: submitted in front, it starts at once under the wildcard handler, reports progress and runs on in the background until completed")
     func startsAtOnceAndRunsInBackground() {
         let (device, app, delegate) = device()
         tap(device, app) { delegate()!.export("album") }
@@ -93,7 +93,7 @@ struct ContinuedProcessingTests {
         #expect(progress.count == 4)   // total set, then 1, 2, 3 of 3
     }
 
-    @Test("SPEC §5 [D]: a handler registered under the wildcard with using: .main runs on the main queue — the queue is the registration's, found through the wildcard")
+    @Test("rules §5 [D]: a handler registered under the wildcard with using: .main runs on the main queue — the queue is the registration's, found through the wildcard")
     func wildcardHandlerRunsOnItsQueue() {
         let (onMain, mainApp, mainDelegate) = device(queue: .main)
         tap(onMain, mainApp) { mainDelegate()!.export("album") }
@@ -107,7 +107,7 @@ struct ContinuedProcessingTests {
                 == "1 callback name=bgTask identifier=com.example.photos.export.album queue=background")
     }
 
-    @Test("SPEC §13: from the background the request is refused (notPermitted), with its reason")
+    @Test("rules §13: from the background the request is refused (notPermitted), with its reason")
     func refusedFromBackground() {
         let (device, app, delegate) = device()
         device.perform(.home)
@@ -117,7 +117,7 @@ struct ContinuedProcessingTests {
         #expect(device.traceLines.contains { $0.contains("task.reject") && $0.contains("not in the foreground") })
     }
 
-    @Test("SPEC §13: requiredResources .gpu is refused where the device has no background GPU, accepted where it has")
+    @Test("rules §13: requiredResources .gpu is refused where the device has no background GPU, accepted where it has")
     func gpuNeedsBackgroundGPU() {
         let (without, a1, d1) = device(gpu: false)
         tap(without, a1) { d1()!.resources = .gpu; d1()!.export("upscale") }
@@ -128,7 +128,7 @@ struct ContinuedProcessingTests {
         #expect(d2()!.journal.entries == ["started com.example.photos.export.upscale"])
     }
 
-    @Test("SPEC §13: with every slot taken, strategy .fail is refused (immediateRunIneligible, 4) and .queue waits for a slot")
+    @Test("rules §13: with every slot taken, strategy .fail is refused (immediateRunIneligible, 4) and .queue waits for a slot")
     func failAndQueueStrategies() {
         let (device, app, delegate) = device()
         tap(device, app) {
@@ -147,7 +147,7 @@ struct ContinuedProcessingTests {
         #expect(BGTaskSchedulerError.immediateRunIneligible.rawValue == 4)
     }
 
-    @Test("SPEC §13: profiles before iOS 26 do not have the request: refused as unavailable, saying which profile has it")
+    @Test("rules §13: profiles before iOS 26 do not have the request: refused as unavailable, saying which profile has it")
     func olderProfileRefuses() {
         let (device, app, delegate) = device(.modern)
         tap(device, app) { delegate()!.export("album") }
@@ -155,7 +155,7 @@ struct ContinuedProcessingTests {
         #expect(device.traceLines.contains { $0.contains("use profile ios26") })
     }
 
-    @Test("SPEC §13: the person cancelling the task runs its expiration handler")
+    @Test("rules §13: the person cancelling the task runs its expiration handler")
     func personCancelRunsExpirationHandler() {
         let (device, app, delegate) = device()
         tap(device, app) { delegate()!.export("album") }
@@ -169,7 +169,7 @@ struct ContinuedProcessingTests {
         #expect(device.state(of: app) == .suspended)
     }
 
-    @Test("SPEC §13: under resource pressure the system ends first the task whose progress has not moved")
+    @Test("rules §13: under resource pressure the system ends first the task whose progress has not moved")
     func pressureEndsStalledTaskFirst() throws {
         let path = repositoryRoot.appendingPathComponent("Scenarios/spec13-continued-processing.yaml").path
         let run = try ScenarioRun(try ScenarioParser.parse(contentsOf: path))
@@ -180,7 +180,7 @@ struct ContinuedProcessingTests {
         #expect(ended.first?.contains("has not moved") == true)
     }
 
-    @Test("SPEC §13: resource pressure ends a task still working, not one already expired and winding down (the engine alone)")
+    @Test("rules §13: resource pressure ends a task still working, not one already expired and winding down (the engine alone)")
     func pressurePassesOverExpiredTasks() throws {
         var engine = Engine(profile: .ios26)
         let app = engine.install(Self.manifest)

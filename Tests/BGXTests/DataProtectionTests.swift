@@ -45,11 +45,11 @@ final class NotesApp: ApplicationDelegate {
     }
 }
 
-/// SPEC §13 and the seed (WWDC19 707: tasks usually run while the device is
+/// rules §13 and the seed (WWDC19 707: tasks usually run while the device is
 /// locked); Apple Platform Security, "Data Protection classes" [D]: class A
 /// keys are discarded 10 s after the lock; class C keys stay once the
 /// person has unlocked since boot; class D files are always readable.
-@Suite("Data protection while locked (SPEC §13)")
+@Suite("Data protection while locked (rules §13)")
 struct DataProtectionTests {
     func notesDevice(_ journal: Journal) -> (SimulatedDevice, AppID) {
         let device = SimulatedDevice(profile: .modern)
@@ -62,7 +62,7 @@ struct DataProtectionTests {
         return (device, app)
     }
 
-    @Test("SPEC §13: a complete file cannot be read while locked (after the 10 s grace); completeUntilFirstUserAuthentication and none can")
+    @Test("rules §13: a complete file cannot be read while locked (after the 10 s grace); completeUntilFirstUserAuthentication and none can")
     func completeFileUnreadableWhileLocked() {
         let journal = Journal()
         let (device, app) = notesDevice(journal)
@@ -79,7 +79,7 @@ struct DataProtectionTests {
         #expect(device.story(of: app, only: ["file.read"]).contains { $0.contains("notes.db") && $0.contains("false") })
     }
 
-    @Test("SPEC §13: before the first unlock since boot only unprotected files can be read")
+    @Test("rules §13: before the first unlock since boot only unprotected files can be read")
     func beforeFirstUnlockOnlyUnprotectedFiles() {
         let journal = Journal()
         let (device, app) = notesDevice(journal)
@@ -99,7 +99,7 @@ struct DataProtectionTests {
                                               "settings.plist: read settings", "protected data available: false"])
     }
 
-    @Test("SPEC §13: without a passcode nothing is protected by one: a complete file reads while locked")
+    @Test("rules §13: without a passcode nothing is protected by one: a complete file reads while locked")
     func noPasscodeNoProtection() {
         var state = DeviceState()
         state.passcode = false
@@ -114,7 +114,7 @@ struct DataProtectionTests {
         #expect(engine.readFile(for: app, path: "notes.db") == .ok)
     }
 
-    @Test("SPEC §13: isProtectedDataAvailable is true unlocked and for 10 s after the lock, then false until unlock")
+    @Test("rules §13: isProtectedDataAvailable is true unlocked and for 10 s after the lock, then false until unlock")
     func protectedDataAvailability() {
         var engine = Engine()
         let app = engine.install(AppManifest(bundleIdentifier: "com.example.notes"))
@@ -136,7 +136,7 @@ struct DataProtectionTests {
         #expect(engine.readFile(for: app, path: "missing") == .noSuchFile)
     }
 
-    @Test("SPEC §13: bgx check warns when a BGTask handler reads a file the app writes with complete protection")
+    @Test("rules §13: bgx check warns when a BGTask handler reads a file the app writes with complete protection")
     func checkWarnsAboutCompleteFileInTask() throws {
         let path = repositoryRoot.appendingPathComponent("Scenarios/spec13-data-protection-while-locked.yaml").path
         let findings = DataProtectionCheck.findings(try ScenarioParser.parse(contentsOf: path))
@@ -145,7 +145,7 @@ struct DataProtectionTests {
         #expect(findings.first?.severity == .warning)
     }
 
-    @Test("SPEC §13: scenario actions writeFile/readFile parse; an unknown or unsupported protection is an error")
+    @Test("rules §13: scenario actions writeFile/readFile parse; an unknown or unsupported protection is an error")
     func scenarioErrors() {
         func parse(_ protection: String) throws {
             _ = try ScenarioParser(file: "p.yaml").parse("""

@@ -24,11 +24,11 @@ final class Saver: ApplicationDelegate {
     }
 }
 
-/// SPEC §13: `ProcessInfo.performExpiringActivity(withReason:using:)` — "Performs
+/// rules §13: `ProcessInfo.performExpiringActivity(withReason:using:)` — "Performs
 /// the specified block asynchronously and notifies you if the process is about
 /// to be suspended." [D][S: WWDC19 707, for app extensions]
 /// https://developer.apple.com/documentation/foundation/processinfo/performexpiringactivity(withreason:using:)
-@Suite("SPEC §13 — performExpiringActivity")
+@Suite("rules §13 — performExpiringActivity")
 struct ExpiringActivityTests {
     func run(work: Double, profile: PolicyProfile = .modern) -> (SimulatedDevice, AppID, Journal) {
         let device = SimulatedDevice(profile: profile)
@@ -41,7 +41,7 @@ struct ExpiringActivityTests {
         return (device, app, journal)
     }
 
-    @Test("SPEC §13 [D]: the block runs asynchronously on the background queue with expired == false; the process is held until it returns, then suspends")
+    @Test("rules §13 [D]: the block runs asynchronously on the background queue with expired == false; the process is held until it returns, then suspends")
     func blockHoldsTheProcess() {
         let (device, app, journal) = run(work: 8)
         #expect(journal.entries == ["didEnterBackground returned", "block expired=false on background", "remaining 30.0"])
@@ -54,7 +54,7 @@ struct ExpiringActivityTests {
         #expect(device.story(of: app, only: ["state"]).last == "18 state background→suspended (no assertions)")
     }
 
-    @Test("SPEC §13 [D]: held like a background task — same budget; where an expiration handler would run (25 s) the block is called again with expired == true, and when that returns the process suspends")
+    @Test("rules §13 [D]: held like a background task — same budget; where an expiration handler would run (25 s) the block is called again with expired == true, and when that returns the process suspends")
     func expiredCallAtTheBudgetsEnd() {
         let (device, app, journal) = run(work: 600)
         #expect(journal.entries == ["didEnterBackground returned", "block expired=false on background", "remaining 30.0",
@@ -68,7 +68,7 @@ struct ExpiringActivityTests {
         #expect(device.engine.stats(of: app).backgroundTasksBegun == 0)
     }
 
-    @Test("SPEC §13 [S]: an app extension (WWDC19 707: performExpiringActivity is how extensions ask for time) is held the same way")
+    @Test("rules §13 [S]: an app extension (WWDC19 707: performExpiringActivity is how extensions ask for time) is held the same way")
     func appExtension() {
         let device = SimulatedDevice()
         let journal = Journal()
@@ -87,13 +87,13 @@ struct ExpiringActivityTests {
         #expect(device.story(of: ext, only: ["state"]).last == "25 state background→suspended (no assertions)")
     }
 
-    @Test("SPEC §13 [D]: the budget is the profile's background-task budget (backgroundTimeRemaining: modern 30 s, ios12 180 s)")
+    @Test("rules §13 [D]: the budget is the profile's background-task budget (backgroundTimeRemaining: modern 30 s, ios12 180 s)")
     func sameBudgetAsBackgroundTasks() {
         let (_, _, journal) = run(work: 1, profile: .ios12)
         #expect(journal.entries.contains("remaining 180.0"))
     }
 
-    @Test("SPEC §13 [D]: with no assertion to be had (the background time is spent), the block runs once, with expired == true, traced activity.refuse")
+    @Test("rules §13 [D]: with no assertion to be had (the background time is spent), the block runs once, with expired == true, traced activity.refuse")
     func noAssertionRunsOnceExpired() {
         let device = SimulatedDevice()
         let journal = Journal()
@@ -119,7 +119,7 @@ struct ExpiringActivityTests {
         ])
     }
 
-    @Test("SPEC §13: in a scenario, performExpiringActivity {reason, work} holds the app while the block works, and is called again with expired = true at the budget's end")
+    @Test("rules §13: in a scenario, performExpiringActivity {reason, work} holds the app while the block works, and is called again with expired = true at the budget's end")
     func scenarioAction() throws {
         let scenario = try ScenarioParser(file: "activity.yaml").parse("""
         duration: 1h

@@ -5,7 +5,7 @@ import Testing
 
 /// `bgx explain` answers "why hasn't my task run?" in plain words first —
 /// what it waits for, since when, what would change it, when it is predicted
-/// to start and when it did — then the policies' arithmetic (SPEC §6).
+/// to start and when it did — then the policies' arithmetic (rules §6).
 @Suite("bgx explain")
 struct ExplainTests {
     /// A refresh submitted at 08:05 on the first day: no usage history yet,
@@ -60,7 +60,7 @@ struct ExplainTests {
         return run.explain(app: id, identifiers: task.map { [$0] }, at: moment).tasks
     }
 
-    @Test("SPEC §6: a vetoed task's verdict comes first — what it waits for, since when, what changes it, and when it ran")
+    @Test("rules §6: a vetoed task's verdict comes first — what it waits for, since when, what changes it, and when it ran")
     func verdictFirstForAVeto() throws {
         let e = try #require(try explain(Self.power, app: "com.example.photos", task: "com.example.photos.index", at: "21:00").first)
         let lines = e.text.split(separator: "\n").map(String.init)
@@ -77,7 +77,7 @@ struct ExplainTests {
         #expect(e.startedInRun?.time == Time.hours(14))
     }
 
-    @Test("SPEC §6 [O]: a policy that absolutely must not proceed (thermal serious, as logged) is named as what the task waits for")
+    @Test("rules §6 [O]: a policy that absolutely must not proceed (thermal serious, as logged) is named as what the task waits for")
     func absoluteVetoIsAHold() throws {
         let hot = Self.power.replacingOccurrences(of: "device: {charging: false}", with: "device: {charging: true, thermal: serious}")
         #expect(hot != Self.power)
@@ -86,7 +86,7 @@ struct ExplainTests {
         #expect(e.text.contains("vetoed by ThermalPolicy") || e.text.contains("vetoed too by ThermalPolicy"))
     }
 
-    @Test("SPEC §6: the table shows weight × score per policy and how they sum to the score against the threshold")
+    @Test("rules §6: the table shows weight × score per policy and how they sum to the score against the threshold")
     func contributionsAddUp() throws {
         let e = try #require(try explain(Self.refresh, app: "com.example.feed", task: "com.example.feed.refresh", at: "12:00").first)
         let decision = try #require(e.decision)
@@ -152,7 +152,7 @@ struct ExplainTests {
         #expect(later.policies.first { $0.policy == "ApplicationPolicy" }?.rationale == "next predicted use 1d 20:00")
     }
 
-    @Test("SPEC §6: 'next look' (when the scheduler judges again) is distinct from the predicted start")
+    @Test("rules §6: 'next look' (when the scheduler judges again) is distinct from the predicted start")
     func nextLookIsNotPredictedStart() throws {
         let e = try #require(try explain(Self.refresh, app: "com.example.feed", task: "com.example.feed.refresh", at: "12:00").first)
         #expect(e.nextLook == Time.hours(16))
@@ -168,7 +168,7 @@ struct ExplainTests {
         #expect(start == Time.hours(16))
     }
 
-    @Test("SPEC §6: a start's reason reads as a reason to start")
+    @Test("rules §6: a start's reason reads as a reason to start")
     func startReasonReadsAsAReason() throws {
         let e = try #require(try explain(Self.refresh, app: "com.example.feed", task: "com.example.feed.refresh", at: "12:00").first)
         let reason = try #require(e.predictedStartReason)
@@ -178,7 +178,7 @@ struct ExplainTests {
         #expect(e.startedInRun?.reason == reason)
     }
 
-    @Test("SPEC §5: a task never submitted says so, and what in the scenario would submit it")
+    @Test("rules §5: a task never submitted says so, and what in the scenario would submit it")
     func neverSubmitted() throws {
         let all = try explain(Self.refresh, app: "com.example.feed", task: nil, at: "07:00")
         // --app lists every permitted identifier, submitted or not.
@@ -206,14 +206,14 @@ struct ExplainTests {
         #expect(Units.moment("Tus 09:00", startOffset: 0, start: monday) == nil)
     }
 
-    @Test("SPEC §6: timeline entries may be written 'Tue 09:00' too")
+    @Test("rules §6: timeline entries may be written 'Tue 09:00' too")
     func timelineWeekday() throws {
         let s = try ScenarioParser(file: "w.yaml").parse(
             "start: 2026-01-05T08:00:00\nduration: 7d\napps: [{bundle: a}]\ntimeline: [{at: Wed 09:00, user: launch a}]\n")
         #expect(s.timeline.first?.at == Time.days(2) + Time.hours(1))
     }
 
-    @Test("SPEC §6: --json carries the verdict, the holds, the arithmetic, the predicted start and the run's start")
+    @Test("rules §6: --json carries the verdict, the holds, the arithmetic, the predicted start and the run's start")
     func jsonCarriesTheNewFacts() throws {
         let e = try #require(try explain(Self.refresh, app: "com.example.feed", task: "com.example.feed.refresh", at: "12:00").first)
         let json = try #require(try JSONSerialization.jsonObject(with: Data(e.json.utf8)) as? [String: Any])

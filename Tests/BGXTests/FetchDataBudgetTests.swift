@@ -2,7 +2,7 @@
 import BGXTestKit
 import Testing
 
-@Test("SPEC §6: background fetches over cellular spend the app's data budget too")
+@Test("rules §6: background fetches over cellular spend the app's data budget too")
 func fetchSpendsDataBudget() {
     var engine = Engine(device: { var d = DeviceState(); d.network = .cellular; return d }())
     let app = engine.install(AppManifest(bundleIdentifier: "com.example.news", backgroundModes: [.fetch]))

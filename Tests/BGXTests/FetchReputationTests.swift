@@ -3,13 +3,13 @@ import BGXSimulation
 import Foundation
 import Testing
 
-/// SPEC §6 [D][S]: "Apps that download small amounts of content quickly, and
+/// rules §6 [D][S]: "Apps that download small amounts of content quickly, and
 /// accurately reflect when they had content available to download, are more
 /// likely to receive execution time in the future than apps that take a long
 /// time to download their content or that claim that content was available
 /// but then do not download anything" (Apple's documentation of
 /// `application(_:performFetchWithCompletionHandler:)`).
-@Suite("Background fetch reputation (SPEC §6)")
+@Suite("Background fetch reputation (rules §6)")
 struct FetchReputationTests {
     static let scenario = repositoryRoot.appendingPathComponent("Scenarios/spec6-fetch-reputation.yaml").path
 
@@ -17,7 +17,7 @@ struct FetchReputationTests {
         run.device.traceLines.filter { $0.contains("\"app\": \"\(bundle)\"") && $0.contains("\"kind\": \"fetch.start\"") }.count
     }
 
-    @Test("SPEC §6: over a week of equal use, a fast honest fetcher gets clearly more fetches than a slow one or one claiming data it did not fetch")
+    @Test("rules §6: over a week of equal use, a fast honest fetcher gets clearly more fetches than a slow one or one claiming data it did not fetch")
     func fastHonestFetcherGetsMoreFetches() throws {
         let run = try ScenarioRun(try ScenarioParser.parse(contentsOf: Self.scenario))
         run.run()
@@ -32,11 +32,11 @@ struct FetchReputationTests {
         #expect(engine.fetchReputation(of: run.device.app("com.example.liar")!) < 0.5)
     }
 
-    @Test("SPEC §6, §12: time awake in the background counts toward the energy budget, not only until the completion handler")
+    @Test("rules §6, §12: time awake in the background counts toward the energy budget, not only until the completion handler")
     func awakeTimeCountsTowardEnergy() throws {
         // The fetch reports after 1 s but keeps the app awake 20 s more with a background task.
         let yaml = """
-        # SPEC §6
+        # rules §6
         duration: 12h
         apps:
           - bundle: com.example.lingering
@@ -63,7 +63,7 @@ struct FetchReputationTests {
         #expect(used >= Time.seconds(21), "energy used: \(Time.describe(used))")
     }
 
-    @Test("SPEC §6: bgx explain --app shows each app's fetch standing and why")
+    @Test("rules §6: bgx explain --app shows each app's fetch standing and why")
     func explainShowsStanding() throws {
         let run = try ScenarioRun(try ScenarioParser.parse(contentsOf: Self.scenario))
         run.run()

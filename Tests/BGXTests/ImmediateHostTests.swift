@@ -5,7 +5,7 @@ import Testing
 /// Background-task rules checked on the engine alone, through BGXTestKit's
 /// host (no SimulatedDevice, no app code): every callback returns at once.
 @Suite struct ImmediateHostTests {
-    @Test("SPEC §2: a background task ended in time lets the app suspend; one left open is killed at the budget's end")
+    @Test("rules §2: a background task ended in time lets the app suspend; one left open is killed at the budget's end")
     func backgroundTaskBudget() {
         var host = ImmediateHost(Engine(profile: .modern))
         let polite = host.install("com.example.polite")

@@ -3,7 +3,7 @@ import BGXTestKit
 import Foundation
 import Testing
 
-/// SPEC §11's launch controller on its own: the policy's verdict, and the
+/// rules §11's launch controller on its own: the policy's verdict, and the
 /// verdicts acted on kept so that an app's recent launches can be explained.
 @Suite struct LaunchControllerTests {
     let news = AppID(index: 0)
@@ -15,7 +15,7 @@ import Testing
         LaunchRecord(time: t, app: app, cause: cause, outcome: refusal == nil ? .launched : .refused, refusal: refusal)
     }
 
-    @Test("SPEC §11: the controller's verdict is the policy's — a force-quit app is not launched for a fetch")
+    @Test("rules §11: the controller's verdict is the policy's — a force-quit app is not launched for a fetch")
     func verdictIsThePolicys() {
         let c = LaunchController(policy: policy)
         let facts = LaunchPolicy.AppFacts(modes: [.fetch], forceQuit: true)
@@ -66,7 +66,7 @@ import Testing
         #expect(json.contains("\"outcome\":\"refused\""))
     }
 
-    @Test("SPEC §11: with Background App Refresh off, a fetch is refused and the launch controller keeps why, after the user's launch")
+    @Test("rules §11: with Background App Refresh off, a fetch is refused and the launch controller keeps why, after the user's launch")
     func engineNotesARefusedFetch() {
         var engine = Engine(device: { var d = DeviceState(); d.backgroundAppRefresh = false; return d }())
         let app = engine.install(AppManifest(bundleIdentifier: "com.example.news", backgroundModes: [.fetch]))

@@ -38,10 +38,10 @@ final class BusyRefresher: ApplicationDelegate {
     func applicationDidBecomeActive(_ application: Application) { journal.write("didBecomeActive") }
 }
 
-/// SPEC §5: launch handlers run on their queue. BGTaskScheduler.h: "queue: A
+/// rules §5: launch handlers run on their queue. BGTaskScheduler.h: "queue: A
 /// queue for executing the task. Pass nil to use a default background queue." [D]
 /// https://developer.apple.com/documentation/backgroundtasks/bgtaskscheduler/register(fortaskwithidentifier:using:launchhandler:)
-@Suite("SPEC §5 — launch handlers run on their queue")
+@Suite("rules §5 — launch handlers run on their queue")
 struct LaunchHandlerQueueTests {
     func refresher(queue: DispatchQueue?, work: Double) -> (SimulatedDevice, AppID, Journal) {
         let device = SimulatedDevice()
@@ -55,7 +55,7 @@ struct LaunchHandlerQueueTests {
         return (device, app, journal)
     }
 
-    @Test("SPEC §5 [D]: with using: nil the handler runs on the background queue, so the expiration handler runs at 25 s while it still works — no kill")
+    @Test("rules §5 [D]: with using: nil the handler runs on the background queue, so the expiration handler runs at 25 s while it still works — no kill")
     func nilQueueLetsExpiryRunWhileWorking() {
         let (device, app, journal) = refresher(queue: nil, work: 60)
         #expect(device.simulateLaunch(app, identifier: BusyRefresher.id))
@@ -71,7 +71,7 @@ struct LaunchHandlerQueueTests {
         #expect(device.story(of: app, only: ["state"]).last == "85 state background→suspended (no assertions)")
     }
 
-    @Test("SPEC §5 [D]: the queue passed is honoured — with .main the handler's work holds the main thread, the expiration handler waits, and the task is not completed in time")
+    @Test("rules §5 [D]: the queue passed is honoured — with .main the handler's work holds the main thread, the expiration handler waits, and the task is not completed in time")
     func mainQueueBlocksTheMainThread() {
         let (device, app, _) = refresher(queue: .main, work: 60)
         #expect(device.simulateLaunch(app, identifier: BusyRefresher.id))
@@ -81,7 +81,7 @@ struct LaunchHandlerQueueTests {
         #expect(device.terminations(of: app).first?.t == 90)
     }
 
-    @Test("SPEC §5 [D]: the handler's work on the background queue does not hold the main thread: the person opens the app at once")
+    @Test("rules §5 [D]: the handler's work on the background queue does not hold the main thread: the person opens the app at once")
     func mainThreadStaysFree() {
         let (device, app, journal) = refresher(queue: nil, work: 20)
         #expect(device.simulateLaunch(app, identifier: BusyRefresher.id))
@@ -93,7 +93,7 @@ struct LaunchHandlerQueueTests {
         #expect(device.details(of: app, only: ["task.complete"]) == ["80 task.complete identifier=\(BusyRefresher.id) success=true"])
     }
 
-    @Test("SPEC §5 [D]: in a scenario, a task handler's actions run on the background queue: its work leaves the main thread free and expire runs while it works")
+    @Test("rules §5 [D]: in a scenario, a task handler's actions run on the background queue: its work leaves the main thread free and expire runs while it works")
     func scenarioTaskHandlerOnItsQueue() throws {
         let scenario = try ScenarioParser(file: "queue.yaml").parse("""
         duration: 1h

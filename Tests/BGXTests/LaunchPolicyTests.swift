@@ -3,14 +3,14 @@ import BGXSimulation
 import BGXTestKit
 import Testing
 
-/// SPEC §11: who gets launched, and when — the launch policy alone, then as
+/// rules §11: who gets launched, and when — the launch policy alone, then as
 /// the engine and its scheduler use it.
 
 private let policy = LaunchPolicy(relaunchLocationAfterForceQuit: true)
 private let everyMode = LaunchPolicy.AppFacts(modes: Set(BackgroundMode.allCases), forceQuit: false)
 private var unlocked: DeviceState { DeviceState() }
 
-@Test("SPEC §11: with the right mode, every background cause may launch an app that was not force-quit")
+@Test("rules §11: with the right mode, every background cause may launch an app that was not force-quit")
 func everyCauseWithItsMode() {
     for cause in LaunchCause.allCases {
         let verdict = policy.verdict(for: cause, app: everyMode, device: unlocked)
@@ -18,7 +18,7 @@ func everyCauseWithItsMode() {
     }
 }
 
-@Test("SPEC §3/§11: each background cause needs its own mode; transfers, significant-change and region events need none")
+@Test("rules §3/§11: each background cause needs its own mode; transfers, significant-change and region events need none")
 func eachCauseNeedsItsMode() {
     let none = LaunchPolicy.AppFacts(modes: [], forceQuit: false)
     let expected: [LaunchCause: BackgroundMode?] = [
@@ -41,7 +41,7 @@ func eachCauseNeedsItsMode() {
     #expect(LaunchRefusal.modeMissing(.remoteNotification).reason == "UIBackgroundModes lacks 'remote-notification'")
 }
 
-@Test("SPEC §5/§11: a BGTask launch needs its identifier in BGTaskSchedulerPermittedIdentifiers")
+@Test("rules §5/§11: a BGTask launch needs its identifier in BGTaskSchedulerPermittedIdentifiers")
 func bgTaskNeedsPermittedIdentifier() {
     var facts = LaunchPolicy.AppFacts(modes: [.fetch], forceQuit: false, taskIdentifierPermitted: false)
     #expect(policy.verdict(for: .bgTask, app: facts, device: unlocked).refusal == .taskIdentifierNotPermitted)
@@ -49,7 +49,7 @@ func bgTaskNeedsPermittedIdentifier() {
     #expect(policy.verdict(for: .bgTask, app: facts, device: unlocked).allowed)
 }
 
-@Test("SPEC §11: a force-quit app is launched for no background cause — location and region only with the iOS 8+ flag")
+@Test("rules §11: a force-quit app is launched for no background cause — location and region only with the iOS 8+ flag")
 func forceQuitBlocksEveryBackgroundCause() {
     let quit = LaunchPolicy.AppFacts(modes: Set(BackgroundMode.allCases), forceQuit: true)
     let old = LaunchPolicy(relaunchLocationAfterForceQuit: false)
@@ -66,7 +66,7 @@ func forceQuitBlocksEveryBackgroundCause() {
     #expect(!PolicyProfile.ios6.relaunchLocationAfterForceQuit)
 }
 
-@Test("SPEC §11: with a passcode, no background launch before the first unlock after boot")
+@Test("rules §11: with a passcode, no background launch before the first unlock after boot")
 func noLaunchBeforeFirstUnlock() {
     var device = DeviceState()
     device.unlockedSinceBoot = false
@@ -76,7 +76,7 @@ func noLaunchBeforeFirstUnlock() {
     #expect(policy.verdict(for: .user, app: everyMode, device: device).allowed)
 }
 
-@Test("SPEC §1/§11: a device without multitasking launches nothing into the background")
+@Test("rules §1/§11: a device without multitasking launches nothing into the background")
 func noMultitaskingNoBackgroundLaunch() {
     var device = DeviceState()
     device.multitasking = false
@@ -85,7 +85,7 @@ func noMultitaskingNoBackgroundLaunch() {
     }
 }
 
-@Test("SPEC §11: the force-quit flag is set by a swipe and cleared by a user launch or a reboot")
+@Test("rules §11: the force-quit flag is set by a swipe and cleared by a user launch or a reboot")
 func forceQuitFlagLifecycle() {
     var engine = Engine()
     let app = engine.install(AppManifest(bundleIdentifier: "com.example.chat", backgroundModes: [.remoteNotification]))
@@ -109,7 +109,7 @@ func forceQuitFlagLifecycle() {
     #expect(engine.launchVerdict(for: app, cause: .silentPush).allowed)
 }
 
-@Test("SPEC §11: after a reboot with a passcode the engine refuses background launches until the first unlock")
+@Test("rules §11: after a reboot with a passcode the engine refuses background launches until the first unlock")
 func engineFirstUnlock() {
     var engine = Engine()
     let app = engine.install(AppManifest(bundleIdentifier: "com.example.voip", backgroundModes: [.voip]))
@@ -122,7 +122,7 @@ func engineFirstUnlock() {
     #expect(engine.launchVerdict(for: app, cause: .boot).allowed)
 }
 
-@Test("SPEC §1/§11: a fetch the scheduler would run waits on a device without multitasking, with the launch policy's reason")
+@Test("rules §1/§11: a fetch the scheduler would run waits on a device without multitasking, with the launch policy's reason")
 func fetchWaitsWithoutMultitasking() {
     let device = SimulatedDevice()
     let app = device.install(AppManifest(bundleIdentifier: "com.example.news", backgroundModes: [.fetch]),
@@ -153,7 +153,7 @@ private final class FetchingProgram: HostedApp {
     }
 }
 
-@Test("SPEC §11/§10: work that launches an app killed at once (over its memory limit) dies with that process — no task starts or expires in a dead process, and the next one begins with didFinishLaunching")
+@Test("rules §11/§10: work that launches an app killed at once (over its memory limit) dies with that process — no task starts or expires in a dead process, and the next one begins with didFinishLaunching")
 func workForAProcessKilledAsItLaunched() throws {
     let run = try ScenarioRun(try ScenarioParser(file: "killed.yaml").parse("""
     duration: 1h
@@ -194,7 +194,7 @@ func workForAProcessKilledAsItLaunched() throws {
     #expect(taskEvents.isEmpty, "\(taskEvents.map(\.kindName))")
 }
 
-@Test("SPEC §6/§11: Background App Refresh off — on the device or for the app — is one launch-policy rule: it refuses BGTasks, fetch and background pushes, and nothing else")
+@Test("rules §6/§11: Background App Refresh off — on the device or for the app — is one launch-policy rule: it refuses BGTasks, fetch and background pushes, and nothing else")
 func backgroundAppRefreshIsOneRule() {
     var off = unlocked
     off.backgroundAppRefresh = false
@@ -211,7 +211,7 @@ func backgroundAppRefreshIsOneRule() {
     #expect(LaunchRefusal.backgroundAppRefreshOffForApp.reason == "Background App Refresh is off for this app in Settings")
 }
 
-@Test("SPEC §6/§11: submit, the scheduler and the push gate ask the same rule — with Background App Refresh off a submit is refused with its words and a push is dropped with the same")
+@Test("rules §6/§11: submit, the scheduler and the push gate ask the same rule — with Background App Refresh off a submit is refused with its words and a push is dropped with the same")
 func backgroundAppRefreshAskedByEveryone() throws {
     var engine = Engine(profile: .modern)
     let app = engine.install(AppManifest(bundleIdentifier: "com.example.feed", backgroundModes: [.fetch, .remoteNotification],

@@ -44,7 +44,7 @@ extension SimulatedDevice {
             switch event.kind {
             case let .terminate(reason, detail):
                 return (Time.toSeconds(event.time), reason.description, reason.code, renderer.names.text(detail))
-            case let .memoryKill(kill):   // SPEC §10: a jetsam kill is a terminate line too
+            case let .memoryKill(kill):   // rules §10: a jetsam kill is a terminate line too
                 return (Time.toSeconds(event.time), "memoryPressure", nil, kill.detail)
             default:
                 return nil
@@ -195,12 +195,12 @@ func deviceState(multitasking: Bool = true, passcode: Bool = true, locked: Bool 
     return state
 }
 
-// MARK: - SPEC §1
+// MARK: - rules §1
 
-@Suite("SPEC §1 — app process states and lifecycle")
+@Suite("rules §1 — app process states and lifecycle")
 struct LifecycleTests {
 
-    @Test("SPEC §1: a user launch goes notRunning → inactive → active, didFinishLaunching then didBecomeActive, cause user")
+    @Test("rules §1: a user launch goes notRunning → inactive → active, didFinishLaunching then didBecomeActive, cause user")
     func userLaunchOrder() {
         let device = SimulatedDevice()
         let journal = Journal()
@@ -225,7 +225,7 @@ struct LifecycleTests {
             #"{"t": 3, "app": "com.example.notes", "kind": "callback", "name": "didFinishLaunching", "launchOptions": "user"}"#))
     }
 
-    @Test("SPEC §1: home → willResignActive → didEnterBackground → suspended (reason \"no assertions\")")
+    @Test("rules §1: home → willResignActive → didEnterBackground → suspended (reason \"no assertions\")")
     func homeSuspends() {
         let device = SimulatedDevice()
         let journal = Journal()
@@ -249,7 +249,7 @@ struct LifecycleTests {
             #"{"t": 60, "app": "com.example.notes", "kind": "state", "from": "background", "to": "suspended", "reason": "no assertions"}"#)
     }
 
-    @Test("SPEC §1: switching apps sends the app in front through willResignActive → didEnterBackground")
+    @Test("rules §1: switching apps sends the app in front through willResignActive → didEnterBackground")
     func appSwitchSendsFrontAppToBackground() {
         let device = SimulatedDevice()
         let mail = device.install(manifest("com.example.mail")) { PlainApp() }
@@ -270,7 +270,7 @@ struct LifecycleTests {
         #expect(device.engine.frontApp == maps)
     }
 
-    @Test("SPEC §1: returning to a suspended app goes suspended → background → inactive → active with willEnterForeground, didBecomeActive")
+    @Test("rules §1: returning to a suspended app goes suspended → background → inactive → active with willEnterForeground, didBecomeActive")
     func returnFromSuspension() {
         let device = SimulatedDevice()
         let journal = Journal()
@@ -293,7 +293,7 @@ struct LifecycleTests {
         #expect(journal.entries.suffix(2) == ["willEnterForeground state=inactive", "didBecomeActive state=active"])
     }
 
-    @Test("SPEC §1: a suspended app runs no code — its timer waits until it runs again")
+    @Test("rules §1: a suspended app runs no code — its timer waits until it runs again")
     func suspendedAppRunsNoCode() {
         final class PollingApp: ApplicationDelegate {
             let journal: Journal
@@ -318,7 +318,7 @@ struct LifecycleTests {
         #expect(journal.entries == ["poll at 300.0"])
     }
 
-    @Test("SPEC §1: a system launch goes notRunning → background, never inactive or active (Engine)")
+    @Test("rules §1: a system launch goes notRunning → background, never inactive or active (Engine)")
     func systemLaunchIntoBackground() {
         var engine = Engine()
         let app = engine.install(manifest("com.example.feed"))
@@ -342,7 +342,7 @@ struct LifecycleTests {
         #expect(engine.frontApp == nil)
     }
 
-    @Test("SPEC §1: didEnterBackground busy for more than 5 s → terminated, reason watchdog (0x8badf00d), at exactly t + 5 s")
+    @Test("rules §1: didEnterBackground busy for more than 5 s → terminated, reason watchdog (0x8badf00d), at exactly t + 5 s")
     func didEnterBackgroundWatchdog() {
         let device = SimulatedDevice()
         let journal = Journal()
@@ -367,7 +367,7 @@ struct LifecycleTests {
         #expect(kills.first?.detail == "didEnterBackground did not return within 5s")
     }
 
-    @Test("SPEC §1: didEnterBackground that returns within 5 s is not killed")
+    @Test("rules §1: didEnterBackground that returns within 5 s is not killed")
     func didEnterBackgroundWithinWatchdog() {
         let device = SimulatedDevice()
         let app = device.install(manifest("com.example.db")) { SlowSaveApp(saveSeconds: 4.9) }
@@ -378,7 +378,7 @@ struct LifecycleTests {
         #expect(device.story(of: app, only: ["state"]).last == "4.9 state background→suspended (no assertions)")
     }
 
-    @Test("SPEC §1: a launch that takes more than 20 s → terminated, reason watchdog, at exactly 20 s, never active")
+    @Test("rules §1: a launch that takes more than 20 s → terminated, reason watchdog, at exactly 20 s, never active")
     func launchWatchdog() {
         final class HeavyLaunchApp: ApplicationDelegate {
             func application(_ application: Application, didFinishLaunchingWithOptions options: LaunchOptions?) -> Bool {
@@ -405,7 +405,7 @@ struct LifecycleTests {
         #expect(!device.statesVisited(by: app).contains(.active))
     }
 
-    @Test("SPEC §1: willTerminate busy for more than 5 s → terminated, reason watchdog, at exactly t + 5 s")
+    @Test("rules §1: willTerminate busy for more than 5 s → terminated, reason watchdog, at exactly t + 5 s")
     func willTerminateWatchdog() {
         final class SlowGoodbyeApp: ApplicationDelegate {
             func applicationWillTerminate(_ application: Application) {
@@ -427,7 +427,7 @@ struct LifecycleTests {
         #expect(device.terminations(of: app).map(\.detail) == ["willTerminate did not return within 5s"])
     }
 
-    @Test("SPEC §1: UIApplicationExitsOnSuspend — home → willTerminate → terminated (exitsOnSuspend), never background")
+    @Test("rules §1: UIApplicationExitsOnSuspend — home → willTerminate → terminated (exitsOnSuspend), never background")
     func exitsOnSuspend() {
         let device = SimulatedDevice()
         let journal = Journal()
@@ -461,7 +461,7 @@ struct LifecycleTests {
         #expect(!journal.entries.contains { $0.hasPrefix("didEnterBackground") })
     }
 
-    @Test("SPEC §1: without multitasking no app enters the background, and beginBackgroundTask answers .invalid")
+    @Test("rules §1: without multitasking no app enters the background, and beginBackgroundTask answers .invalid")
     func multitaskingUnsupported() {
         final class CautiousApp: ApplicationDelegate {
             let journal: Journal
@@ -491,7 +491,7 @@ struct LifecycleTests {
         ])
     }
 
-    @Test("SPEC §1: force-quitting a suspended app terminates it (userForceQuit) without willTerminate")
+    @Test("rules §1: force-quitting a suspended app terminates it (userForceQuit) without willTerminate")
     func forceQuitSuspended() {
         let device = SimulatedDevice()
         let journal = Journal()
@@ -511,7 +511,7 @@ struct LifecycleTests {
         #expect(device.engine.isForceQuit(app))
     }
 
-    @Test("SPEC §1: force-quitting an app running in the background delivers willTerminate, then terminates it (userForceQuit)")
+    @Test("rules §1: force-quitting an app running in the background delivers willTerminate, then terminates it (userForceQuit)")
     func forceQuitRunningInBackground() {
         let device = SimulatedDevice()
         let journal = Journal()
@@ -534,7 +534,7 @@ struct LifecycleTests {
         #expect(journal.entries == ["willTerminate"])
     }
 
-    @Test("SPEC §1: lock sends the front app to the background; unlock returns to the app that was in front")
+    @Test("rules §1: lock sends the front app to the background; unlock returns to the app that was in front")
     func lockUnlockReturnsToFrontApp() {
         let device = SimulatedDevice()
         let mail = device.install(manifest("com.example.mail")) { PlainApp() }
@@ -566,7 +566,7 @@ struct LifecycleTests {
         #expect(device.state(of: mail) == .suspended)   // the earlier app stays where it was
     }
 
-    @Test("SPEC §1: unlocking after going home first brings no app to the front")
+    @Test("rules §1: unlocking after going home first brings no app to the front")
     func unlockWithNothingInFront() {
         let device = SimulatedDevice()
         let app = device.install(manifest("com.example.mail")) { PlainApp() }
@@ -579,7 +579,7 @@ struct LifecycleTests {
         #expect(device.engine.frontApp == nil)
     }
 
-    @Test("SPEC §1: unlock returns only to the app in front at the last lock — not to one from an earlier lock")
+    @Test("rules §1: unlock returns only to the app in front at the last lock — not to one from an earlier lock")
     func unlockForgetsEarlierLocks() {
         let device = SimulatedDevice()
         let mail = device.install(manifest("com.example.mail")) { PlainApp() }
@@ -599,7 +599,7 @@ struct LifecycleTests {
         #expect(device.story(of: mail, only: ["callback"]).last == "0 callback didEnterBackground")
     }
 
-    @Test("SPEC §1/§11: reboot terminates every running app and, with a passcode, leaves the device locked")
+    @Test("rules §1/§11: reboot terminates every running app and, with a passcode, leaves the device locked")
     func rebootTerminatesEverything() {
         let device = SimulatedDevice(device: deviceState(passcode: true))
         let notes = device.install(manifest("com.example.notes")) { PlainApp() }

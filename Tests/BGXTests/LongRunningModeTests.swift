@@ -179,9 +179,9 @@ extension SimulatedDevice {
 
 // MARK: - Audio
 
-@Suite("SPEC §4 — audio")
+@Suite("rules §4 — audio")
 struct BackgroundAudioTests {
-    @Test("SPEC §4: play(for: .infinity) from app code plays (clamped), it does not trap converting to nanoseconds")
+    @Test("rules §4: play(for: .infinity) from app code plays (clamped), it does not trap converting to nanoseconds")
     func audioForever() {
         let device = SimulatedDevice()
         let journal = Journal()
@@ -193,7 +193,7 @@ struct BackgroundAudioTests {
         #expect(device.state(of: app) == .background)
     }
 
-    @Test("SPEC §4: an 'audio' app playing audibly in the background is not suspended; when playback ends it is")
+    @Test("rules §4: an 'audio' app playing audibly in the background is not suspended; when playback ends it is")
     func audioKeepsRunning() {
         let device = SimulatedDevice()
         let journal = Journal()
@@ -203,7 +203,7 @@ struct BackgroundAudioTests {
         device.perform(.lock)
         device.advance(seconds: 1800)
         #expect(device.state(of: app) == .background)
-        // SPEC §10: audible audio puts it in jetsam's audio-and-accessory band.
+        // rules §10: audible audio puts it in jetsam's audio-and-accessory band.
         #expect(device.engine.jetsamBand(of: app) == .audioAndAccessory)
         device.advance(seconds: 3600)
         #expect(device.state(of: app) == .suspended)
@@ -215,7 +215,7 @@ struct BackgroundAudioTests {
         ])
     }
 
-    @Test("SPEC §4: without the 'audio' mode, audio stops as the app enters the background (with the reason) and it is suspended")
+    @Test("rules §4: without the 'audio' mode, audio stops as the app enters the background (with the reason) and it is suspended")
     func noModeStops() {
         let device = SimulatedDevice()
         let journal = Journal()
@@ -229,7 +229,7 @@ struct BackgroundAudioTests {
                 ["no 'audio' in UIBackgroundModes: audio stops when the app leaves the front"])
     }
 
-    @Test("SPEC §4: only playback and recording categories sound in the background — soloAmbient stops even with the mode")
+    @Test("rules §4: only playback and recording categories sound in the background — soloAmbient stops even with the mode")
     func ambientCategoryStops() {
         let device = SimulatedDevice()
         let app = device.install(modes("com.example.game", [.audio])) {
@@ -241,7 +241,7 @@ struct BackgroundAudioTests {
         #expect(device.reasons(of: app, kind: "audio.stop").first?.hasPrefix("the soloAmbient category is silenced") == true)
     }
 
-    @Test("SPEC §4: the foreground app has audio priority — the background player is interrupted (callback) and suspended")
+    @Test("rules §4: the foreground app has audio priority — the background player is interrupted (callback) and suspended")
     func foregroundInterrupts() {
         let device = SimulatedDevice()
         let musicJournal = Journal(), mixJournal = Journal()
@@ -268,7 +268,7 @@ struct BackgroundAudioTests {
         #expect(device.state(of: mixer) == .background)
     }
 
-    @Test("SPEC §4: between background apps the newest non-mixable session wins — the older player is interrupted and suspended")
+    @Test("rules §4: between background apps the newest non-mixable session wins — the older player is interrupted and suspended")
     func backgroundInterruptsBackground() {
         let device = SimulatedDevice()
         let musicJournal = Journal(), radioJournal = Journal()
@@ -287,7 +287,7 @@ struct BackgroundAudioTests {
                 ["interrupted: com.example.radio started playing audio that does not mix with others"])
     }
 
-    @Test("SPEC §4: a background app cannot start audio over the front app's (play() is false, audio.refuse)")
+    @Test("rules §4: a background app cannot start audio over the front app's (play() is false, audio.refuse)")
     func backgroundCannotInterrupt() {
         let device = SimulatedDevice()
         let journal = Journal()
@@ -301,7 +301,7 @@ struct BackgroundAudioTests {
                 ["com.example.video in front is playing audio: a background app cannot interrupt it (insufficient priority)"])
     }
 
-    @Test("SPEC §4: stopping the player lets the background app be suspended at once")
+    @Test("rules §4: stopping the player lets the background app be suspended at once")
     func stopSuspends() {
         let device = SimulatedDevice()
         var musicApp: MusicApp?
@@ -323,9 +323,9 @@ struct BackgroundAudioTests {
 
 // MARK: - Location
 
-@Suite("SPEC §4, §11 — location")
+@Suite("rules §4, §11 — location")
 struct LocationTests {
-    @Test("SPEC §4: standard updates keep a 'location' app with allowsBackgroundLocationUpdates running; each move is a fix")
+    @Test("rules §4: standard updates keep a 'location' app with allowsBackgroundLocationUpdates running; each move is a fix")
     func standardKeepsRunning() {
         let device = SimulatedDevice()
         let journal = Journal()
@@ -341,7 +341,7 @@ struct LocationTests {
         #expect(!device.statesVisited(by: app).contains(.suspended))
     }
 
-    @Test("SPEC §4/§11: location monitoring started by code running after the app's own exit() is not started — it cannot relaunch the app later")
+    @Test("rules §4/§11: location monitoring started by code running after the app's own exit() is not started — it cannot relaunch the app later")
     func nothingStartsAfterExit() {
         final class ExitingApp: ApplicationDelegate {
             func application(_ application: Application, didFinishLaunchingWithOptions options: LaunchOptions?) -> Bool {
@@ -362,7 +362,7 @@ struct LocationTests {
         #expect(causes == [.user])
     }
 
-    @Test("SPEC §4: foreground-only updates (allowsBackgroundLocationUpdates false) stop while the app is suspended")
+    @Test("rules §4: foreground-only updates (allowsBackgroundLocationUpdates false) stop while the app is suspended")
     func foregroundOnlyStops() {
         let device = SimulatedDevice()
         let journal = Journal()
@@ -379,7 +379,7 @@ struct LocationTests {
                 ["allowsBackgroundLocationUpdates is false: standard updates stop while the app is suspended"])
     }
 
-    @Test("SPEC §4: in ios6 (before allowsBackgroundLocationUpdates) the 'location' mode alone keeps updates running")
+    @Test("rules §4: in ios6 (before allowsBackgroundLocationUpdates) the 'location' mode alone keeps updates running")
     func ios6ModeSuffices() {
         let device = SimulatedDevice(profile: .ios6)
         let journal = Journal()
@@ -393,7 +393,7 @@ struct LocationTests {
         #expect(journal.entries == ["launch user", "fix 100"])
     }
 
-    @Test("SPEC §4: allowsBackgroundLocationUpdates without the 'location' mode is refused with iOS's message")
+    @Test("rules §4: allowsBackgroundLocationUpdates without the 'location' mode is refused with iOS's message")
     func allowsWithoutMode() {
         let device = SimulatedDevice()
         let app = device.install(modes("com.example.store", [])) { LocationApp(Journal(), [.standard]) }
@@ -403,7 +403,7 @@ struct LocationTests {
         #expect(device.story(of: app, only: ["log"]).first?.contains("CLClientIsBackgroundable") == true)
     }
 
-    @Test("SPEC §4: a significant change needs ≥ 500 m, comes at most once per 5 min, and wakes a suspended app for ~10 s")
+    @Test("rules §4: a significant change needs ≥ 500 m, comes at most once per 5 min, and wakes a suspended app for ~10 s")
     func significantChange() {
         let device = SimulatedDevice()
         let journal = Journal()
@@ -434,7 +434,7 @@ struct LocationTests {
         ])
     }
 
-    @Test("SPEC §4, §11: a significant change relaunches a system-killed app (launch options: location); the new manager hears it")
+    @Test("rules §4, §11: a significant change relaunches a system-killed app (launch options: location); the new manager hears it")
     func significantRelaunch() {
         let device = SimulatedDevice()
         let journal = Journal()
@@ -450,7 +450,7 @@ struct LocationTests {
         #expect(device.state(of: app) == .suspended)
     }
 
-    @Test("SPEC §11: after a user force-quit a location app is still relaunched in modern and ios12 — not in ios6",
+    @Test("rules §11: after a user force-quit a location app is still relaunched in modern and ios12 — not in ios6",
           arguments: [("modern", true), ("ios12", true), ("ios6", false)])
     func forceQuitRelaunch(_ profile: String, _ relaunched: Bool) {
         let device = SimulatedDevice(profile: PolicyProfile.named(profile)!)
@@ -465,7 +465,7 @@ struct LocationTests {
                 (relaunched ? [] : ["the user force-quit the app; no background launch until the user opens it"]))
     }
 
-    @Test("SPEC §11: with a passcode, no location relaunch before the first unlock after a reboot")
+    @Test("rules §11: with a passcode, no location relaunch before the first unlock after a reboot")
     func firstUnlock() {
         let device = SimulatedDevice()
         let journal = Journal()
@@ -482,7 +482,7 @@ struct LocationTests {
         #expect(journal.entries == ["launch user", "launch location", "fix 1600"])
     }
 
-    @Test("SPEC §4, §11: leaving and re-entering a region wake the app (~10 s); a killed app is relaunched with cause region")
+    @Test("rules §4, §11: leaving and re-entering a region wake the app (~10 s); a killed app is relaunched with cause region")
     func regions() {
         let device = SimulatedDevice()
         let journal = Journal()
@@ -500,7 +500,7 @@ struct LocationTests {
         #expect(device.story(of: app, only: ["launch"]).last?.hasSuffix("launch region") == true)
     }
 
-    @Test("SPEC §4: a region radius that is not a finite number fails monitoring with a log (no trap); a huge one is monitored")
+    @Test("rules §4: a region radius that is not a finite number fails monitoring with a log (no trap); a huge one is monitored")
     func badRegionRadius() {
         final class OddRegions: ApplicationDelegate {
             var manager: LocationManager?
@@ -525,9 +525,9 @@ struct LocationTests {
 
 // MARK: - External accessory and Bluetooth
 
-@Suite("SPEC §4, §11 — external accessory and Bluetooth")
+@Suite("rules §4, §11 — external accessory and Bluetooth")
 struct AccessoryTests {
-    @Test("SPEC §4, §10: an accessory session opened in the background without the mode is no assertion — the app's band is the background's, not audio-and-accessory")
+    @Test("rules §4, §10: an accessory session opened in the background without the mode is no assertion — the app's band is the background's, not audio-and-accessory")
     func sessionWithoutModeHoldsNothing() {
         let device = SimulatedDevice()
         let app = device.install(modes("com.example.meter", [.fetch])) { MeterApp(Journal()) }
@@ -537,7 +537,7 @@ struct AccessoryTests {
         #expect(device.engine.jetsamBand(of: app) != .audioAndAccessory)
     }
 
-    @Test("SPEC §4: with 'external-accessory', new data wakes the suspended app, which has ~10 s before it is suspended again")
+    @Test("rules §4: with 'external-accessory', new data wakes the suspended app, which has ~10 s before it is suspended again")
     func dataWakes() {
         let device = SimulatedDevice()
         let journal = Journal()
@@ -546,7 +546,7 @@ struct AccessoryTests {
         device.perform(.home)
         device.advance(seconds: 100)
         #expect(device.state(of: app) == .suspended)
-        // SPEC §10: suspended apps are purged first — an open session is no
+        // rules §10: suspended apps are purged first — an open session is no
         // assertion while the process is suspended (Core Bluetooth's state
         // restoration exists because such apps are ended for memory).
         #expect(device.engine.jetsamBand(of: app) == .idle)
@@ -561,7 +561,7 @@ struct AccessoryTests {
         #expect(device.state(of: app) == .suspended)
     }
 
-    @Test("SPEC §4: a background task begun for the data extends the run beyond ~10 s")
+    @Test("rules §4: a background task begun for the data extends the run beyond ~10 s")
     func backgroundTaskExtends() {
         let device = SimulatedDevice()
         let app = device.install(modes("com.example.meter", [.externalAccessory])) { MeterApp(Journal(), uploadSeconds: 25) }
@@ -575,7 +575,7 @@ struct AccessoryTests {
         #expect(device.state(of: app) == .suspended)
     }
 
-    @Test("SPEC §4: without the mode the accessory disconnects (callback) as the app leaves the front; data is dropped; it reconnects in front")
+    @Test("rules §4: without the mode the accessory disconnects (callback) as the app leaves the front; data is dropped; it reconnects in front")
     func noModeDisconnects() {
         let device = SimulatedDevice()
         let journal = Journal()
@@ -594,7 +594,7 @@ struct AccessoryTests {
         #expect(device.story(of: app, only: ["accessory.connect"]).count == 2)
     }
 
-    @Test("SPEC §4: accessory data never launches a terminated app")
+    @Test("rules §4: accessory data never launches a terminated app")
     func accessoryNeverLaunches() {
         let device = SimulatedDevice()
         let app = device.install(modes("com.example.meter", [.externalAccessory])) { MeterApp(Journal()) }
@@ -606,7 +606,7 @@ struct AccessoryTests {
         #expect(device.reasons(of: app, kind: "accessory.drop") == ["the app is not running; accessory data never launches an app"])
     }
 
-    @Test("SPEC §4, §11: Bluetooth state restoration relaunches a system-killed app (cause bluetooth), not a force-quit one")
+    @Test("rules §4, §11: Bluetooth state restoration relaunches a system-killed app (cause bluetooth), not a force-quit one")
     func bluetoothRestoration() {
         let device = SimulatedDevice()
         let journal = Journal()
@@ -625,7 +625,7 @@ struct AccessoryTests {
                 ["the user force-quit the app; no background launch until the user opens it"])
     }
 
-    @Test("SPEC §11: no Bluetooth relaunch without a restore identifier, nor in ios6 (before state restoration)",
+    @Test("rules §11: no Bluetooth relaunch without a restore identifier, nor in ios6 (before state restoration)",
           arguments: [("modern", false), ("ios6", true)])
     func noRestoration(_ profile: String, _ withIdentifier: Bool) {
         let device = SimulatedDevice(profile: PolicyProfile.named(profile)!)
@@ -642,7 +642,7 @@ struct AccessoryTests {
             "the app is not running and the system keeps no Bluetooth connection") == true)
     }
 
-    @Test("SPEC §4, §11: a 'bluetooth-peripheral' app is woken for a central's write, and relaunched after a system kill")
+    @Test("rules §4, §11: a 'bluetooth-peripheral' app is woken for a central's write, and relaunched after a system kill")
     func peripheralRole() {
         let device = SimulatedDevice()
         let journal = Journal()
@@ -659,7 +659,7 @@ struct AccessoryTests {
         #expect(journal.entries == ["launch user", "write", "launch bluetooth", "write"])
     }
 
-    @Test("SPEC §4: without a bluetooth mode the peripheral disconnects when the app leaves the front")
+    @Test("rules §4: without a bluetooth mode the peripheral disconnects when the app leaves the front")
     func bluetoothWithoutMode() {
         let device = SimulatedDevice()
         let journal = Journal()
@@ -674,7 +674,7 @@ struct AccessoryTests {
 
 // MARK: - Scenario vocabulary and bgx check
 
-@Suite("SPEC §4 — scenario vocabulary")
+@Suite("rules §4 — scenario vocabulary")
 struct LongRunningVocabularyTests {
     func error(_ yaml: String) -> ScenarioError? {
         do {
@@ -685,7 +685,7 @@ struct LongRunningVocabularyTests {
         }
     }
 
-    @Test("bad values for the SPEC §4 vocabulary are located errors, with suggestions")
+    @Test("bad values for the rules §4 vocabulary are located errors, with suggestions")
     func badValues() {
         let service = error("apps:\n  - bundle: a\n    on:\n      didBecomeActive:\n        - startLocation: sigificant\n")
         #expect(service?.location == SourceLocation(file: "bad.yaml", line: 5, column: 26))
@@ -705,7 +705,7 @@ struct LongRunningVocabularyTests {
         #expect(handler?.message.contains("did you mean 'bluetooth'?") == true)
     }
 
-    @Test("the SPEC §4 vocabulary parses: playAudio, stopAudio, startLocation, location:, accessory:, bluetooth:")
+    @Test("the rules §4 vocabulary parses: playAudio, stopAudio, startLocation, location:, accessory:, bluetooth:")
     func parses() throws {
         let yaml = """
         apps:
@@ -732,7 +732,7 @@ struct LongRunningVocabularyTests {
         #expect(ScenarioRun.unsupportedFeatures(scenario).isEmpty)
     }
 
-    @Test("SPEC §3: bgx check reports a SPEC §4 mode used but not declared; significant-change and regions need none")
+    @Test("rules §3: bgx check reports a rules §4 mode used but not declared; significant-change and regions need none")
     func checkReportsModes() throws {
         let yaml = """
         apps:
@@ -760,9 +760,9 @@ struct LongRunningVocabularyTests {
     }
 }
 
-@Suite("SPEC §12 — the long-running modes in the report")
+@Suite("rules §12 — the long-running modes in the report")
 struct LongRunningReportTests {
-    @Test("SPEC §12: audio that went on playing in the background is listed as background activity; audio stopped at the lock is not")
+    @Test("rules §12: audio that went on playing in the background is listed as background activity; audio stopped at the lock is not")
     func privacyListsAudio() throws {
         let path = repositoryRoot.appendingPathComponent("Scenarios/spec4-audio-overnight.yaml").path
         let run = try ScenarioRun(try ScenarioParser.parse(contentsOf: path))

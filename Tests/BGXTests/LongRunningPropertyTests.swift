@@ -5,7 +5,7 @@ import Foundation
 import PropertyBased
 import Testing
 
-/// A random app of SPEC §4: which modes it declares, whether and when it
+/// A random app of rules §4: which modes it declares, whether and when it
 /// plays audio, which location services it starts, whether it talks to an
 /// accessory or a Bluetooth peripheral, and how long its handlers take.
 struct ServiceBehaviour {
@@ -154,9 +154,9 @@ struct ServiceRun {
     }
 }
 
-@Suite("Properties of the long-running modes over random runs (SPEC §4, §11)")
+@Suite("Properties of the long-running modes over random runs (rules §4, §11)")
 struct LongRunningPropertyTests {
-    @Test("SPEC §4: no callback reaches a suspended app; no app is suspended while its audio plays; every refusal has a reason")
+    @Test("rules §4: no callback reaches a suspended app; no app is suspended while its audio plays; every refusal has a reason")
     func invariants() async {
         await propertyCheck(count: 300, input: runGenerators.device, runGenerators.apps,
                             runGenerators.actions) { deviceGene, appGenes, actions in
@@ -188,7 +188,7 @@ struct LongRunningPropertyTests {
         }
     }
 
-    @Test("The random service runs reach every part of SPEC §4 (else the properties prove little)")
+    @Test("The random service runs reach every part of rules §4 (else the properties prove little)")
     func generatorCoverage() {
         // Fixed seeds: the property tests draw fresh ones each run, so whether
         // one of their runs reaches, say, a Bluetooth relaunch is luck.
@@ -206,7 +206,7 @@ struct LongRunningPropertyTests {
         }
     }
 
-    @Test("SPEC §11: a force-quit app is relaunched by no service event — location and region only where the profile allows")
+    @Test("rules §11: a force-quit app is relaunched by no service event — location and region only where the profile allows")
     func forceQuitIsRespected() async {
         await propertyCheck(count: 300, input: runGenerators.device, runGenerators.apps,
                             runGenerators.actions) { deviceGene, appGenes, actions in

@@ -2,7 +2,7 @@
 import Foundation
 import Testing
 
-/// SPEC §4's long-running services controller on its own: no engine, no
+/// rules §4's long-running services controller on its own: no engine, no
 /// device — what it is told in, decisions and effects out.
 @Suite struct LongRunningServicesControllerTests {
     let app = AppID(index: 0)
@@ -15,7 +15,7 @@ import Testing
         return c
     }
 
-    @Test("SPEC §4: an event buys a background run of at least its run time; a longer run already bought stands")
+    @Test("rules §4: an event buys a background run of at least its run time; a longer run already bought stands")
     func eventRunExtends() {
         var c = controller()
         #expect(c.extendRun(app, runTime: Time.seconds(10), now: 0, epoch: 4)
@@ -27,7 +27,7 @@ import Testing
         #expect(!c.runLasts(0, now: Time.seconds(9)))
     }
 
-    @Test("SPEC §4: a background app needs the audio mode and a background category; it cannot interrupt the front app's audio")
+    @Test("rules §4: a background app needs the audio mode and a background category; it cannot interrupt the front app's audio")
     func backgroundAudioRules() {
         var c = controller()
         let name: (AppID) -> String = { "app\($0.index)" }
@@ -44,7 +44,7 @@ import Testing
                                          frontName: name) == nil)
     }
 
-    @Test("SPEC §10: audible audio, or a session held open in the background with its mode, is jetsam's audio-and-accessory reason")
+    @Test("rules §10: audible audio, or a session held open in the background with its mode, is jetsam's audio-and-accessory reason")
     func audioOrAccessoryBand() {
         var c = controller()
         c.apps[0].accessory = .open
@@ -56,7 +56,7 @@ import Testing
         #expect(!c.holdsAudioOrAccessory(0, running: false, inForeground: false) { _ in true })
     }
 
-    @Test("SPEC §4: what ends with the process goes; significant changes, regions, Bluetooth restoration and VoIP failures stay")
+    @Test("rules §4: what ends with the process goes; significant changes, regions, Bluetooth restoration and VoIP failures stay")
     func processEndKeepsTheSystemsServices() {
         var c = controller()
         _ = c.startAudio(app, category: .playback, mixes: false)

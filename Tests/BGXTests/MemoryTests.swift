@@ -48,10 +48,10 @@ func twoGigabyteDevice(_ policy: MemorySettings = .modern) -> SimulatedDevice {
     return SimulatedDevice(profile: profile, device: state)
 }
 
-@Suite("SPEC §10 — memory and resource enforcement")
+@Suite("rules §10 — memory and resource enforcement")
 struct MemoryTests {
 
-    @Test("SPEC §10: the jetsam band follows the state and assertions — foreground 100, background under a task 30, suspended 0, none when not running")
+    @Test("rules §10: the jetsam band follows the state and assertions — foreground 100, background under a task 30, suspended 0, none when not running")
     func bandsFollowState() {
         let device = twoGigabyteDevice()
         let app = device.install(AppManifest(bundleIdentifier: "com.example.a")) {
@@ -76,7 +76,7 @@ struct MemoryTests {
         #expect(JetsamBand.allCases.map(\.rawValue) == [0, 10, 30, 100, 120])
     }
 
-    @Test("SPEC §10: under pressure running apps hear didReceiveMemoryWarning first; then jetsam purges from the lowest band — the suspended app, with no notice — and leaves the front app")
+    @Test("rules §10: under pressure running apps hear didReceiveMemoryWarning first; then jetsam purges from the lowest band — the suspended app, with no notice — and leaves the front app")
     func warningThenPurgeLowestBand() {
         let device = twoGigabyteDevice()
         let old = device.install(AppManifest(bundleIdentifier: "com.example.old", memory: 400 * MB)) { MemoryApp() }
@@ -99,7 +99,7 @@ struct MemoryTests {
         #expect(device.engine.freeMemory == (2048 - 512 - 1100) * MB)
     }
 
-    @Test("SPEC §10: memory an app frees in didReceiveMemoryWarning counts before jetsam looks — nobody is killed")
+    @Test("rules §10: memory an app frees in didReceiveMemoryWarning counts before jetsam looks — nobody is killed")
     func warningHandlerFreesMemory() {
         let device = twoGigabyteDevice()
         let old = device.install(AppManifest(bundleIdentifier: "com.example.old", memory: 400 * MB)) { MemoryApp() }
@@ -114,7 +114,7 @@ struct MemoryTests {
         #expect(device.kills(of: old).isEmpty)
     }
 
-    @Test("SPEC §10: a running background app killed for memory hears willTerminate first; the suspended one, lower, went before it")
+    @Test("rules §10: a running background app killed for memory hears willTerminate first; the suspended one, lower, went before it")
     func backgroundAppHearsWillTerminate() {
         let device = twoGigabyteDevice()
         let suspended = device.install(AppManifest(bundleIdentifier: "com.example.idle", memory: 100 * MB)) { MemoryApp() }
@@ -141,7 +141,7 @@ struct MemoryTests {
         #expect(device.kills(of: busy).first?.contains("\"band\": 30, \"bandName\": \"background\"") == true)
     }
 
-    @Test("SPEC §10: an app above its own limit is killed at once, even in front with memory to spare (cause perProcessLimit)")
+    @Test("rules §10: an app above its own limit is killed at once, even in front with memory to spare (cause perProcessLimit)")
     func perProcessLimit() {
         let device = twoGigabyteDevice()
         let editor = device.install(AppManifest(bundleIdentifier: "com.example.editor", memory: 200 * MB)) {
@@ -155,7 +155,7 @@ struct MemoryTests {
         #expect(device.engine.appMemoryLimit == Int64(Double(2048 * MB) * 0.55))
     }
 
-    @Test("SPEC §10: within a band the profile's order decides — least recently used (XNU's FIFO) or largest first")
+    @Test("rules §10: within a band the profile's order decides — least recently used (XNU's FIFO) or largest first")
     func orderWithinBand() {
         func firstVictim(_ order: JetsamOrder) -> String? {
             var policy = MemorySettings.modern
@@ -180,7 +180,7 @@ struct MemoryTests {
         #expect(firstVictim(.largestFirst) == "com.example.big")
     }
 
-    @Test("SPEC §10/§11: a memory kill is not a force-quit — the app is still launched for fetch; the user's return is a cold launch, counted apart from warm ones")
+    @Test("rules §10/§11: a memory kill is not a force-quit — the app is still launched for fetch; the user's return is a cold launch, counted apart from warm ones")
     func memoryKillIsNotForceQuit() {
         let device = twoGigabyteDevice()
         let reader = device.install(AppManifest(bundleIdentifier: "com.example.reader", backgroundModes: [.fetch],
@@ -201,7 +201,7 @@ struct MemoryTests {
         #expect(summary.text.contains("2 new processes (user 2), 1 return to the front from memory"))
     }
 
-    @Test("SPEC §10: GPU use in the background terminates at once (gpuInBackground); in front it is fine")
+    @Test("rules §10: GPU use in the background terminates at once (gpuInBackground); in front it is fine")
     func gpuInBackground() {
         let device = SimulatedDevice()
         let app = device.install(AppManifest(bundleIdentifier: "com.example.game")) {
@@ -220,7 +220,7 @@ struct MemoryTests {
         #expect(device.kills(of: app).first?.contains("\"reason\": \"gpuInBackground\"") == true)
     }
 
-    @Test("SPEC §10: a file lock still held at suspension terminates the app (lockHeldWhileSuspended, 0xdead10cc); released in time, it just suspends")
+    @Test("rules §10: a file lock still held at suspension terminates the app (lockHeldWhileSuspended, 0xdead10cc); released in time, it just suspends")
     func lockHeldWhileSuspended() {
         for releases in [false, true] {
             let device = SimulatedDevice()
@@ -247,7 +247,7 @@ struct MemoryTests {
         }
     }
 
-    @Test("SPEC §10: listeners and Bonjour services close on suspension, connections are torn down during a long suspension; the app hears of both when it runs again")
+    @Test("rules §10: listeners and Bonjour services close on suspension, connections are torn down during a long suspension; the app hears of both when it runs again")
     func socketsOnSuspension() {
         let device = SimulatedDevice()
         var states: [String: NetworkSocket.State] = [:]
@@ -280,7 +280,7 @@ struct MemoryTests {
         #expect(device.events(of: app).filter { $0.kindName == "socket.close" }.count == 3)
     }
 
-    @Test("SPEC §10: the snapshot is taken when didEnterBackground returns, showing what the UI showed then")
+    @Test("rules §10: the snapshot is taken when didEnterBackground returns, showing what the UI showed then")
     func snapshotAfterDidEnterBackground() {
         for hides in [false, true] {
             let device = SimulatedDevice()
@@ -300,7 +300,7 @@ struct MemoryTests {
         }
     }
 
-    @Test("SPEC §10 scenario vocabulary: impossible sizes are clear errors; 'holdLock: false' is not a lock named false")
+    @Test("rules §10 scenario vocabulary: impossible sizes are clear errors; 'holdLock: false' is not a lock named false")
     func impossibleSizes() {
         func error(_ yaml: String) -> String? {
             do { _ = try ScenarioParser(file: "m.yaml").parse(yaml); return nil } catch { return "\(error)" }
@@ -402,9 +402,9 @@ struct RandomMemoryRun {
     }
 }
 
-@Suite("Properties of memory enforcement (SPEC §10)")
+@Suite("Properties of memory enforcement (rules §10)")
 struct MemoryPropertyTests {
-    @Test("SPEC §10: no app is killed for memory while an app in a lower band is still alive; the idle band goes in LRU order; footprints never go negative; free memory adds up")
+    @Test("rules §10: no app is killed for memory while an app in a lower band is still alive; the idle band goes in LRU order; footprints never go negative; free memory adds up")
     func killsGoLowestBandFirst() async {
         await propertyCheck(count: 300, input: Gen.uint64(in: 0...UInt64.max).array(of: 4),
                             Gen.uint64(in: 0...UInt64.max).array(of: 1...60)) { footprints, actions in
@@ -414,7 +414,7 @@ struct MemoryPropertyTests {
         }
     }
 
-    @Test("SPEC §10: the random memory runs do reach jetsam")
+    @Test("rules §10: the random memory runs do reach jetsam")
     func runsReachJetsam() {
         var random = SeededRandom(seed: 10)
         var total = 0
@@ -427,7 +427,7 @@ struct MemoryPropertyTests {
     }
 }
 
-@Test("SPEC §10: memory in kill details reads as MB rounded to a tenth")
+@Test("rules §10: memory in kill details reads as MB rounded to a tenth")
 func megabyteWords() {
     let mb: Int64 = 1024 * 1024
     #expect(Engine.mb(400 * mb) == "400 MB")
@@ -460,9 +460,9 @@ final class AllocatesOnTerminate: ApplicationDelegate {
     func applicationWillTerminate(_ application: Application) { Runtime.allocate(bytes: bytes) }
 }
 
-@Suite("SPEC §10 — memory enforcement, review fixes")
+@Suite("rules §10 — memory enforcement, review fixes")
 struct MemoryReviewTests {
-    @Test("SPEC §10: a smaller device (device memory change) lowers the per-process limit — an app now above it is killed (perProcessLimit)")
+    @Test("rules §10: a smaller device (device memory change) lowers the per-process limit — an app now above it is killed (perProcessLimit)")
     func shrinkingDeviceMemoryEnforcesLimit() {
         let device = twoGigabyteDevice()
         let editor = device.install(AppManifest(bundleIdentifier: "com.example.editor", memory: 200 * MB)) {
@@ -475,7 +475,7 @@ struct MemoryReviewTests {
         #expect(device.kills(of: editor).first?.contains("\"cause\": \"perProcessLimit\"") == true)
     }
 
-    @Test("SPEC §10: when a process's end lifts free memory above the warning level, the episode is over — the next shortage warns again")
+    @Test("rules §10: when a process's end lifts free memory above the warning level, the episode is over — the next shortage warns again")
     func warningEpisodeEndsWhenAProcessEnds() {
         let device = twoGigabyteDevice()
         let r = device.install(AppManifest(bundleIdentifier: "com.example.r", memory: 250 * MB)) { MemoryApp() }
@@ -496,7 +496,7 @@ struct MemoryReviewTests {
         #expect(photos.warnings == 1)
     }
 
-    @Test("SPEC §10: an app kept running by a service (standard location updates) holds an assertion — jetsam band background (30), not idleDeferred")
+    @Test("rules §10: an app kept running by a service (standard location updates) holds an assertion — jetsam band background (30), not idleDeferred")
     func serviceKeepsBackgroundBand() {
         let device = twoGigabyteDevice()
         let app = device.install(modes("com.example.navigation", [.location])) { LocationApp(Journal(), [.standard]) }
@@ -507,7 +507,7 @@ struct MemoryReviewTests {
         #expect(device.engine.jetsamBand(of: app) == .background)
     }
 
-    @Test("SPEC §10: an app jetsam chose that passes its own limit in willTerminate is one kill, not two (the count of kills under way returns to 0)")
+    @Test("rules §10: an app jetsam chose that passes its own limit in willTerminate is one kill, not two (the count of kills under way returns to 0)")
     func jettisonedAppOverLimitCountedOnce() {
         let device = twoGigabyteDevice()
         let busy = device.install(AppManifest(bundleIdentifier: "com.example.uploader", memory: 500 * MB)) {
@@ -523,7 +523,7 @@ struct MemoryReviewTests {
         #expect(device.engine.jettisonsUnderway == 0)
     }
 
-    @Test("SPEC §10: an absurd allocation (Int64.max) is a per-process-limit kill, not an overflow")
+    @Test("rules §10: an absurd allocation (Int64.max) is a per-process-limit kill, not an overflow")
     func hugeAllocationDoesNotOverflow() {
         let device = twoGigabyteDevice()
         let app = device.install(AppManifest(bundleIdentifier: "com.example.a", memory: 100 * MB)) {
@@ -535,7 +535,7 @@ struct MemoryReviewTests {
     }
 }
 
-@Test("SPEC §10: when a process ends, what it held in memory (allocations, locks, sockets, a chosen kill, unsaved work) is gone — every field as a new process's")
+@Test("rules §10: when a process ends, what it held in memory (allocations, locks, sockets, a chosen kill, unsaved work) is gone — every field as a new process's")
 func processMemoryEndsAsNew() {
     var memory = ProcessMemory()
     memory.allocated = 5

@@ -3,17 +3,17 @@ import BGXSimulation
 import Foundation
 import Testing
 
-/// SPEC §13 (newer iOS): the background modes `push-to-talk` and
+/// rules §13 (newer iOS): the background modes `push-to-talk` and
 /// `nearby-interaction`, and `BGHealthResearchTaskRequest`, are recognised
 /// and refused with `not yet supported: …` and what bgx would need — never
 /// called "unknown", never pretended. Apple's list of modes:
 /// https://developer.apple.com/documentation/bundleresources/information-property-list/uibackgroundmodes
 /// and the request: https://developer.apple.com/documentation/backgroundtasks/bghealthresearchtaskrequest
-@Suite("SPEC §13 — newer modes and requests, refused by name")
+@Suite("rules §13 — newer modes and requests, refused by name")
 struct NewerModesTests {
     func error(_ yaml: String) -> ScenarioError? { ScenarioErrorTests().error(yaml) }
 
-    @Test("SPEC §13 [D]: a scenario declaring push-to-talk or nearby-interaction is refused as not yet supported, at the mode")
+    @Test("rules §13 [D]: a scenario declaring push-to-talk or nearby-interaction is refused as not yet supported, at the mode")
     func scenarioModesRefused() {
         let ptt = error("apps:\n  - bundle: a\n    backgroundModes: [audio, push-to-talk]\n")
         #expect(ptt?.location == SourceLocation(file: "bad.yaml", line: 3, column: 30))
@@ -24,7 +24,7 @@ struct NewerModesTests {
         #expect(error("apps:\n  - bundle: a\n    backgroundModes: [pushtotalk]\n")?.message.hasPrefix("unknown background mode") == true)
     }
 
-    @Test("SPEC §13 [D]: submit type healthResearch (BGHealthResearchTaskRequest) is refused as not yet supported, saying what it needs")
+    @Test("rules §13 [D]: submit type healthResearch (BGHealthResearchTaskRequest) is refused as not yet supported, saying what it needs")
     func healthResearchRefused() {
         let e = error("apps:\n  - bundle: a\n    on:\n      didEnterBackground:\n        - submit: {identifier: a.study, type: healthResearch}\n")
         #expect(e?.location.line == 5)
@@ -32,7 +32,7 @@ struct NewerModesTests {
         #expect(e?.message.contains("protectionTypeOfRequiredData") == true)
     }
 
-    @Test("SPEC §13 [D]: bgx check reads an Info.plist with the newer modes, notes each as not yet supported at its line, and checks the rest")
+    @Test("rules §13 [D]: bgx check reads an Info.plist with the newer modes, notes each as not yet supported at its line, and checks the rest")
     func infoPlistNotes() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bgx-newer-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

@@ -2,7 +2,7 @@
 import Foundation
 import Testing
 
-/// SPEC §9's notification controller on its own: no engine, no device — the
+/// rules §9's notification controller on its own: no engine, no device — the
 /// moment and the clock in, effects out.
 @Suite struct NotificationControllerTests {
     let app = AppID(index: 0)
@@ -23,7 +23,7 @@ import Testing
         .timeInterval(Time.minutes(minutes), repeats: repeats)
     }
 
-    @Test("SPEC §9: past an app's limit only the soonest-firing are kept; the later one is dropped with its reason")
+    @Test("rules §9: past an app's limit only the soonest-firing are kept; the later one is dropped with its reason")
     func limitKeepsTheSoonest() {
         var c = controller()
         let (a, b, late) = (c.intern("a"), c.intern("b"), c.intern("late"))
@@ -34,7 +34,7 @@ import Testing
         #expect(c.pendingSoonestFirst(app).map(\.id) == [a, b])
     }
 
-    @Test("SPEC §9 ios6: a request past the limit is refused, and the ones held stay")
+    @Test("rules §9 ios6: a request past the limit is refused, and the ones held stay")
     func ios6RefusesPastTheLimit() {
         var c = controller()
         var refusing = settings
@@ -48,7 +48,7 @@ import Testing
         #expect(c.pendingSoonestFirst(app).map(\.id) == [a, b])
     }
 
-    @Test("SPEC §9: a replaced request's earlier fire event finds nothing and delivers nothing")
+    @Test("rules §9: a replaced request's earlier fire event finds nothing and delivers nothing")
     func replacedRequestsEventIsStale() {
         var c = controller()
         let id = c.intern("a")
@@ -62,7 +62,7 @@ import Testing
                          settings: settings).isEmpty)
     }
 
-    @Test("SPEC §9: fired while the app is active in front it goes to the app quietly, and not into Notification Center")
+    @Test("rules §9: fired while the app is active in front it goes to the app quietly, and not into Notification Center")
     func inFrontGoesToTheApp() {
         var c = controller()
         let id = c.intern("a")
@@ -74,7 +74,7 @@ import Testing
         #expect(c.delivered.isEmpty && c.apps[0].badge == 0 && c.apps[0].pending.isEmpty)
     }
 
-    @Test("SPEC §9: otherwise it reaches the user — alert into Notification Center, sound, badge — and a repeating one comes again")
+    @Test("rules §9: otherwise it reaches the user — alert into Notification Center, sound, badge — and a repeating one comes again")
     func toTheUserAndRepeats() {
         var c = controller()
         let id = c.intern("a")
@@ -89,7 +89,7 @@ import Testing
         #expect(c.takeDelivered(id) == nil)
     }
 
-    @Test("SPEC §9: a custom sound the system cannot play is replaced by the default, with the reason")
+    @Test("rules §9: a custom sound the system cannot play is replaced by the default, with the reason")
     func unplayableSoundFallsBack() {
         let sounds = [BundleSound(file: "song.mp3", format: .mp3)]
         let (played, reason) = NotificationController.alertSound(.named("song.mp3"), sounds: sounds, settings: settings)
@@ -100,7 +100,7 @@ import Testing
         #expect(ok.played == "ding.caf" && ok.reason == nil)
     }
 
-    @Test("SPEC §9: a time-zone change moves floating calendar triggers onto the new clock; a fixed zone's keeps its moment")
+    @Test("rules §9: a time-zone change moves floating calendar triggers onto the new clock; a fixed zone's keeps its moment")
     func floatingTriggersFollowTheDevicesClock() {
         var c = controller()
         let (floating, fixed) = (c.intern("floating"), c.intern("fixed"))

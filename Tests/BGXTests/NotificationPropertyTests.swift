@@ -2,15 +2,15 @@ import BGXCore
 import Foundation
 import Testing
 
-/// SPEC §9 invariants over random sequences of scheduling, cancelling, time
+/// rules §9 invariants over random sequences of scheduling, cancelling, time
 /// zone changes and the passing of time, on the bare engine: an app never
 /// holds more than its profile's limit; nothing pending is in the past; only
 /// what was pending is delivered; every drop carries a reason.
-@Suite("SPEC §9 — notification properties")
+@Suite("rules §9 — notification properties")
 struct NotificationPropertyTests {
     static let zones = ["UTC", "Europe/Paris", "America/New_York", "Asia/Kolkata", "Australia/Sydney"].map(zone)
 
-    @Test("SPEC §9: the cap holds, nothing pending is past, only pending notifications are delivered, drops have reasons",
+    @Test("rules §9: the cap holds, nothing pending is past, only pending notifications are delivered, drops have reasons",
           arguments: 0..<16)
     func invariants(seed: UInt64) throws {
         var random = SeededRandom(seed: seed)

@@ -3,10 +3,10 @@ import BGXSimulation
 import Foundation
 import Testing
 
-/// SPEC §9 vocabulary: `notify` {id, after | at, repeat, body, sound, badge,
+/// rules §9 vocabulary: `notify` {id, after | at, repeat, body, sound, badge,
 /// timeZone}, an app's `sounds:`, `device: {timeZone}`, `user:
 /// tapNotification ID` — bad values are `error: FILE:LINE:COLUMN: message`.
-@Suite("SPEC §9 — notification scenario errors")
+@Suite("rules §9 — notification scenario errors")
 struct NotificationScenarioErrorTests {
     func error(_ yaml: String) -> ScenarioError? { ScenarioErrorTests().error(yaml) }
 
@@ -14,7 +14,7 @@ struct NotificationScenarioErrorTests {
         "apps:\n  - bundle: a\n\(extra)    on:\n      didFinishLaunching:\n        - notify: {id: n, \(arguments)}\n"
     }
 
-    @Test("SPEC §9: a repeat under 60 s is an error where the interval is written, as iOS raises")
+    @Test("rules §9: a repeat under 60 s is an error where the interval is written, as iOS raises")
     func repeatUnder60s() {
         let e = error(notify("after: 30s, repeat: true"))
         #expect(e?.location == SourceLocation(file: "bad.yaml", line: 5, column: 34))
@@ -26,7 +26,7 @@ struct NotificationScenarioErrorTests {
         #expect(error(notify("after: 1m, repeat: 2h"))?.message == "repeat must be true or false, got '2h'")
     }
 
-    @Test("SPEC §9: 'at' takes HH:MM, Mon HH:MM, Nd HH:MM or a duration; only clock times repeat")
+    @Test("rules §9: 'at' takes HH:MM, Mon HH:MM, Nd HH:MM or a duration; only clock times repeat")
     func atForms() {
         #expect(error(notify("at: \"08:00\", repeat: true")) == nil)
         #expect(error(notify("at: \"Mon 08:00\", repeat: true")) == nil)
@@ -45,7 +45,7 @@ struct NotificationScenarioErrorTests {
         #expect(error(notify("after: 1h, timeZone: UTC"))?.message == "timeZone belongs to 'at:' clock times, not to 'after:'")
     }
 
-    @Test("SPEC §9: an unknown time zone suggests the nearest, in notify and in device")
+    @Test("rules §9: an unknown time zone suggests the nearest, in notify and in device")
     func unknownTimeZone() {
         let e = error(notify("at: \"08:00\", timeZone: Europe/Pariss"))
         #expect(e?.message == "unknown time zone 'Europe/Pariss'; did you mean 'Europe/Paris'?")
@@ -55,7 +55,7 @@ struct NotificationScenarioErrorTests {
         #expect(error("apps: [{bundle: a}]\ntimeline: [{at: 1h, device: {timeZone: Asia/Tokyo}}]\n") == nil)
     }
 
-    @Test("SPEC §9: sounds name a known audio format; badge is a whole number")
+    @Test("rules §9: sounds name a known audio format; badge is a whole number")
     func soundsAndBadge() {
         let sounds = "    sounds: [{file: chime.caf, format: linearPMC}]\n"
         #expect(error(notify("after: 1m, sound: chime.caf", app: sounds))?.message
@@ -67,7 +67,7 @@ struct NotificationScenarioErrorTests {
         #expect(error(notify("after: 1m, badge: 3")) == nil)
     }
 
-    @Test("SPEC §9: tapNotification names an id some notify schedules")
+    @Test("rules §9: tapNotification names an id some notify schedules")
     func tapUnknownID() {
         let yaml = notify("after: 1m") + "timeline: [{at: 2m, user: tapNotification m}]\n"
         let e = error(yaml)
@@ -78,7 +78,7 @@ struct NotificationScenarioErrorTests {
                 == "'tapNotification' needs a notification id: 'tapNotification ID'")
     }
 
-    @Test("SPEC §9: bgx check warns of a notification sound that would play the default instead, and why")
+    @Test("rules §9: bgx check warns of a notification sound that would play the default instead, and why")
     func checkSounds() throws {
         let scenario = try ScenarioParser(file: "t.yaml").parse("""
         apps:

@@ -86,12 +86,12 @@ func zone(_ name: String) -> TimeZoneRules {
                   through: winterMonday.addingTimeInterval(400 * 86_400))
 }
 
-@Suite("SPEC §9 — local notifications")
+@Suite("rules §9 — local notifications")
 struct NotificationTests {
 
     // MARK: The cap
 
-    @Test("SPEC §9: modern keeps the 64 soonest-firing notifications and drops the rest (notification.drop)")
+    @Test("rules §9: modern keeps the 64 soonest-firing notifications and drops the rest (notification.drop)")
     func modernKeeps64Soonest() {
         let device = SimulatedDevice(profile: .modern)
         let journal = Journal()
@@ -115,7 +115,7 @@ struct NotificationTests {
         #expect(!delivered.contains { $0.contains("r1 ") || $0.contains("r6 ") })
     }
 
-    @Test("SPEC §9: ios12 keeps the 64 soonest-firing too")
+    @Test("rules §9: ios12 keeps the 64 soonest-firing too")
     func ios12Keeps64Soonest() {
         let device = SimulatedDevice(profile: .ios12)
         let journal = Journal()
@@ -125,7 +125,7 @@ struct NotificationTests {
         #expect(device.story(of: app, only: ["notification.drop"]) == ["0 notification.drop r1"])
     }
 
-    @Test("SPEC §9: ios6 keeps 128 active and refuses the 129th request, whenever it would fire")
+    @Test("rules §9: ios6 keeps 128 active and refuses the 129th request, whenever it would fire")
     func ios6Refuses129th() {
         let device = SimulatedDevice(profile: .ios6)
         let journal = Journal()
@@ -140,7 +140,7 @@ struct NotificationTests {
         #expect(device.engine.pendingNotifications(for: app).first?.id == "r128")
     }
 
-    @Test("SPEC §9: a repeating notification stays scheduled after it fires and keeps its place under the cap")
+    @Test("rules §9: a repeating notification stays scheduled after it fires and keeps its place under the cap")
     func repeatingStaysScheduled() {
         let device = SimulatedDevice()
         let app = device.install(manifest("com.example.nag")) {
@@ -159,7 +159,7 @@ struct NotificationTests {
 
     // MARK: To the app or to the user
 
-    @Test("SPEC §9: a notification firing while its app is active in front goes to the app quietly (willPresent)")
+    @Test("rules §9: a notification firing while its app is active in front goes to the app quietly (willPresent)")
     func deliveredToActiveApp() {
         let device = SimulatedDevice()
         let journal = Journal()
@@ -182,7 +182,7 @@ struct NotificationTests {
         #expect(device.engine.deliveredNotifications(for: app).isEmpty)
     }
 
-    @Test("SPEC §9: what willPresent asks for (banner, sound, badge) reaches the user as well")
+    @Test("rules §9: what willPresent asks for (banner, sound, badge) reaches the user as well")
     func willPresentOptionsReachTheUser() {
         let device = SimulatedDevice()
         let app = device.install(manifest("com.example.timer")) {
@@ -199,7 +199,7 @@ struct NotificationTests {
         #expect(device.engine.deliveredNotifications(for: app).map(\.id) == ["tea"])
     }
 
-    @Test("SPEC §9: otherwise — app in the background, suspended, not running, or another app in front, device locked — it goes to the user")
+    @Test("rules §9: otherwise — app in the background, suspended, not running, or another app in front, device locked — it goes to the user")
     func deliveredToUserOtherwise() {
         let device = SimulatedDevice()
         let journal = Journal()
@@ -232,7 +232,7 @@ struct NotificationTests {
                 == ["suspended", "other app in front", "locked", "not running"])
     }
 
-    @Test("SPEC §9: without a notification-center delegate, the legacy didReceiveLocalNotification hears of it")
+    @Test("rules §9: without a notification-center delegate, the legacy didReceiveLocalNotification hears of it")
     func legacyDelegateMethod() {
         final class LegacyApp: ApplicationDelegate {
             let journal: Journal
@@ -255,7 +255,7 @@ struct NotificationTests {
 
     // MARK: Repeats and invalid triggers
 
-    @Test("SPEC §9: a repeat under 60 s raises NSInternalInconsistencyException — the app is terminated; 60 s repeats every 60 s")
+    @Test("rules §9: a repeat under 60 s raises NSInternalInconsistencyException — the app is terminated; 60 s repeats every 60 s")
     func repeatIntervalMinimum() {
         let device = SimulatedDevice()
         let journal = Journal()
@@ -278,7 +278,7 @@ struct NotificationTests {
         ])
     }
 
-    @Test("SPEC §9: a time interval of 0 raises too; the engine throws for both")
+    @Test("rules §9: a time interval of 0 raises too; the engine throws for both")
     func zeroIntervalAndEngineErrors() throws {
         let device = SimulatedDevice()
         let app = device.install(manifest("com.example.nag")) { RemindersApp([reminder("now", after: 0)]) }
@@ -297,7 +297,7 @@ struct NotificationTests {
         #expect(engine.pendingNotifications(for: other).map(\.id) == ["n"])
     }
 
-    @Test("SPEC §9/§4: a time interval of Date.distantFuture is scheduled (and never fires), NaN raises like 0 — neither crashes the device")
+    @Test("rules §9/§4: a time interval of Date.distantFuture is scheduled (and never fires), NaN raises like 0 — neither crashes the device")
     func extremeIntervals() {
         let device = SimulatedDevice()
         let far = device.install(manifest("com.example.far")) {
@@ -321,7 +321,7 @@ struct NotificationTests {
 
     // MARK: Sound and badge
 
-    @Test("SPEC §9: a bundled Linear PCM/MA4/µ-Law/a-Law sound under 30 s plays; anything else plays the default, with the reason")
+    @Test("rules §9: a bundled Linear PCM/MA4/µ-Law/a-Law sound under 30 s plays; anything else plays the default, with the reason")
     func soundFormats() {
         var m = manifest("com.example.sounds")
         m.sounds = [BundleSound(file: "chime.caf", format: .linearPCM), BundleSound(file: "bell.caf", format: .ima4),
@@ -354,7 +354,7 @@ struct NotificationTests {
         ])
     }
 
-    @Test("SPEC §9: delivered to the user, a notification's badge becomes the app icon's badge")
+    @Test("rules §9: delivered to the user, a notification's badge becomes the app icon's badge")
     func badge() {
         final class BadgeReader: ApplicationDelegate {
             let journal: Journal
@@ -385,7 +385,7 @@ struct NotificationTests {
 
     // MARK: Cancel, list, replace
 
-    @Test("SPEC §9: cancel one or all (notification.cancel); list scheduled and delivered; the same identifier replaces")
+    @Test("rules §9: cancel one or all (notification.cancel); list scheduled and delivered; the same identifier replaces")
     func cancelListReplace() {
         final class Manager: ApplicationDelegate {
             let journal: Journal
@@ -434,7 +434,7 @@ struct NotificationTests {
 
     // MARK: Tapping
 
-    @Test("SPEC §9: tapping a delivered notification of an app not running launches it (cause notification, in the launch options), then didReceive")
+    @Test("rules §9: tapping a delivered notification of an app not running launches it (cause notification, in the launch options), then didReceive")
     func tapLaunchesCold() {
         let device = SimulatedDevice()
         let journal = Journal()
@@ -458,7 +458,7 @@ struct NotificationTests {
         #expect(!device.engine.isForceQuit(app))
     }
 
-    @Test("SPEC §9: tapping one of a suspended app brings it to the front (no launch) and hands it the response")
+    @Test("rules §9: tapping one of a suspended app brings it to the front (no launch) and hands it the response")
     func tapActivatesWarm() {
         let device = SimulatedDevice()
         let journal = Journal()
@@ -473,7 +473,7 @@ struct NotificationTests {
         #expect(journal.entries == ["pending 1", "didReceive tea while active"])
     }
 
-    @Test("SPEC §9: tapping a notification not in Notification Center is recorded with its reason and does nothing")
+    @Test("rules §9: tapping a notification not in Notification Center is recorded with its reason and does nothing")
     func tapNothing() {
         let device = SimulatedDevice()
         let app = device.install(manifest("com.example.timer")) { RemindersApp([reminder("tea", after: 600)]) }
@@ -494,7 +494,7 @@ struct NotificationTests {
 
     // MARK: Dates and time zones
 
-    @Test("SPEC §9: 08:00 on the Europe/Paris clock comes an hour before 08:00 UTC (in January)")
+    @Test("rules §9: 08:00 on the Europe/Paris clock comes an hour before 08:00 UTC (in January)")
     func calendarTimeZones() {
         let device = SimulatedDevice(startDate: winterMonday)
         let paris = TimeZone(identifier: "Europe/Paris")!, utc = TimeZone(identifier: "UTC")!
@@ -510,7 +510,7 @@ struct NotificationTests {
         ])
     }
 
-    @Test("SPEC §9: when the device's time zone changes, a floating date follows the new clock; a fixed-zone one keeps its moment")
+    @Test("rules §9: when the device's time zone changes, a floating date follows the new clock; a fixed-zone one keeps its moment")
     func floatingVersusFixed() {
         let device = SimulatedDevice(startDate: winterMonday)
         let app = device.install(manifest("com.example.alarm")) {
@@ -528,7 +528,7 @@ struct NotificationTests {
         #expect(device.story(of: nil, only: ["device"]).contains("3600 device timeZone=America/New_York"))
     }
 
-    @Test("SPEC §9: a floating date the device's new clock has already passed is dropped with its reason")
+    @Test("rules §9: a floating date the device's new clock has already passed is dropped with its reason")
     func floatingDatePassedByZoneChange() {
         let device = SimulatedDevice(startDate: winterMonday)
         let app = device.install(manifest("com.example.alarm")) {
@@ -546,7 +546,7 @@ struct NotificationTests {
         #expect(device.engine.pendingNotifications(for: app).isEmpty)
     }
 
-    @Test("SPEC §9: a daily repeat follows the wall clock across a daylight-saving change")
+    @Test("rules §9: a daily repeat follows the wall clock across a daylight-saving change")
     func dailyAcrossDaylightSaving() {
         // 2026-03-28 00:00 UTC; Paris moves to UTC+2 on 29 March at 01:00 UTC.
         let start = Date(timeIntervalSince1970: 1_774_656_000)
@@ -566,7 +566,7 @@ struct NotificationTests {
         ])
     }
 
-    @Test("SPEC §9: weekly by weekday; a date already past never fires and is dropped with its reason")
+    @Test("rules §9: weekly by weekday; a date already past never fires and is dropped with its reason")
     func weeklyAndPast() {
         let device = SimulatedDevice(startDate: winterMonday)
         let app = device.install(manifest("com.example.alarm")) {
@@ -584,7 +584,7 @@ struct NotificationTests {
         ])
     }
 
-    @Test("SPEC §9: getPendingNotificationRequests gives back the calendar trigger, its zone and its next date")
+    @Test("rules §9: getPendingNotificationRequests gives back the calendar trigger, its zone and its next date")
     func pendingCalendarTrigger() {
         final class Lister: ApplicationDelegate {
             let journal: Journal
@@ -613,7 +613,7 @@ struct NotificationTests {
 
     // MARK: The calendar arithmetic
 
-    @Test("SPEC §9: civil dates round-trip and know their weekdays")
+    @Test("rules §9: civil dates round-trip and know their weekdays")
     func civilDates() {
         #expect(CivilDate(day: 0) == CivilDate(year: 1970, month: 1, day: 1))
         #expect(CivilDate(year: 2026, month: 1, day: 5).dayNumber == 20_458)
@@ -624,7 +624,7 @@ struct NotificationTests {
         }
     }
 
-    @Test("SPEC §9: unspecified components below the most specific one are 0; above it, any")
+    @Test("rules §9: unspecified components below the most specific one are 0; above it, any")
     func componentMatching() {
         let utc = TimeZoneRules.utc
         let monday = Int64(1_767_571_200)

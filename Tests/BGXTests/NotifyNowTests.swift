@@ -30,14 +30,14 @@ final class Messenger: ApplicationDelegate {
     }
 }
 
-/// SPEC §9: a notification with no trigger is delivered at once. Apple: "trigger —
+/// rules §9: a notification with no trigger is delivered at once. Apple: "trigger —
 /// The condition that causes the system to deliver the notification. Specify nil
 /// to deliver the notification right away."
 /// https://developer.apple.com/documentation/usernotifications/unnotificationrequest/init(identifier:content:trigger:)
-@Suite("SPEC §9 — notifications with no trigger")
+@Suite("rules §9 — notifications with no trigger")
 struct NotifyNowTests {
 
-    @Test("SPEC §9 [D]: a request with trigger nil, added as a background task expires, reaches the user at once, with the reason")
+    @Test("rules §9 [D]: a request with trigger nil, added as a background task expires, reaches the user at once, with the reason")
     func noTriggerDeliveredAtOnce() {
         let device = SimulatedDevice()
         let app = device.install(manifest("com.example.messages")) { Messenger() }
@@ -54,7 +54,7 @@ struct NotifyNowTests {
         #expect(device.engine.pendingNotifications(for: app).isEmpty)
     }
 
-    @Test("SPEC §9 [D]: with the app active in front, a request with no trigger goes to the app at once (willPresent)")
+    @Test("rules §9 [D]: with the app active in front, a request with no trigger goes to the app at once (willPresent)")
     func noTriggerToTheActiveApp() {
         let device = SimulatedDevice()
         let journal = Journal()
@@ -69,7 +69,7 @@ struct NotifyNowTests {
         #expect(journal.entries == ["pending 1", "willPresent now Hi"])
     }
 
-    @Test("SPEC §9 [S]: iOS 6's presentLocalNotificationNow: delivers at once, even with 128 scheduled (the cap is on scheduled ones)")
+    @Test("rules §9 [S]: iOS 6's presentLocalNotificationNow: delivers at once, even with 128 scheduled (the cap is on scheduled ones)")
     func presentLocalNotificationNowOnIOS6() {
         let device = SimulatedDevice(profile: .ios6)
         let full = device.install(manifest("com.example.full")) { RemindersApp(latestFirst: 128, journal: Journal()) }
@@ -84,14 +84,14 @@ struct NotifyNowTests {
             "595 notification.deliver id=UILocalNotification-1 to=user alert=Message not sent sound=default "
                 + "reason=no trigger: delivered at once, to the user (the app is not active in front)",
         ])
-        // The same at once with an app already holding iOS 6's 128 (SPEC §9 [S]): not refused.
+        // The same at once with an app already holding iOS 6's 128 (rules §9 [S]): not refused.
         let busy = device.install(manifest("com.example.busy")) { BusyPoster() }
         device.perform(.launch(busy))
         #expect(device.details(of: busy, only: ["notification.drop"]) == [])
         #expect(device.story(of: busy, only: ["notification.deliver"]) == ["700 notification.deliver UILocalNotification-1 to app"])
     }
 
-    @Test("SPEC §9: in a scenario, notify without after/at has no trigger; repeat or timeZone with it, and after: 0s, are errors that say how to post at once")
+    @Test("rules §9: in a scenario, notify without after/at has no trigger; repeat or timeZone with it, and after: 0s, are errors that say how to post at once")
     func scenarioNotifyNow() throws {
         let errors = NotificationScenarioErrorTests()
         #expect(errors.error(errors.notify("body: hello")) == nil)

@@ -160,7 +160,7 @@ let runGenerators = (
 @Suite("Properties over random user actions and app behaviour (DESIGN.md, \"How it is tested\")")
 struct PropertyTests {
 
-    @Test("SPEC §1: a suspended or not-running app never receives a callback")
+    @Test("rules §1: a suspended or not-running app never receives a callback")
     func suspendedAppsGetNoCallbacks() async {
         await propertyCheck(count: 500, input: runGenerators.device, runGenerators.apps, runGenerators.actions) {
             deviceGene, appGenes, actions in
@@ -187,7 +187,7 @@ struct PropertyTests {
         }
     }
 
-    @Test("SPEC §1, DESIGN trace: every terminate has a reason and a detail, and every change to notRunning follows a terminate at the same moment")
+    @Test("rules §1, DESIGN trace: every terminate has a reason and a detail, and every change to notRunning follows a terminate at the same moment")
     func everyTerminationHasAReason() async {
         await propertyCheck(count: 500, input: runGenerators.device, runGenerators.apps, runGenerators.actions) {
             deviceGene, appGenes, actions in

@@ -2,7 +2,7 @@
 import Testing
 import Foundation
 
-/// SPEC §7's push controller on its own: no engine, no device — what it is
+/// rules §7's push controller on its own: no engine, no device — what it is
 /// told in, effects out.
 @Suite struct PushControllerTests {
     let app = AppID(index: 0)
@@ -14,7 +14,7 @@ import Foundation
         return c
     }
 
-    @Test("SPEC §7: only the newest held push is kept; the older one is dropped with its reason")
+    @Test("rules §7: only the newest held push is kept; the older one is dropped with its reason")
     func onlyTheNewestIsHeld() {
         var c = controller()
         #expect(c.hold(app, push, "Low Power Mode", retryAt: nil, now: 0)
@@ -31,7 +31,7 @@ import Foundation
         #expect(c.heldApps.isEmpty)
     }
 
-    @Test("SPEC §7: past the hourly throttle a push is held until the oldest delivery is an hour old; then the daily budget")
+    @Test("rules §7: past the hourly throttle a push is held until the oldest delivery is an hour old; then the daily budget")
     func throttleThenBudget() {
         var c = controller()
         var settings = PushSettings()
@@ -49,7 +49,7 @@ import Foundation
         #expect(spent?.retryAt == Time.hours(24))
     }
 
-    @Test("SPEC §7: a background delivery wakes the app and hands it a watched push, which holds the app until completed")
+    @Test("rules §7: a background delivery wakes the app and hands it a watched push, which holds the app until completed")
     func watchedPushHoldsTheApp() {
         var c = controller()
         #expect(c.deliverInBackground(app, push, now: 0) == [

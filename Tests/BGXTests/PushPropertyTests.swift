@@ -59,10 +59,10 @@ let pushRunGenerators = (
     actions: Gen.uint64(in: 0...UInt64.max).array(of: 1...60)
 )
 
-@Suite("Properties of pushes over random runs (SPEC §7, §4, §11)")
+@Suite("Properties of pushes over random runs (rules §7, §4, §11)")
 struct PushPropertyTests {
 
-    @Test("SPEC §7/§11: no push launch while force-quit; no callback to a suspended app; a silent-push launch follows a priority-5 delivery; every drop has a reason")
+    @Test("rules §7/§11: no push launch while force-quit; no callback to a suspended app; a silent-push launch follows a priority-5 delivery; every drop has a reason")
     func pushRules() async {
         await propertyCheck(count: 300, input: pushRunGenerators.device, pushRunGenerators.actions) { deviceGene, actions in
             let (device, _, _) = RandomPushRun(deviceGene: deviceGene, actions: actions).run()
@@ -103,7 +103,7 @@ struct PushPropertyTests {
         }
     }
 
-    @Test("SPEC §7 [D]: at most silentPushesPerHour background pushes reach an app in the background within any hour")
+    @Test("rules §7 [D]: at most silentPushesPerHour background pushes reach an app in the background within any hour")
     func throttleHolds() async {
         await propertyCheck(count: 300, input: pushRunGenerators.device, pushRunGenerators.actions) { deviceGene, actions in
             let (device, chat, _) = RandomPushRun(deviceGene: deviceGene, actions: actions).run()
@@ -128,7 +128,7 @@ struct PushPropertyTests {
         }
     }
 
-    @Test("SPEC §4 [D]: after voipReportFailureLimit kills for an unreported call, VoIP pushes are no longer delivered")
+    @Test("rules §4 [D]: after voipReportFailureLimit kills for an unreported call, VoIP pushes are no longer delivered")
     func voipCutOff() async {
         await propertyCheck(count: 300, input: pushRunGenerators.device, pushRunGenerators.actions) { deviceGene, actions in
             let (device, _, phone) = RandomPushRun(deviceGene: deviceGene, actions: actions).run()

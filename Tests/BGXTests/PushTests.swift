@@ -80,10 +80,10 @@ extension SimulatedDevice {
     }
 }
 
-@Suite("SPEC §7 — silent and alert pushes")
+@Suite("rules §7 — silent and alert pushes")
 struct SilentPushTests {
 
-    @Test("SPEC §7: a priority-5 background push wakes a suspended remote-notification app, which completes and is suspended again")
+    @Test("rules §7: a priority-5 background push wakes a suspended remote-notification app, which completes and is suspended again")
     func wakesSuspendedApp() {
         let journal = Journal()
         let (device, app) = chatDevice { ChatApp(journal: journal) }
@@ -98,7 +98,7 @@ struct SilentPushTests {
         #expect(journal.entries.contains("token 16 bytes"))
     }
 
-    @Test("SPEC §7/§11: a background push launches a terminated app into the background with cause silentPush")
+    @Test("rules §7/§11: a background push launches a terminated app into the background with cause silentPush")
     func launchesTerminatedApp() {
         let journal = Journal()
         let (device, app) = chatDevice({ ChatApp(journal: journal) }, profile: .documentedPushes)
@@ -115,7 +115,7 @@ struct SilentPushTests {
         #expect(device.state(of: app) == .suspended)
     }
 
-    @Test("SPEC §7: a priority-10 background push does not launch a terminated app")
+    @Test("rules §7: a priority-10 background push does not launch a terminated app")
     func priority10DoesNotLaunch() {
         let (device, app) = chatDevice()
         device.change(.reboot)
@@ -127,14 +127,14 @@ struct SilentPushTests {
         #expect(device.state(of: app) == .notRunning)
     }
 
-    @Test("SPEC §3/§7: without the remote-notification mode a background push is dropped")
+    @Test("rules §3/§7: without the remote-notification mode a background push is dropped")
     func needsMode() {
         let (device, app) = chatDevice(manifest: AppManifest(bundleIdentifier: "com.example.chat"))
         device.push(silent, to: app)
         #expect(device.pushStory(of: app).last == "120 push.drop background 5 dropped: UIBackgroundModes lacks 'remote-notification'")
     }
 
-    @Test("SPEC §7 [D]: more than 3 an hour are throttled; only the newest is held, and it arrives when the hour is over")
+    @Test("rules §7 [D]: more than 3 an hour are throttled; only the newest is held, and it arrives when the hour is over")
     func throttled() {
         let (device, app) = chatDevice()
         for _ in 0..<5 {
@@ -154,7 +154,7 @@ struct SilentPushTests {
         ])
     }
 
-    @Test("SPEC §7 [D]: 30 s to call the completion handler, or the app is terminated (completionHandlerTimeout)")
+    @Test("rules §7 [D]: 30 s to call the completion handler, or the app is terminated (completionHandlerTimeout)")
     func completionTimeout() {
         let (device, app) = chatDevice { ChatApp(.forgets) }
         device.push(silent, to: app)
@@ -166,7 +166,7 @@ struct SilentPushTests {
         #expect(kill?.detail.contains("(handler: silent push)") == true)
     }
 
-    @Test("SPEC §7 [D]: never delivered after a user force-quit until the user launches the app — then at once")
+    @Test("rules §7 [D]: never delivered after a user force-quit until the user launches the app — then at once")
     func forceQuitHoldsUntilUserLaunch() {
         let journal = Journal()
         let (device, app) = chatDevice { ChatApp(journal: journal) }
@@ -184,7 +184,7 @@ struct SilentPushTests {
                                               "token 16 bytes"])
     }
 
-    @Test("SPEC §7/§11: a reboot clears the force-quit mark; the held push arrives after the first unlock")
+    @Test("rules §7/§11: a reboot clears the force-quit mark; the held push arrives after the first unlock")
     func rebootClearsForceQuit() {
         let (device, app) = chatDevice(profile: .documentedPushes)
         device.perform(.forceQuit(app))
@@ -199,7 +199,7 @@ struct SilentPushTests {
                                                         "242 push.complete newData"])
     }
 
-    @Test("SPEC §7/§11: with a passcode, a push before the first unlock after boot is held until it")
+    @Test("rules §7/§11: with a passcode, a push before the first unlock after boot is held until it")
     func heldBeforeFirstUnlock() {
         let (device, app) = chatDevice(profile: .documentedPushes)
         device.change(.reboot)
@@ -211,7 +211,7 @@ struct SilentPushTests {
         #expect(device.pushStory(of: app).suffix(2) == ["150 push.deliver background 5 app", "150 launch silentPush"])
     }
 
-    @Test("SPEC §7: a background push to the app in front is delivered to it directly, unthrottled")
+    @Test("rules §7: a background push to the app in front is delivered to it directly, unthrottled")
     func foregroundDirect() {
         let journal = Journal()
         let device = SimulatedDevice()
@@ -222,7 +222,7 @@ struct SilentPushTests {
         #expect(journal.entries.last == "push content-available while active")
     }
 
-    @Test("SPEC §7: alert pushes go to the user, unless the app is in front")
+    @Test("rules §7: alert pushes go to the user, unless the app is in front")
     func alertPushes() {
         let journal = Journal()
         let (device, app) = chatDevice { ChatApp(journal: journal) }
@@ -236,7 +236,7 @@ struct SilentPushTests {
         #expect(journal.entries.last == "push alert while active")
     }
 
-    @Test("SPEC §7 [A][O]: modern holds background pushes at ≤ 20 % battery and in Low Power Mode until that ends; ios12 does not")
+    @Test("rules §7 [A][O]: modern holds background pushes at ≤ 20 % battery and in Low Power Mode until that ends; ios12 does not")
     func batteryAndLowPowerMode() {
         var low = DeviceState()
         low.battery = 20
@@ -257,7 +257,7 @@ struct SilentPushTests {
         #expect(old.pushStory(of: oldApp).last == "120 push.deliver background 5 app")
     }
 
-    @Test("SPEC §7 [A][O]: a daily budget of background pushes, reset 24 h after it began")
+    @Test("rules §7 [A][O]: a daily budget of background pushes, reset 24 h after it began")
     func dailyBudget() {
         var profile = PolicyProfile.modern
         profile.push.silentPushDailyBudget = 4
@@ -274,7 +274,7 @@ struct SilentPushTests {
         #expect(device.pushStory(of: app).filter { $0.contains("push.deliver") }.last == "93720 push.deliver background 5 app")
     }
 
-    @Test("SPEC §6/§7: with Background App Refresh off, background pushes are dropped")
+    @Test("rules §6/§7: with Background App Refresh off, background pushes are dropped")
     func backgroundAppRefreshOff() {
         let (device, app) = chatDevice()
         device.change(.backgroundAppRefresh(false))
@@ -282,7 +282,7 @@ struct SilentPushTests {
         #expect(device.pushStory(of: app).last == "120 push.drop background 5 dropped: Background App Refresh is off in Settings")
     }
 
-    @Test("SPEC §7: iOS 4–6 has no content-available pushes")
+    @Test("rules §7: iOS 4–6 has no content-available pushes")
     func ios6HasNoSilentPush() {
         let (device, app) = chatDevice(profile: .ios6)
         device.push(silent, to: app)
@@ -290,7 +290,7 @@ struct SilentPushTests {
     }
 }
 
-@Suite("SPEC §7/§4 — push vocabulary in scenario files")
+@Suite("rules §7/§4 — push vocabulary in scenario files")
 struct PushVocabularyTests {
     func error(_ yaml: String) -> String? {
         do { _ = try ScenarioParser(file: "t.yaml").parse(yaml); return nil } catch let e as ScenarioError {
@@ -318,7 +318,7 @@ struct PushVocabularyTests {
                 == "'reportCall' takes no argument")
     }
 
-    @Test("bgx check: push and VoIP handlers and actions need their modes (SPEC §3)")
+    @Test("bgx check: push and VoIP handlers and actions need their modes (rules §3)")
     func manifestCheck() throws {
         let s = try ScenarioParser(file: "t.yaml").parse("""
         apps:
@@ -333,7 +333,7 @@ struct PushVocabularyTests {
     }
 }
 
-@Test("SPEC §7 [A][O]: on modern, background pushes are dropped for an app not opened for a week, or never; ios12 delivers them")
+@Test("rules §7 [A][O]: on modern, background pushes are dropped for an app not opened for a week, or never; ios12 delivers them")
 func unusedAppsGetNoSilentPushes() {
     let (device, app) = chatDevice()
     device.advance(by: Time.days(7) - Time.seconds(120))   // 6d 23:59 after it was opened at 60 s
@@ -353,7 +353,7 @@ func unusedAppsGetNoSilentPushes() {
     #expect(old.pushStory(of: oldApp).first == "0 push.deliver background 5 app")
 }
 
-@Test("bgx check (SPEC §7/§4): priority-10 background pushes, a silentPush handler that never completes, a call reported after a wait")
+@Test("bgx check (rules §7/§4): priority-10 background pushes, a silentPush handler that never completes, a call reported after a wait")
 func pushCheckFindsTheClassicMistakes() throws {
     let scenario = try ScenarioParser(file: "t.yaml").parse("""
     apps:
@@ -382,7 +382,7 @@ func pushCheckFindsTheClassicMistakes() throws {
     #expect(!messages.contains { $0.hasPrefix("com.example.good") })
 }
 
-@Test("bgx explain --app (SPEC §7): the held push and what holds it, what a push now would meet, the throttle spent")
+@Test("bgx explain --app (rules §7): the held push and what holds it, what a push now would meet, the throttle spent")
 func explainPushes() {
     let (device, app) = chatDevice()
     for _ in 0..<3 { device.push(silent, to: app); device.advance(seconds: 60) }
@@ -402,7 +402,7 @@ func explainPushes() {
     #expect(phone.engine.explainPushes(app: phoneApp).contains("VoIP: 1 of 3 allowed failures to report a call\n"))
 }
 
-@Test("SPEC §7/§4/§10: a push whose launch is killed at once (over the per-process memory limit) leaves nothing for the next process")
+@Test("rules §7/§4/§10: a push whose launch is killed at once (over the per-process memory limit) leaves nothing for the next process")
 func pushLaunchKilledAtOnce() {
     let journal = Journal()
     let (device, app) = chatDevice({ ChatApp(.forgets, journal: journal) }, profile: .documentedPushes)

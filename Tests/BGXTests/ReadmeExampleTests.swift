@@ -17,7 +17,7 @@ final class ReadmeUploader: ApplicationDelegate {
     }
 }
 
-@Test("README: the Swift example runs and ends its task 8 s after home (SPEC §2)")
+@Test("README: the Swift example runs and ends its task 8 s after home (rules §2)")
 func readmeExample() {
     let device = SimulatedDevice(profile: .modern)
     let app = device.install(AppManifest(bundleIdentifier: "com.example.uploader"), delegate: { ReadmeUploader() })
@@ -48,7 +48,7 @@ final class ReadmeColorFeed: ApplicationDelegate {
     }
 }
 
-@Test("README: the ColorFeed example registers, submits on going home, and its task completes (SPEC §5)")
+@Test("README: the ColorFeed example registers, submits on going home, and its task completes (rules §5)")
 func readmeColorFeedExample() {
     let device = SimulatedDevice(profile: .modern)
     let app = device.install(AppManifest(bundleIdentifier: "com.example.colorfeed", backgroundModes: [.fetch],
@@ -85,7 +85,7 @@ final class Phone: ApplicationDelegate, PKPushRegistryDelegate {
     }
 }
 
-@Test("README: the PushKit example is launched by a VoIP push, reports its call and is not killed (SPEC §4)")
+@Test("README: the PushKit example is launched by a VoIP push, reports its call and is not killed (rules §4)")
 func readmePushKitExample() {
     let device = SimulatedDevice(profile: .modern)
     let app = device.install(AppManifest(bundleIdentifier: "com.example.phone", backgroundModes: [.voip]),
@@ -98,7 +98,7 @@ func readmePushKitExample() {
     #expect(!lines.contains { $0.contains("terminate") })
 }
 
-@Test("README: the `bgx explain` example is what bgx prints (its '…' lines stand for rows left out) (SPEC §6)")
+@Test("README: the `bgx explain` example is what bgx prints (its '…' lines stand for rows left out) (rules §6)")
 func readmeExplainExample() throws {
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)

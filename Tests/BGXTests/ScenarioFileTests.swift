@@ -7,7 +7,7 @@ import Testing
 let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     .deletingLastPathComponent().deletingLastPathComponent()
 
-/// Every scenario in `Scenarios/`: the executable form of SPEC.md.
+/// Every scenario in `Scenarios/`: the executable form of docs/rules.md.
 let scenarioFiles: [String] = {
     let folder = repositoryRoot.appendingPathComponent("Scenarios")
     let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
@@ -16,7 +16,7 @@ let scenarioFiles: [String] = {
 
 @Suite("Scenario files (Scenarios/*.yaml)")
 struct ScenarioFileTests {
-    @Test("the folder holds the SPEC scenarios")
+    @Test("the folder holds the rules' scenarios")
     func folderIsNotEmpty() {
         #expect(scenarioFiles.count >= 14)
     }

@@ -90,7 +90,7 @@ struct ScenarioLimitTests {
         #expect(error("apps: [{bundle: a, on: {didEnterBackground: [{work: 1s}]}}]\n") == nil)
     }
 
-    @Test("SPEC §12: a timeline entry after the scenario's end is an error, not silently ignored")
+    @Test("rules §12: a timeline entry after the scenario's end is an error, not silently ignored")
     func timelineAfterEnd() {
         let e = error("duration: 1h\napps: [{bundle: a}]\ntimeline:\n  - {at: 30m, user: launch a}\n  - {at: 2h, user: home}\n")
         #expect(e?.location == SourceLocation(file: "big.yaml", line: 5, column: 10))
@@ -139,7 +139,7 @@ struct ScenarioLimitTests {
         return yaml
     }
 
-    @Test("SPEC §6: the scheduler judges what changed — its judgements grow linearly with apps, not with their square")
+    @Test("rules §6: the scheduler judges what changed — its judgements grow linearly with apps, not with their square")
     func judgementsGrowLinearly() throws {
         func judgements(_ n: Int) throws -> Int {
             let run = try ScenarioRun(try ScenarioParser(file: "gen.yaml").parse(Self.generated(apps: n)), keepsTrace: false)

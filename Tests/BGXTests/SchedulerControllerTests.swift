@@ -1,7 +1,7 @@
 @testable import BGXCore
 import Testing
 
-/// SPEC §5, §6's scheduler controller on its own: no engine, no device —
+/// rules §5, §6's scheduler controller on its own: no engine, no device —
 /// when it looks again, which apps it judges, what it keeps of an app.
 @Suite struct SchedulerControllerTests {
     let news = AppID(index: 0)
@@ -53,7 +53,7 @@ import Testing
         #expect(c.wake == nil)
     }
 
-    @Test("SPEC §6: fetch apps are judged in the order they set an interval; setting it to never removes the app")
+    @Test("rules §6: fetch apps are judged in the order they set an interval; setting it to never removes the app")
     func fetchCandidatesKeepTheirOrder() {
         var c = controller()
         c.setFetchInterval(mail, Time.minutes(30))
@@ -70,7 +70,7 @@ import Testing
         #expect(c.fetchApps == [news, mail])
     }
 
-    @Test("SPEC §6: a process's end ends its fetch in flight; what the scheduler knows of the app stays")
+    @Test("rules §6: a process's end ends its fetch in flight; what the scheduler knows of the app stays")
     func processEndKeepsTheKnowledge() {
         var c = controller()
         c.apps[0].fetchInFlight = FetchInFlight(number: 1, started: 0)
@@ -82,7 +82,7 @@ import Testing
         #expect(c.apps[0].usage.lastUse == Time.hours(9))
     }
 
-    @Test("SPEC §12: every second awake in the background is energy, counted when the app leaves the background")
+    @Test("rules §12: every second awake in the background is energy, counted when the app leaves the background")
     func energyCountsTheStretch() {
         var a = SchedulerAppState(usageDays: 7)
         a.energyStartedAt = Time.hours(1)
@@ -109,7 +109,7 @@ import Testing
     }
 }
 
-/// SPEC §6's fetch rules in the scheduler controller: what a fetch is
+/// rules §6's fetch rules in the scheduler controller: what a fetch is
 /// judged, what that does to the app's standing, what a start records.
 @Suite struct SchedulerControllerFetchTests {
     let news = AppID(index: 0)
@@ -121,7 +121,7 @@ import Testing
         return c
     }
 
-    @Test("SPEC §6: newData with no network work is a claim without fetching; past two thirds of the fetch time is slow; within a third is fast")
+    @Test("rules §6: newData with no network work is a claim without fetching; past two thirds of the fetch time is slow; within a third is fast")
     func fetchVerdicts() {
         let timeout = settings.fetchTimeout
         func verdict(_ result: BackgroundFetchResult, _ took: Nanoseconds, asyncWork: Int = 1) -> FetchVerdict {
@@ -134,7 +134,7 @@ import Testing
         #expect(verdict(.newData, timeout * 2 / 3 + 1) == .slow)
     }
 
-    @Test("SPEC §6: a slow fetch multiplies the reputation by its factor, a fast honest one adds the reward up to 1, and it never falls below the floor")
+    @Test("rules §6: a slow fetch multiplies the reputation by its factor, a fast honest one adds the reward up to 1, and it never falls below the floor")
     func standingMoves() {
         var c = controller()
         c.judgeFetch(news, .slow, took: Time.seconds(25), now: 10, settings: settings)
@@ -149,7 +149,7 @@ import Testing
         #expect(c.apps[0].fetchStanding.last?.at == 79)
     }
 
-    @Test("SPEC §6: a fetch start puts one fetch in flight, numbered, and counts as the app's last fetch and background launch")
+    @Test("rules §6: a fetch start puts one fetch in flight, numbered, and counts as the app's last fetch and background launch")
     func fetchStartRecords() {
         var c = controller()
         c.apps[0].fetchDeferKey = .waits(nil)
@@ -162,7 +162,7 @@ import Testing
         #expect(c.fetchStarted(news, now: Time.hours(2)) == 2)
     }
 
-    @Test("SPEC §6, §12: waking for background work starts the energy clock once, and over cellular spends a launch of the data budget")
+    @Test("rules §6, §12: waking for background work starts the energy clock once, and over cellular spends a launch of the data budget")
     func wokenForBackgroundWork() {
         var c = controller()
         c.wokeForBackgroundWork(news, now: 100, cellular: false, wallClockOffset: 0)

@@ -35,12 +35,12 @@ struct BareEngine {
     mutating func take() -> [TraceEvent] { host.takeTrace() }
 }
 
-@Suite("SPEC §6 — the scheduler's judgement (dasd-shaped policies)")
+@Suite("rules §6 — the scheduler's judgement (dasd-shaped policies)")
 struct SchedulerJudgementTests {
 
     // MARK: Processing
 
-    @Test("SPEC §5: processing runs only while the device is idle (locked ≥ 10 min) and is expired when the user unlocks")
+    @Test("rules §5: processing runs only while the device is idle (locked ≥ 10 min) and is expired when the user unlocks")
     func processingOnlyWhileIdle() {
         let (device, app, journal) = feedDevice(cleanupApp(seconds: 3600), state: charging())
         device.advance(seconds: 480)                 // t = 600: in use, nothing runs
@@ -72,7 +72,7 @@ struct SchedulerJudgementTests {
         #expect(device.terminations(of: app).isEmpty)
     }
 
-    @Test("SPEC §5: a processing task expired by the user's unlock that never completes is killed 5 s later (taskNotCompleted)")
+    @Test("rules §5: a processing task expired by the user's unlock that never completes is killed 5 s later (taskNotCompleted)")
     func processingExpiredByUnlockMustComplete() {
         let (device, app, _) = feedDevice({ feed in
             cleanupApp(seconds: 3600)(feed)
@@ -86,7 +86,7 @@ struct SchedulerJudgementTests {
         #expect(device.terminations(of: app).map { "\($0.t) \($0.reason)" } == ["905.0 taskNotCompleted"])
     }
 
-    @Test("SPEC §5: requiresExternalPower waits for the charger (ChargerPluggedInPolicy must not proceed)")
+    @Test("rules §5: requiresExternalPower waits for the charger (ChargerPluggedInPolicy must not proceed)")
     func processingWaitsForPower() {
         let (device, app, _) = feedDevice(cleanupApp(power: true), state: charging(false))
         device.perform(.lock)
@@ -103,7 +103,7 @@ struct SchedulerJudgementTests {
         #expect(device2.taskStarts(of: app2).isEmpty)
     }
 
-    @Test("SPEC §5: requiresNetworkConnectivity waits for a network (NetworkQualityPolicy must not proceed)")
+    @Test("rules §5: requiresNetworkConnectivity waits for a network (NetworkQualityPolicy must not proceed)")
     func processingWaitsForNetwork() {
         var state = charging()
         state.network = .none
@@ -129,7 +129,7 @@ struct SchedulerJudgementTests {
         #expect(abs((device2.taskStarts(of: app2).first ?? 0) - expected) < 0.01)
     }
 
-    @Test("SPEC §5: processing is best effort within two days, unplugged, for an app used this week")
+    @Test("rules §5: processing is best effort within two days, unplugged, for an app used this week")
     func processingBestEffortWithinTwoDays() {
         let (device, app, _) = feedDevice(cleanupApp(), state: charging(false))
         device.perform(.lock)                        // idle from 720; never charged
@@ -149,7 +149,7 @@ struct SchedulerJudgementTests {
 
     // MARK: earliestBeginDate
 
-    @Test("SPEC §5: earliestBeginDate — never before it, even when everything else says go")
+    @Test("rules §5: earliestBeginDate — never before it, even when everything else says go")
     func earliestBeginDateNeverBefore() {
         // The stale-refresh rule would start it at 8 h; its earliest date is 9 h after submission.
         let (device, app, _) = feedDevice { $0.refreshDelay = 9 * 3600; $0.resubmits = false }
@@ -161,7 +161,7 @@ struct SchedulerJudgementTests {
         #expect(device.deferReasons(of: app).contains { $0.hasPrefix("EarliestBeginDatePolicy: [{earliest begin 0d 09:02 not reached}]") })
     }
 
-    @Test("SPEC §5: an earliestBeginDate more than a week away never runs; six days away runs then")
+    @Test("rules §5: an earliestBeginDate more than a week away never runs; six days away runs then")
     func earliestBeginDateBeyondAWeek() {
         func run(delayDays: Double) -> (SimulatedDevice, AppID) {
             let device = SimulatedDevice()
@@ -197,7 +197,7 @@ struct SchedulerJudgementTests {
 
     // MARK: Device conditions
 
-    @Test("SPEC §5/§11: no task runs before the first unlock after boot (passcode)")
+    @Test("rules §5/§11: no task runs before the first unlock after boot (passcode)")
     func noTaskBeforeFirstUnlock() {
         let (device, app, _) = feedDevice { $0.resubmits = false }
         device.advance(hours: 1)
@@ -227,14 +227,14 @@ struct SchedulerJudgementTests {
         return (device.taskStarts(of: app), device.deferReasons(of: app))
     }
 
-    @Test("SPEC §6: Low Power Mode defers background work (LowPowerModePolicy)")
+    @Test("rules §6: Low Power Mode defers background work (LowPowerModePolicy)")
     func lowPowerModeDefers() {
         let r = deferredUntilRelief(.lowPowerMode(true), .lowPowerMode(false))
         #expect(r.starts == [36000])
         #expect(r.reasons.contains("LowPowerModePolicy: Low Power Mode pauses discretionary background work"))
     }
 
-    @Test("SPEC §6: battery below 20 % and unplugged defers (BatteryLevelPolicy); at 20 % or on the charger it runs")
+    @Test("rules §6: battery below 20 % and unplugged defers (BatteryLevelPolicy); at 20 % or on the charger it runs")
     func criticalBatteryDefers() {
         let low = deferredUntilRelief(.battery(19), .charging(true))
         #expect(low.starts == [36000])
@@ -248,7 +248,7 @@ struct SchedulerJudgementTests {
         #expect(!charged.reasons.contains { $0.hasPrefix("BatteryLevelPolicy") })
     }
 
-    @Test("SPEC §6: a serious thermal state defers (ThermalPolicy); fair does not")
+    @Test("rules §6: a serious thermal state defers (ThermalPolicy); fair does not")
     func thermalDefers() {
         let hot = deferredUntilRelief(.thermal(.serious), .thermal(.nominal))
         #expect(hot.starts == [36000])
@@ -259,14 +259,14 @@ struct SchedulerJudgementTests {
         #expect(warm.starts == [firstStaleRefresh])
     }
 
-    @Test("SPEC §6: Background App Refresh switched off after submission defers the pending request")
+    @Test("rules §6: Background App Refresh switched off after submission defers the pending request")
     func backgroundAppRefreshOffDefers() {
         let r = deferredUntilRelief(.backgroundAppRefresh(false), .backgroundAppRefresh(true))
         #expect(r.starts == [36000])
         #expect(r.reasons.contains("BackgroundAppRefreshPolicy: Background App Refresh is off in Settings"))
     }
 
-    @Test("SPEC §11: a force-quit app gets no tasks until the user opens it again")
+    @Test("rules §11: a force-quit app gets no tasks until the user opens it again")
     func forceQuitBlocksUntilOpened() {
         let (device, app, _) = feedDevice { $0.resubmits = false }
         device.advance(seconds: 3600 - device.nowSeconds)
@@ -287,7 +287,7 @@ struct SchedulerJudgementTests {
 
     // MARK: The usage predictor
 
-    @Test("SPEC §6: after a few days of use at 08:00, app refresh starts in the 15 minutes before 08:00")
+    @Test("rules §6: after a few days of use at 08:00, app refresh starts in the 15 minutes before 08:00")
     func refreshBeforePredictedUse() {
         let device = SimulatedDevice()
         let app = device.install(feedManifest()) { FeedApp() }
@@ -309,7 +309,7 @@ struct SchedulerJudgementTests {
         #expect(!starts.contains { $0.t < 8 * 3600 })
     }
 
-    @Test("SPEC §6: an app never opened in front never gets app refresh")
+    @Test("rules §6: an app never opened in front never gets app refresh")
     func neverOpenedNeverRefreshes() throws {
         var bare = BareEngine(Engine())
         let app = bare.engine.install(feedManifest())
@@ -334,7 +334,7 @@ struct SchedulerJudgementTests {
         #expect(used.take().filter { $0.kindName == "task.start" }.map(\.time) == [Time.seconds(firstStaleRefresh)])
     }
 
-    @Test("SPEC §6: an app unused for more than 7 days stops getting app refresh")
+    @Test("rules §6: an app unused for more than 7 days stops getting app refresh")
     func unusedAppStopsRefreshing() {
         let (device, app, _) = feedDevice()        // used once, at 60 s; resubmits from every refresh
         device.advance(hours: 24 * 10)
@@ -351,7 +351,7 @@ struct SchedulerJudgementTests {
         #expect(device.taskStarts(of: app).count > starts.count)
     }
 
-    @Test("SPEC §6: rarely used apps run rarely — the spacing between refreshes grows with disuse")
+    @Test("rules §6: rarely used apps run rarely — the spacing between refreshes grows with disuse")
     func rarelyUsedAppsRunRarely() {
         func starts(usesPerDay hours: [Int]) -> Int {
             let device = SimulatedDevice()
@@ -382,7 +382,7 @@ struct SchedulerJudgementTests {
         return (device, app)
     }
 
-    @Test("SPEC §6: explain names ChargerPluggedInPolicy as must not proceed, with the time it began to block")
+    @Test("rules §6: explain names ChargerPluggedInPolicy as must not proceed, with the time it began to block")
     func explainNamesTheBlockingPolicy() throws {
         let (device, app) = deferredCleanup()
         let e = device.engine.explainTask(app: app, identifier: feedCleanup)
@@ -408,7 +408,7 @@ struct SchedulerJudgementTests {
         #expect((json["status"] as? [String: Any])?["state"] as? String == "pending")
     }
 
-    @Test("SPEC §6: `bgx explain --json` for a deferred processing task names ChargerPluggedInPolicy and parses")
+    @Test("rules §6: `bgx explain --json` for a deferred processing task names ChargerPluggedInPolicy and parses")
     func explainCommandLine() throws {
         let exe = try #require(CommandLineTests.executable, "the bgx executable was not built beside the tests")
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bgx-explain-\(UUID().uuidString)")
@@ -460,7 +460,7 @@ struct SchedulerJudgementTests {
     }
 }
 
-@Test("SPEC §5 [O]: processing runs about once a night — after one completes, the app's next waits 12 h")
+@Test("rules §5 [O]: processing runs about once a night — after one completes, the app's next waits 12 h")
 func processingSpacing() throws {
     let yaml = """
     start: 2026-01-05T08:00:00
@@ -492,7 +492,7 @@ func processingSpacing() throws {
     for r in run.results { #expect(r.passed, "\(r.message)") }
 }
 
-@Test("SPEC §5: a processing handler that fails at once and resubmits does not restart in the same instant forever — it retries 10 min later")
+@Test("rules §5: a processing handler that fails at once and resubmits does not restart in the same instant forever — it retries 10 min later")
 func failingProcessingRetriesLater() throws {
     let yaml = """
     start: 2026-01-05T08:00:00

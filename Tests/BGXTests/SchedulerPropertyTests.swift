@@ -73,7 +73,7 @@ final class RandomSchedulerApp: ApplicationDelegate {
     let workSeconds: Double
     let resubmits: Bool
     let completesOnExpiry: Bool
-    /// `using: .main` rather than nil (SPEC §5: the handler runs on the queue passed).
+    /// `using: .main` rather than nil (rules §5: the handler runs on the queue passed).
     let onMainQueue: Bool
     /// CPU work the launch handler does on its queue before returning.
     let handlerWork: Double
@@ -247,7 +247,7 @@ let schedulerRunGenerators = (
     actions: Gen.uint64(in: 0...UInt64.max).array(of: 1...40)
 )
 
-@Suite("Properties of the scheduler over random device timelines and submissions (SPEC §5, §6)")
+@Suite("Properties of the scheduler over random device timelines and submissions (rules §5, §6)")
 struct SchedulerPropertyTests {
 
     /// Every `task.start` with the request it started (matched by order of
@@ -282,7 +282,7 @@ struct SchedulerPropertyTests {
         return result
     }
 
-    @Test("SPEC §5: no task starts before its request's earliestBeginDate")
+    @Test("rules §5: no task starts before its request's earliestBeginDate")
     func neverBeforeEarliest() async {
         await propertyCheck(count: 300, input: schedulerRunGenerators.device, schedulerRunGenerators.app,
                             schedulerRunGenerators.plan, schedulerRunGenerators.actions) { device, app, plan, actions in
@@ -298,7 +298,7 @@ struct SchedulerPropertyTests {
         }
     }
 
-    @Test("SPEC §5/§6/§11: no task starts while a Must Not condition holds")
+    @Test("rules §5/§6/§11: no task starts while a Must Not condition holds")
     func neverUnderMustNot() async {
         await propertyCheck(count: 300, input: schedulerRunGenerators.device, schedulerRunGenerators.app,
                             schedulerRunGenerators.plan, schedulerRunGenerators.actions) { device, app, plan, actions in
@@ -322,7 +322,7 @@ struct SchedulerPropertyTests {
         }
     }
 
-    @Test("SPEC §5 [D]: a launch handler runs on the queue it was registered with, only while the app runs, and its expiration handler on the main thread")
+    @Test("rules §5 [D]: a launch handler runs on the queue it was registered with, only while the app runs, and its expiration handler on the main thread")
     func launchHandlersRunOnTheirQueue() async {
         await propertyCheck(count: 200, input: schedulerRunGenerators.device, schedulerRunGenerators.app,
                             schedulerRunGenerators.plan, schedulerRunGenerators.actions) { device, app, plan, actions in
@@ -359,7 +359,7 @@ struct SchedulerPropertyTests {
         }
     }
 
-    @Test("SPEC §5/§6: the random runs do exercise the scheduler (some tasks start, some are deferred)")
+    @Test("rules §5/§6: the random runs do exercise the scheduler (some tasks start, some are deferred)")
     func runsAreInteresting() {
         var starts = 0, defers = 0, processing = 0
         for seed in 0..<60 as Range<UInt64> {

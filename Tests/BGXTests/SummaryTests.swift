@@ -21,7 +21,7 @@ struct SummaryTests {
         return run
     }
 
-    /// Every submit refused: an app that lists no permitted identifier (SPEC §5:
+    /// Every submit refused: an app that lists no permitted identifier (rules §5:
     /// `submit` throws `notPermitted`).
     static let allRefused = """
     duration: 1h
@@ -40,7 +40,7 @@ struct SummaryTests {
       - {at: 12m, user: home}
     """
 
-    @Test("SPEC §5: a run where every submit was refused says they were refused, with the error and why — not '0 run'")
+    @Test("rules §5: a run where every submit was refused says they were refused, with the error and why — not '0 run'")
     func everySubmitRefused() throws {
         let run = try Self.run(yaml: Self.allRefused)
         let summary = run.device.summary(of: try #require(run.device.app("com.example.feed")))
@@ -59,7 +59,7 @@ struct SummaryTests {
         #expect(refusals.first?["reason"] as? String == "com.example.feed.refresh is not in BGTaskSchedulerPermittedIdentifiers")
     }
 
-    @Test("SPEC §5: a processing task that waits for the charger names ChargerPluggedInPolicy as what held it longest (09:00 – 22:00)")
+    @Test("rules §5: a processing task that waits for the charger names ChargerPluggedInPolicy as what held it longest (09:00 – 22:00)")
     func longestHoldIsTheCharger() throws {
         let run = try Self.run(repositoryRoot.appendingPathComponent("Scenarios/spec5-processing-waits-for-power.yaml").path)
         let summary = run.device.summary(of: try #require(run.device.app("com.example.photos")))
@@ -80,7 +80,7 @@ struct SummaryTests {
         #expect(summary.text.contains("\(requests.submitted) deferred (held longest by ChargerPluggedInPolicy, 13h in all)"))
     }
 
-    @Test("SPEC §7: the demo's messenger: pushes delivered, held (throttled, force-quit) and dropped (replaced while held), by reason")
+    @Test("rules §7: the demo's messenger: pushes delivered, held (throttled, force-quit) and dropped (replaced while held), by reason")
     func pushesByReason() throws {
         let run = try ScenarioRun(try ScenarioParser(file: Demo.file).parse(Demo.scenario))
         run.run()

@@ -4,7 +4,7 @@ import BGXSimulation
 import Foundation
 import Testing
 
-// MARK: - Test support for the scheduler test files (SPEC §5, §6)
+// MARK: - Test support for the scheduler test files (rules §5, §6)
 
 let feedBundle = "com.example.colorfeed"
 let feedRefresh = "com.example.colorfeed.refresh"
@@ -198,12 +198,12 @@ func feedDevice(_ configure: @escaping (FeedApp) -> Void = { _ in }, state: Devi
 /// yet gets its refresh once it is this stale (SchedulerSettings.refreshStaleness).
 let firstStaleRefresh: Double = 60 + 8 * 3600
 
-// MARK: - SPEC §5: registration
+// MARK: - rules §5: registration
 
-@Suite("SPEC §5 — BGTaskScheduler: register, submit, cancel, run, expire")
+@Suite("rules §5 — BGTaskScheduler: register, submit, cancel, run, expire")
 struct TaskSchedulerTests {
 
-    @Test("SPEC §5: register before launch finishes returns true and is traced")
+    @Test("rules §5: register before launch finishes returns true and is traced")
     func registerBeforeLaunchFinishes() {
         let (device, app, journal) = feedDevice()
         #expect(journal.entries.first == "register refresh true")
@@ -213,7 +213,7 @@ struct TaskSchedulerTests {
         #expect(device.terminations(of: app).isEmpty)
     }
 
-    @Test("SPEC §5: register after launch finished kills the app (registrationAfterLaunch)")
+    @Test("rules §5: register after launch finished kills the app (registrationAfterLaunch)")
     func registerAfterLaunchKills() {
         final class LateApp: ApplicationDelegate {
             let journal: Journal
@@ -237,7 +237,7 @@ struct TaskSchedulerTests {
         #expect(device.state(of: app) == .notRunning)
     }
 
-    @Test("SPEC §5: register for an identifier not in BGTaskSchedulerPermittedIdentifiers returns false, no kill")
+    @Test("rules §5: register for an identifier not in BGTaskSchedulerPermittedIdentifiers returns false, no kill")
     func registerNotPermittedReturnsFalse() {
         let (device, app, journal) = feedDevice(manifest: feedManifest(permitted: [feedCleanup]))
         #expect(journal.entries.first == "register refresh false")
@@ -247,7 +247,7 @@ struct TaskSchedulerTests {
         #expect(journal.entries.contains("submit \(feedRefresh) failed: notPermitted"))
     }
 
-    @Test("SPEC §5: registering the same identifier twice kills the app (launchHandlerRegisteredTwice)")
+    @Test("rules §5: registering the same identifier twice kills the app (launchHandlerRegisteredTwice)")
     func registerTwiceKills() {
         final class TwiceApp: ApplicationDelegate {
             func application(_ application: Application, didFinishLaunchingWithOptions options: LaunchOptions?) -> Bool {
@@ -264,7 +264,7 @@ struct TaskSchedulerTests {
         #expect(device.schedulerEvents(of: app, only: ["task.register"]).count == 1)
     }
 
-    @Test("SPEC §5: a scenario app killed in the middle of a handler runs none of the handler's later actions")
+    @Test("rules §5: a scenario app killed in the middle of a handler runs none of the handler's later actions")
     func nothingRunsAfterASynchronousKill() throws {
         let run = try ScenarioRun(try ScenarioParser(file: "twice.yaml").parse("""
         duration: 1m
@@ -287,7 +287,7 @@ struct TaskSchedulerTests {
         #expect(!kinds.contains("bgtask.begin") && !kinds.contains("notification.schedule"), "\(kinds)")
     }
 
-    @Test("SPEC §5: submitting a request with no launch handler registered kills the app (noLaunchHandler)")
+    @Test("rules §5: submitting a request with no launch handler registered kills the app (noLaunchHandler)")
     func submitWithoutHandlerKills() {
         let (device, app, _) = feedDevice { $0.registersRefresh = false }
         let kills = device.terminations(of: app)
@@ -297,7 +297,7 @@ struct TaskSchedulerTests {
         #expect(device.engine.pendingTaskRequests(for: app).isEmpty)
     }
 
-    @Test("SPEC §5: a task launched into a process that did not register its handler kills the app (noLaunchHandler)")
+    @Test("rules §5: a task launched into a process that did not register its handler kills the app (noLaunchHandler)")
     func launchIntoProcessWithoutHandler() {
         // The first process registers and submits; the process the system
         // launches for the task registers nothing (registration hidden
@@ -331,7 +331,7 @@ struct TaskSchedulerTests {
 
     // MARK: Submission errors
 
-    @Test("SPEC §5: submit throws unavailable (1) when Background App Refresh is off in Settings")
+    @Test("rules §5: submit throws unavailable (1) when Background App Refresh is off in Settings")
     func submitUnavailableGlobalSwitch() {
         var state = DeviceState()
         state.backgroundAppRefresh = false
@@ -345,7 +345,7 @@ struct TaskSchedulerTests {
         #expect(device.engine.pendingTaskRequests(for: app).isEmpty)
     }
 
-    @Test("SPEC §5: submit throws unavailable when the app's own Background App Refresh switch is off")
+    @Test("rules §5: submit throws unavailable when the app's own Background App Refresh switch is off")
     func submitUnavailablePerApp() {
         var manifest = feedManifest()
         manifest.backgroundAppRefresh = false
@@ -356,7 +356,7 @@ struct TaskSchedulerTests {
         ])
     }
 
-    @Test("SPEC §5: submit throws notPermitted (3) when the background mode is missing")
+    @Test("rules §5: submit throws notPermitted (3) when the background mode is missing")
     func submitNotPermittedMode() {
         // A processing request from an app with only `fetch`.
         let (device, app, journal) = feedDevice({ $0.processing = (false, false) },
@@ -370,7 +370,7 @@ struct TaskSchedulerTests {
         #expect(device.engine.pendingTaskRequests(for: app).map(\.identifier) == [feedRefresh])
     }
 
-    @Test("SPEC §5: submit throws notPermitted when the identifier is not in BGTaskSchedulerPermittedIdentifiers")
+    @Test("rules §5: submit throws notPermitted when the identifier is not in BGTaskSchedulerPermittedIdentifiers")
     func submitNotPermittedIdentifier() {
         let (device, app, journal) = feedDevice(manifest: feedManifest(permitted: [feedCleanup]))
         #expect(journal.entries.contains("submit \(feedRefresh) failed: notPermitted"))
@@ -410,7 +410,7 @@ struct TaskSchedulerTests {
         }
     }
 
-    @Test("SPEC §5: submit throws tooManyPendingTaskRequests (2) for a second app-refresh identifier")
+    @Test("rules §5: submit throws tooManyPendingTaskRequests (2) for a second app-refresh identifier")
     func tooManyRefresh() {
         let ids = ["com.example.multi.a", "com.example.multi.b"]
         let journal = Journal()
@@ -431,7 +431,7 @@ struct TaskSchedulerTests {
         ])
     }
 
-    @Test("SPEC §5: submit throws tooManyPendingTaskRequests for an 11th processing identifier")
+    @Test("rules §5: submit throws tooManyPendingTaskRequests for an 11th processing identifier")
     func tooManyProcessing() {
         let ids = (1...11).map { "com.example.multi.p\($0)" }
         let journal = Journal()
@@ -451,7 +451,7 @@ struct TaskSchedulerTests {
         #expect(device.engine.pendingTaskRequests(for: id).count == 10)
     }
 
-    @Test("SPEC §5: resubmitting an identifier replaces its pending request (no error, one pending, new date)")
+    @Test("rules §5: resubmitting an identifier replaces its pending request (no error, one pending, new date)")
     func resubmitReplaces() {
         let (device, app, journal) = feedDevice()
         // The person uses the app again: didEnterBackground submits again.
@@ -470,7 +470,7 @@ struct TaskSchedulerTests {
         #expect(pending.first.flatMap(\.earliestBegin).map { abs(Time.toSeconds($0) - 1620) < 0.001 } == true)
     }
 
-    @Test("SPEC §5: cancel(taskRequestWithIdentifier:), cancelAllTaskRequests() and getPendingTaskRequests")
+    @Test("rules §5: cancel(taskRequestWithIdentifier:), cancelAllTaskRequests() and getPendingTaskRequests")
     func cancelAndPending() {
         final class CancellingApp: ApplicationDelegate {
             let journal: Journal
@@ -528,7 +528,7 @@ struct TaskSchedulerTests {
 
     // MARK: Running
 
-    @Test("SPEC §5: each request causes at most one launch; without a resubmission the task never runs again")
+    @Test("rules §5: each request causes at most one launch; without a resubmission the task never runs again")
     func oneLaunchPerRequest() {
         let (device, app, journal) = feedDevice { $0.resubmits = false }
         device.advance(hours: 72)
@@ -540,7 +540,7 @@ struct TaskSchedulerTests {
         #expect(story.last == "\(Time.format(Time.seconds(firstStaleRefresh + 2))) task.complete \(feedRefresh) true")
     }
 
-    @Test("SPEC §5: resubmitting from the launch handler makes the refresh repeat")
+    @Test("rules §5: resubmitting from the launch handler makes the refresh repeat")
     func resubmitRepeats() {
         let (device, app, _) = feedDevice()
         device.advance(hours: 48)
@@ -550,7 +550,7 @@ struct TaskSchedulerTests {
         #expect(zip(starts, starts.dropFirst()).allSatisfy { $1 - $0 >= 3600 }, "launches are spaced: \(starts)")
     }
 
-    @Test("SPEC §5: a request resubmitted from its own launch handler waits for that run to end (no restart at the same instant)")
+    @Test("rules §5: a request resubmitted from its own launch handler waits for that run to end (no restart at the same instant)")
     func resubmitFromHandlerWaitsForTheRun() {
         // A nightly backup resubmits itself first thing in its handler, with
         // no earliest date: the next run must not start while this one runs.
@@ -600,7 +600,7 @@ struct TaskSchedulerTests {
         #expect(device.terminations(of: app).isEmpty)
     }
 
-    @Test("SPEC §5: a refresh launch of a suspended app resumes it into the background and suspends it after completion")
+    @Test("rules §5: a refresh launch of a suspended app resumes it into the background and suspends it after completion")
     func refreshResumesSuspendedApp() {
         let (device, app, _) = feedDevice()
         device.advance(seconds: firstStaleRefresh + 10 - device.nowSeconds)
@@ -639,7 +639,7 @@ struct TaskSchedulerTests {
         }
     }
 
-    @Test("SPEC §5: several tasks share one launch — two processing requests start together in one launch and expire together")
+    @Test("rules §5: several tasks share one launch — two processing requests start together in one launch and expire together")
     func tasksShareOneLaunch() {
         let ids = ["com.example.photos.index", "com.example.photos.thumbnails"]
         var state = DeviceState()
@@ -670,7 +670,7 @@ struct TaskSchedulerTests {
         #expect(device.terminations(of: app).isEmpty)
     }
 
-    @Test("SPEC §5: the time budget is per launch, not per task — a task handed over 10 s later expires with the first")
+    @Test("rules §5: the time budget is per launch, not per task — a task handed over 10 s later expires with the first")
     func budgetIsPerLaunch() {
         let device = SimulatedDevice()
         let journal = Journal()
@@ -696,7 +696,7 @@ struct TaskSchedulerTests {
         #expect(device.terminations(of: app).isEmpty)
     }
 
-    @Test("SPEC §5: an app refresh has 30 s — the expiration handler runs at 25 s; completing there avoids a kill")
+    @Test("rules §5: an app refresh has 30 s — the expiration handler runs at 25 s; completing there avoids a kill")
     func refreshExpiresAt25Seconds() {
         let (device, app, journal) = feedDevice { $0.fetchSeconds = 120; $0.resubmits = false }
         device.advance(hours: 9)
@@ -710,7 +710,7 @@ struct TaskSchedulerTests {
         #expect(device.terminations(of: app).isEmpty)
     }
 
-    @Test("SPEC §5: setTaskCompleted is still required after expiry — an expiration handler that only cancels is killed at 30 s (taskNotCompleted)")
+    @Test("rules §5: setTaskCompleted is still required after expiry — an expiration handler that only cancels is killed at 30 s (taskNotCompleted)")
     func expiryStillNeedsCompletion() {
         let (device, app, journal) = feedDevice {
             $0.fetchSeconds = 120
@@ -728,7 +728,7 @@ struct TaskSchedulerTests {
         #expect(!journal.entries.contains("\(feedRefresh) fetched"))
     }
 
-    @Test("SPEC §5: no expirationHandler set → the task is completed unsuccessfully at expiry, and the app is not killed")
+    @Test("rules §5: no expirationHandler set → the task is completed unsuccessfully at expiry, and the app is not killed")
     func noExpirationHandlerCompletesUnsuccessfully() {
         let (device, app, journal) = feedDevice {
             $0.fetchSeconds = 120
@@ -746,7 +746,7 @@ struct TaskSchedulerTests {
         #expect(!device.story(of: app, only: ["callback"]).contains { $0.hasSuffix("bgTaskExpired") })
     }
 
-    @Test("SPEC §5: a task never completed kills the app (taskNotCompleted) and later launches are spaced further")
+    @Test("rules §5: a task never completed kills the app (taskNotCompleted) and later launches are spaced further")
     func uncompletedTasksArePenalised() {
         // Two identical apps on two identical devices, used the same way
         // (opened at 08:00, 12:00 and 19:00 every day); one never completes.
@@ -793,7 +793,7 @@ struct TaskSchedulerTests {
 
     // MARK: Debug controls
 
-    @Test("SPEC §5: _simulateLaunchForTaskWithIdentifier starts a pending task now, launching the app (cause bgTask) if not running")
+    @Test("rules §5: _simulateLaunchForTaskWithIdentifier starts a pending task now, launching the app (cause bgTask) if not running")
     func simulateLaunchStartsNow() {
         let (device, app, journal) = feedDevice { $0.resubmits = false }
         device.perform(.forceQuit(app))     // not running (and force-quit: the debugger does not care)
@@ -814,7 +814,7 @@ struct TaskSchedulerTests {
         #expect(device.taskStarts(of: app).count == 1)
     }
 
-    @Test("SPEC §5: _simulateExpirationForTaskWithIdentifier runs the expiration handler now")
+    @Test("rules §5: _simulateExpirationForTaskWithIdentifier runs the expiration handler now")
     func simulateExpirationRunsHandler() {
         let (device, app, journal) = feedDevice { $0.fetchSeconds = 20; $0.resubmits = false }
         device.advance(seconds: 80)  // t = 200
@@ -833,7 +833,7 @@ struct TaskSchedulerTests {
         #expect(!device.simulateExpiration(app, identifier: feedRefresh))
     }
 
-    @Test("SPEC §5: scenario `debug:` entries simulate launch and expiration at their times")
+    @Test("rules §5: scenario `debug:` entries simulate launch and expiration at their times")
     func scenarioDebugEntries() throws {
         let scenario = try ScenarioParser(file: "debug.yaml").parse("""
         duration: 1h

@@ -2,7 +2,7 @@
 import Foundation
 import Testing
 
-/// SPEC §8's transfer controller on its own: no engine, no device — the
+/// rules §8's transfer controller on its own: no engine, no device — the
 /// moment, the device's conditions and the settings in, effects out.
 @Suite struct TransferControllerTests {
     let app = AppID(index: 0)
@@ -23,7 +23,7 @@ import Testing
         return t
     }
 
-    @Test("SPEC §8: running transfers share the device's bandwidth equally; progress is settled in whole bytes")
+    @Test("rules §8: running transfers share the device's bandwidth equally; progress is settled in whole bytes")
     func bandwidthIsShared() {
         var c = controller()
         c.tasks = [task(1, bytes: 1000), task(2, bytes: 1000), task(3, bytes: 1000, phase: .waiting)]
@@ -33,7 +33,7 @@ import Testing
         #expect(c.tasks.map(\.remaining) == [700, 700, 1000])
     }
 
-    @Test("SPEC §8: a discretionary transfer waits for Wi-Fi, then for power; an earliest begin date comes first")
+    @Test("rules §8: a discretionary transfer waits for Wi-Fi, then for power; an earliest begin date comes first")
     func discretionaryWaitsForGoodConditions() {
         var device = DeviceState()
         device.network = .cellular
@@ -50,7 +50,7 @@ import Testing
         #expect(TransferController.wait(later, now: 0, device: device, settings: settings) == .earliestBegin(Time.hours(1)))
     }
 
-    @Test("SPEC §8: the daemon keeps one review, at the next completion; a review of an older generation is stale")
+    @Test("rules §8: the daemon keeps one review, at the next completion; a review of an older generation is stale")
     func oneReviewAtTheNextCompletion() {
         var c = controller()
         c.tasks = [task(1, bytes: 1000), task(2, bytes: 3000)]
@@ -63,7 +63,7 @@ import Testing
         #expect(!stale && current && c.scheduledAt == nil)
     }
 
-    @Test("SPEC §8: the relaunch rate limiter doubles the delay with each background wake and starts over in front")
+    @Test("rules §8: the relaunch rate limiter doubles the delay with each background wake and starts over in front")
     func rateLimiterDoubles() {
         var c = controller()
         let delays = (0..<3).map { _ in c.nextWakeDelay(app, settings: settings) }
@@ -73,7 +73,7 @@ import Testing
         #expect(c.nextWakeDelay(app, settings: settings).delay == Time.seconds(60))
     }
 
-    @Test("SPEC §8: woken for a session's events the app is held until its completion handler, at most eventsHandlingTime")
+    @Test("rules §8: woken for a session's events the app is held until its completion handler, at most eventsHandlingTime")
     func eventsWakeHoldsTheApp() {
         var c = controller()
         let session = TextID(index: 4)

@@ -47,7 +47,7 @@ struct UnitsTests {
     }
 }
 
-@Suite("SPEC §3: the manifest checker")
+@Suite("rules §3: the manifest checker")
 struct ManifestCheckTests {
     @Test("processing without permitted identifiers is an error")
     func processingNeedsIdentifiers() {
@@ -140,7 +140,7 @@ func countersFitTheEnums() {
     #expect(TerminationReason.allCases.count <= AppStats().terminations.scalarCount)
 }
 
-@Test("SPEC §5 lint: submitting in didFinishLaunching is flagged, because submit blocks its caller")
+@Test("rules §5 lint: submitting in didFinishLaunching is flagged, because submit blocks its caller")
 func submitDuringLaunchLint() throws {
     let yaml = """
     apps:

@@ -1,10 +1,10 @@
 @testable import BGXCore
 import Testing
 
-/// SPEC §6: the usage predictor learns from past days only, so what it has
+/// rules §6: the usage predictor learns from past days only, so what it has
 /// learned changes only when a day's first use opens (and so resets) a slot
 /// of its ring of days — the version its caches are keyed by.
-@Suite("SPEC §6 — the usage predictor's past days and their version")
+@Suite("rules §6 — the usage predictor's past days and their version")
 struct UsageHistoryTests {
     @Test("later uses of a day leave the past days — and the version — as they were; a new day's first use moves it")
     func versionMovesWithTheDays() {

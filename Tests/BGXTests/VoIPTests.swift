@@ -53,10 +53,10 @@ func phoneDevice(_ make: @escaping () -> ApplicationDelegate, manifest: AppManif
     usedOnceDevice(manifest, profile: profile, delegate: make)
 }
 
-@Suite("SPEC §4 — VoIP")
+@Suite("rules §4 — VoIP")
 struct VoIPTests {
 
-    @Test("SPEC §4: a VoIP push wakes the app; reporting the call in the handler keeps it alive")
+    @Test("rules §4: a VoIP push wakes the app; reporting the call in the handler keeps it alive")
     func reportedCall() {
         let journal = Journal()
         let (device, app) = phoneDevice { PhoneApp(journal: journal) }
@@ -68,7 +68,7 @@ struct VoIPTests {
         #expect(device.state(of: app) == .suspended)
     }
 
-    @Test("SPEC §4 [D]: a VoIP push launches a terminated app (cause voipPush)")
+    @Test("rules §4 [D]: a VoIP push launches a terminated app (cause voipPush)")
     func launchesApp() {
         let journal = Journal()
         var profile = PolicyProfile.modern
@@ -82,7 +82,7 @@ struct VoIPTests {
                 == ["call reported ok", "launched voipPush", "voip push", "voip token 17 bytes"])
     }
 
-    @Test("SPEC §4 [D]: a handler that returns without reporting a call is killed (0xbaadca11); after 3 failures no more VoIP pushes")
+    @Test("rules §4 [D]: a handler that returns without reporting a call is killed (0xbaadca11); after 3 failures no more VoIP pushes")
     func killedThenCutOff() {
         let (device, app) = phoneDevice { PhoneApp(reportsCalls: false) }
         for _ in 0..<4 {
@@ -98,7 +98,7 @@ struct VoIPTests {
                 + "because it failed to report an incoming call too many times (3 times)")
     }
 
-    @Test("SPEC §4: the rule is iOS 13's — on ios12 an unreported VoIP push is not a kill; ios6 has no PushKit")
+    @Test("rules §4: the rule is iOS 13's — on ios12 an unreported VoIP push is not a kill; ios6 has no PushKit")
     func olderProfiles() {
         let (device, app) = phoneDevice({ PhoneApp(reportsCalls: false) }, profile: .ios12)
         device.push(voipPush, to: app)
@@ -108,7 +108,7 @@ struct VoIPTests {
         #expect(old.pushStory(of: oldApp).last == "120 push.drop voip 10 dropped: PushKit VoIP pushes exist from iOS 8 on")
     }
 
-    @Test("SPEC §4/§11: VoIP pushes need the voip mode; unlike every other push they launch a force-quit app (iOS 8+)")
+    @Test("rules §4/§11: VoIP pushes need the voip mode; unlike every other push they launch a force-quit app (iOS 8+)")
     func modeAndForceQuit() {
         let (device, app) = phoneDevice({ PhoneApp() }, manifest: AppManifest(bundleIdentifier: "com.example.phone"))
         device.push(voipPush, to: app)
@@ -126,7 +126,7 @@ struct VoIPTests {
                 + "no background launch until the user opens it")
     }
 
-    @Test("SPEC §4: traffic on the VoIP socket wakes a suspended voip app; a terminated app has no socket")
+    @Test("rules §4: traffic on the VoIP socket wakes a suspended voip app; a terminated app has no socket")
     func socketWakes() {
         let journal = Journal()
         final class SocketApp: ApplicationDelegate {
@@ -152,7 +152,7 @@ struct VoIPTests {
                                                         "180 voip.drop socket: the app is not running: its VoIP socket is closed"])
     }
 
-    @Test("SPEC §4 [D]: setKeepAliveTimeout refuses less than 600 s; 600 s runs the handler every 600 s in the background")
+    @Test("rules §4 [D]: setKeepAliveTimeout refuses less than 600 s; 600 s runs the handler every 600 s in the background")
     func keepAlive() {
         let journal = Journal()
         final class KeepAliveApp: ApplicationDelegate {
@@ -172,7 +172,7 @@ struct VoIPTests {
         #expect(device.state(of: app) == .suspended)
     }
 
-    @Test("SPEC §4/§11: VoIP apps are relaunched at boot — after the first unlock when there is a passcode")
+    @Test("rules §4/§11: VoIP apps are relaunched at boot — after the first unlock when there is a passcode")
     func relaunchedAtBoot() {
         let (device, app) = phoneDevice { PhoneApp() }
         let other = device.install(chatManifest, delegate: { ChatApp() })

@@ -6,7 +6,7 @@
 /// Work there does not hold the main thread: its watchdogs and callbacks
 /// carry on, and a task's expiration handler (on the main thread) can run
 /// while the launch handler still works. It is also where
-/// `performExpiringActivity`'s block runs (SPEC §13).
+/// `performExpiringActivity`'s block runs (rules §13).
 public enum ExecutionQueue: UInt8, Sendable, CustomStringConvertible {
     case main, background
     public var description: String { self == .main ? "main" : "background" }

@@ -1,10 +1,10 @@
-/// SPEC §2: one `beginBackgroundTask` assertion.
+/// rules §2: one `beginBackgroundTask` assertion.
 struct BackgroundTaskRecord: Sendable {
     var id: Int
     var name: String
     var nameText: TextID
     var began: Nanoseconds
     var expirationHandlerCalled = false
-    /// SPEC §13: `performExpiringActivity`'s assertion, not a `beginBackgroundTask`.
+    /// rules §13: `performExpiringActivity`'s assertion, not a `beginBackgroundTask`.
     var isExpiringActivity = false
 }

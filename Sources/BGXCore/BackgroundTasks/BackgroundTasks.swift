@@ -1,4 +1,4 @@
-/// SPEC §2: finite-length background tasks (`beginBackgroundTask`). The
+/// rules §2: finite-length background tasks (`beginBackgroundTask`). The
 /// budget is the app's, counted from entering the background [S][A]; the
 /// expiration handlers run `expirationLeadTime` before it ends [D]; a task
 /// still open at the end terminates the app (`backgroundTaskTimeout`) [D].

@@ -1,4 +1,4 @@
-/// SPEC §13: `BGContinuedProcessingTaskRequest` (iOS 26) [D: Apple's
+/// rules §13: `BGContinuedProcessingTaskRequest` (iOS 26) [D: Apple's
 /// BackgroundTasks documentation, "Performing long-running tasks on iOS and
 /// iPadOS", WWDC25 "Finish tasks in the background"]. Submitted from the
 /// foreground in response to the person; starts at once if it can and keeps

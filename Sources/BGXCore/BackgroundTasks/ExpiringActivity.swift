@@ -1,4 +1,4 @@
-/// SPEC §13: `ProcessInfo.performExpiringActivity(withReason:using:)`, for app
+/// rules §13: `ProcessInfo.performExpiringActivity(withReason:using:)`, for app
 /// extensions and apps [S: WWDC19 707][D]: "Performs the specified block
 /// asynchronously and notifies you if the process is about to be suspended."
 /// https://developer.apple.com/documentation/foundation/processinfo/performexpiringactivity(withreason:using:)

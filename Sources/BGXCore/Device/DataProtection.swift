@@ -1,4 +1,4 @@
-/// SPEC §13, the seed (WWDC19 707): tasks usually run while the device is
+/// rules §13, the seed (WWDC19 707): tasks usually run while the device is
 /// locked, and files with complete data protection cannot be read then.
 /// Apple Platform Security, "Data Protection classes" [D]:
 /// - Complete Protection (class A, `NSFileProtectionComplete`): "Shortly

@@ -4,7 +4,7 @@ public struct DeviceState: Sendable, Equatable {
     public enum Network: String, Sendable, CaseIterable { case wifi, cellular, none }
     public enum Thermal: String, Sendable, CaseIterable { case nominal, fair, serious, critical }
     /// The system's memory pressure as dasd's MemoryPressurePolicy reads it
-    /// (a scenario input; jetsam's own accounting is separate, SPEC §10).
+    /// (a scenario input; jetsam's own accounting is separate, rules §10).
     public enum MemoryPressure: String, Sendable, CaseIterable { case normal, warning, critical }
 
     /// Battery level in percent, 0…100.
@@ -19,7 +19,7 @@ public struct DeviceState: Sendable, Equatable {
     public var passcode: Bool = true
     /// Bytes of RAM.
     public var memory: Int64 = 4 * 1024 * 1024 * 1024
-    /// SPEC §1: a device property; without it no app enters the background.
+    /// rules §1: a device property; without it no app enters the background.
     public var multitasking: Bool = true
     public var thermal: Thermal = .nominal
     /// System-wide CPU use in percent, 0…100: dasd's CPUUsagePolicy holds
@@ -31,11 +31,11 @@ public struct DeviceState: Sendable, Equatable {
     /// Proceed to background launches (logged `[{cameraIsActive == 1}]`).
     public var cameraActive: Bool = false
     public var locked: Bool = false
-    /// No background launch before the first unlock after boot (SPEC §11).
+    /// No background launch before the first unlock after boot (rules §11).
     public var unlockedSinceBoot: Bool = true
-    /// The device's clock, which floating notification dates follow (SPEC §9).
+    /// The device's clock, which floating notification dates follow (rules §9).
     public var timeZone: TimeZoneRules = .utc
-    /// `BGTaskScheduler.supportedResources` contains `.gpu` (SPEC §13): not every device has background GPU.
+    /// `BGTaskScheduler.supportedResources` contains `.gpu` (rules §13): not every device has background GPU.
     public var backgroundGPU: Bool = false
 
     public init() {}
@@ -69,9 +69,9 @@ public enum UserAction: Sendable, Equatable {
     case unlock
     case switchTo(AppID)
     case forceQuit(AppID)
-    /// Opens a notification from Notification Center (SPEC §9).
+    /// Opens a notification from Notification Center (rules §9).
     case tapNotification(NotificationID)
-    /// Cancels a continued-processing task from its Live Activity (SPEC §13).
+    /// Cancels a continued-processing task from its Live Activity (rules §13).
     case cancelTask(TextID)
 }
 

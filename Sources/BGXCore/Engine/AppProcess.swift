@@ -29,22 +29,22 @@ struct AppProcess: Sendable {
 
     var stats = AppStats()
 
-    // MARK: BGTaskScheduler and fetch (SPEC §5, §6)
+    // MARK: BGTaskScheduler and fetch (rules §5, §6)
     /// Identifiers with a launch handler in this process.
     var registered: Set<TextID> = []
     /// `didFinishLaunching` has returned in this process: registering is over.
     var launchFinished = false
     var runningTasks: [RunningTask] = []
-    /// The launch's shared task budget (SPEC §5: per launch, not per task).
+    /// The launch's shared task budget (rules §5: per launch, not per task).
     var taskDeadline: Nanoseconds?
     var taskWindowNumber: UInt32 = 0
-    /// Files the app wrote, with their protection class (SPEC §13): on disk, so they outlive the process.
+    /// Files the app wrote, with their protection class (rules §13): on disk, so they outlive the process.
     var files: [TextID: ProtectedFile] = [:]
 
-    // MARK: CPU monitor (SPEC §10)
+    // MARK: CPU monitor (rules §10)
     var cpu = CPUUsage()
 
-    // MARK: Memory and the responsible-background rules (SPEC §10)
+    // MARK: Memory and the responsible-background rules (rules §10)
     var memory = ProcessMemory()
 
     init(manifest: AppManifest) {

@@ -6,19 +6,19 @@
 struct BackgroundAssertions: OptionSet, Sendable, Hashable {
     let rawValue: UInt8
 
-    /// `beginBackgroundTask` or `performExpiringActivity` is open (SPEC §2, §13).
+    /// `beginBackgroundTask` or `performExpiringActivity` is open (rules §2, §13).
     static let backgroundTask = BackgroundAssertions(rawValue: 1 << 0)
-    /// A BGTask (refresh, processing, continued processing) is running (SPEC §5, §13).
+    /// A BGTask (refresh, processing, continued processing) is running (rules §5, §13).
     static let scheduledTask = BackgroundAssertions(rawValue: 1 << 1)
-    /// A legacy background fetch is in progress (SPEC §6).
+    /// A legacy background fetch is in progress (rules §6).
     static let fetch = BackgroundAssertions(rawValue: 1 << 2)
     /// The app was woken for a background session's events and has not yet
-    /// called the completion handler (SPEC §8).
+    /// called the completion handler (rules §8).
     static let transferEvents = BackgroundAssertions(rawValue: 1 << 3)
-    /// A background push awaits its completion handler (SPEC §7).
+    /// A background push awaits its completion handler (rules §7).
     static let pushCompletion = BackgroundAssertions(rawValue: 1 << 4)
     /// Audible audio, or an accessory or Bluetooth session held in the
-    /// background: jetsam's audio-and-accessory band (SPEC §10). It raises the
+    /// background: jetsam's audio-and-accessory band (rules §10). It raises the
     /// band; keeping the app running is the services' own reason.
     static let audioOrAccessory = BackgroundAssertions(rawValue: 1 << 5)
 

@@ -28,9 +28,9 @@ public struct Engine: Sendable {
     /// Apps with a process (any state but not running): few, as memory bounds
     /// them, so jetsam and memory warnings look at these, not at every app.
     var residentApps = AppIndexSet()
-    /// Each app's pushes (SPEC §7).
+    /// Each app's pushes (rules §7).
     var pushes = PushController()
-    /// Who may be launched into the background, and the verdicts acted on (SPEC §11).
+    /// Who may be launched into the background, and the verdicts acted on (rules §11).
     var launches: LaunchController
     /// Footprints of every running process, in bytes (see `freeMemory`).
     var residentBytes: Int64 = 0
@@ -40,26 +40,26 @@ public struct Engine: Sendable {
     var idleOrder = Deque<IdleEntry>()
     /// The latest instant an app entered `idleOrder`: an app suspended later goes at the back.
     var idleOrderNewest: Nanoseconds = .min
-    /// Local notifications and Notification Center (SPEC §9).
+    /// Local notifications and Notification Center (rules §9).
     var notifications = NotificationController()
-    /// The transfer daemon and each app's events wake and rate limiter (SPEC §8).
+    /// The transfer daemon and each app's events wake and rate limiter (rules §8).
     var transfers = TransferController()
     var texts = TextTable()
     /// The words of a budget-timeout kill, by the one open task's name.
     var budgetTimeoutDetails: [TextID: TextID] = [:]
-    /// Each app's long-running services: audio, location, accessories, VoIP (SPEC §4).
+    /// Each app's long-running services: audio, location, accessories, VoIP (rules §4).
     var services = LongRunningServicesController()
-    /// Where the device is (SPEC §4 location).
+    /// Where the device is (rules §4 location).
     var sensors = SensorState()
 
-    // MARK: Scheduler state (SPEC §5, §6)
+    // MARK: Scheduler state (rules §5, §6)
     /// Time of day at t = 0: the predictor and `clockText` think in wall-clock time.
     public let wallClockOffset: Nanoseconds
-    /// Unix seconds at t = 0: calendar dates (SPEC §9) are read from it.
+    /// Unix seconds at t = 0: calendar dates (rules §9) are read from it.
     public let startEpochSeconds: Int64
-    /// Requests, usage, fetch and budgets: what dasd knows (SPEC §5, §6).
+    /// Requests, usage, fetch and budgets: what dasd knows (rules §5, §6).
     var scheduler: SchedulerController
-    /// Continued-processing tasks, queued or running, device-wide (SPEC §13).
+    /// Continued-processing tasks, queued or running, device-wide (rules §13).
     var continuedTasks: [ContinuedTask] = []
     /// When the scheduler will next look again, if only time passes.
     public var schedulerWake: Nanoseconds? { scheduler.wake }
@@ -83,7 +83,7 @@ public struct Engine: Sendable {
     var lastBoot: Nanoseconds?
     var herdTrigger: Nanoseconds?
 
-    // MARK: Memory (SPEC §10)
+    // MARK: Memory (rules §10)
     /// Running apps have been warned in this episode of low memory.
     var memoryWarned = false
     var jetsamCheckQueued = false
@@ -138,7 +138,7 @@ public struct Engine: Sendable {
     public func openBackgroundTasks(of app: AppID) -> [(id: Int, name: String)] {
         apps[Int(app.index)].tasks.filter { !$0.isExpiringActivity }.map { ($0.id, $0.name) }
     }
-    /// `performExpiringActivity` assertions the app holds (SPEC §13).
+    /// `performExpiringActivity` assertions the app holds (rules §13).
     public func openExpiringActivities(of app: AppID) -> [(id: Int, name: String)] {
         apps[Int(app.index)].tasks.filter(\.isExpiringActivity).map { ($0.id, $0.name) }
     }
@@ -278,7 +278,7 @@ public struct Engine: Sendable {
         Self.enter(&apps[i], to, from: from, now: now)
         // Leaving the background stops the energy clock (EnergyBudgetPolicy).
         if from == .background { scheduler.apps[i].stopEnergyClock(now: now, wallClockOffset: wallClockOffset) }
-        // Resident memory is counted as processes start and end (SPEC §10),
+        // Resident memory is counted as processes start and end (rules §10),
         // so free memory is known without a pass over every app.
         if from == .notRunning {
             residentBytes += apps[i].manifest.memory + apps[i].memory.allocated
@@ -366,7 +366,7 @@ public struct Engine: Sendable {
     }
 
     /// Every app stops; force-quit marks are forgotten; with a passcode the
-    /// device stays locked until the first unlock (SPEC §1, §11).
+    /// device stays locked until the first unlock (rules §1, §11).
     mutating func reboot() {
         recordDevice("reboot", "true")
         lastBoot = now

@@ -22,33 +22,33 @@ public enum EngineEvent: Sendable, Equatable {
     /// The debugger's `_simulateLaunchForTaskWithIdentifier` / `_simulateExpirationForTaskWithIdentifier`.
     case simulateLaunch(AppID, identifier: TextID)
     case simulateExpiration(AppID, identifier: TextID)
-    /// Jetsam looks at free memory (SPEC §10).
+    /// Jetsam looks at free memory (rules §10).
     case jetsamCheck
-    /// SPEC §4: a `playAudio {for: D}` ran its course.
+    /// rules §4: a `playAudio {for: D}` ran its course.
     case audioEnd(AppID, Ticket)
-    /// SPEC §4: the run an event (location, accessory) bought the app is over.
+    /// rules §4: the run an event (location, accessory) bought the app is over.
     case serviceWakeEnd(AppID, Ticket)
-    /// SPEC §4: the device moved this many metres along its route.
+    /// rules §4: the device moved this many metres along its route.
     case locationMove(meters: Int64)
     /// A significant-change fix held back by the once-per-5-minutes limit is due.
     case significantChangeDue(AppID, generation: UInt32)
-    /// SPEC §4: an accessory or Bluetooth peripheral sent the app data.
+    /// rules §4: an accessory or Bluetooth peripheral sent the app data.
     case accessoryData(AppID, AccessoryTransport)
-    /// The transfer daemon's next look (SPEC §8); stale generations are dropped.
+    /// The transfer daemon's next look (rules §8); stale generations are dropped.
     case transferReview(generation: UInt32)
     /// The relaunch rate limiter's delay has passed: wake the app for a session's events.
     case transferWake(AppID, session: TextID, number: UInt32)
     /// The time to call the `handleEventsForBackgroundURLSession` completion handler is up.
     case transferEventsDeadline(AppID, Ticket)
-    /// A push reaches the device (SPEC §7, §4).
+    /// A push reaches the device (rules §7, §4).
     case push(AppID, Push)
-    /// A silent push's 30 s for its completion handler are over (SPEC §7).
+    /// A silent push's 30 s for its completion handler are over (rules §7).
     case pushTimeout(AppID, Ticket)
     /// A held push may be deliverable now (a throttle or budget ended).
     case pushRetry(AppID, generation: UInt32)
-    /// Traffic on the app's VoIP socket (SPEC §4).
+    /// Traffic on the app's VoIP socket (rules §4).
     case voipSocketTraffic(AppID)
-    /// The app's keep-alive handler is due (SPEC §4).
+    /// The app's keep-alive handler is due (rules §4).
     case keepAlive(AppID, Ticket)
 }
 

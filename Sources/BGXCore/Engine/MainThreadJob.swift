@@ -16,18 +16,18 @@ enum MainThreadJob: Sendable, Equatable {
     case bgTask(TextID)
     case bgTaskExpired(TextID)
     case performFetch
-    case memoryWarning          // didReceiveMemoryWarning (SPEC §10)
+    case memoryWarning          // didReceiveMemoryWarning (rules §10)
     case socketsClosed          // the app hears of sockets closed while it was suspended
-    /// A long-running service's callback (SPEC §4): location, accessory, audio.
+    /// A long-running service's callback (rules §4): location, accessory, audio.
     case service(Callback)
-    /// The transfer daemon's deliveries (SPEC §8).
+    /// The transfer daemon's deliveries (rules §8).
     case transfer(TransferJob)
     case remoteNotification(UInt32, PushType)
     case voipPush(UInt32)
     case voipSocket
     case keepAlive
     /// `performExpiringActivity`'s block with `expired == false` (on the background queue),
-    /// and again with `true` as the time runs out (SPEC §13).
+    /// and again with `true` as the time runs out (rules §13).
     case expiringActivity(Int)
     case expiringActivityExpired(Int)
 }

@@ -1,4 +1,4 @@
-/// SPEC §11's controller: the launch policy (facts in, a verdict out) and
+/// rules §11's controller: the launch policy (facts in, a verdict out) and
 /// the verdicts that were acted on — each launch or wake into the
 /// background, and each refusal that stopped one — so that `explain` can
 /// say why each recent launch of an app was allowed or refused.

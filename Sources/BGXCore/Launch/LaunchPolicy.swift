@@ -1,11 +1,11 @@
-/// SPEC §11: who gets launched, and when — one controller every subsystem
+/// rules §11: who gets launched, and when — one controller every subsystem
 /// asks before it launches or wakes an app into the background.
 ///
 /// The rules, in the order they are checked:
 /// 1. **Multitasking** — on a device without it no app runs in the
-///    background at all (SPEC §1).
+///    background at all (rules §1).
 /// 2. **The mode** — the cause's `UIBackgroundModes` entry must be declared
-///    (SPEC §3): silentPush → `remote-notification`, voipPush and boot →
+///    (rules §3): silentPush → `remote-notification`, voipPush and boot →
 ///    `voip`, bluetooth →
 ///    `bluetooth-central` or `bluetooth-peripheral`, accessory →
 ///    `external-accessory`, newsstand → `newsstand-content`, fetch →
@@ -25,7 +25,7 @@
 ///    and PushKit VoIP pushes when `launchVoIPPushAfterForceQuit` is on:
 ///    VoIP apps are launched for incoming calls even after a swipe [O].
 /// 5. **Background App Refresh** — the Settings switch, for the device and
-///    for the app (SPEC §6): off, no BGTask runs, no fetch and no background
+///    for the app (rules §6): off, no BGTask runs, no fetch and no background
 ///    push launches the app. One rule: BGTaskScheduler's `submit`, the
 ///    scheduler's BackgroundAppRefreshPolicy and the push gate all ask it.
 ///
@@ -36,7 +36,7 @@
 /// (`LaunchRefusal`); their words are built only when read, so the
 /// scheduler's hot path can ask without allocating.
 public struct LaunchPolicy: Sendable, Equatable {
-    /// SPEC §4/§11 [S]: location apps are relaunched even after a user
+    /// rules §4/§11 [S]: location apps are relaunched even after a user
     /// force-quit (iOS 8 and later).
     public var relaunchLocationAfterForceQuit: Bool
     /// PushKit VoIP pushes launch a force-quit app (iOS 8+) [O].
@@ -186,7 +186,7 @@ extension Engine {
                                      backgroundAppRefresh: apps[i].manifest.backgroundAppRefresh)
     }
 
-    /// SPEC §11, the one entry point: may `app` be launched — or, if it is
+    /// rules §11, the one entry point: may `app` be launched — or, if it is
     /// suspended, woken — into the background now for `cause`? Every
     /// subsystem that launches or wakes an app for background work asks
     /// this first and, when refused, records `verdict.reason` in its trace

@@ -1,4 +1,4 @@
-/// SPEC §1: process states, the delegate callbacks in iOS's order, the user's
+/// rules §1: process states, the delegate callbacks in iOS's order, the user's
 /// actions, watchdogs and termination.
 extension Engine {
 
@@ -73,7 +73,7 @@ extension Engine {
         case .notRunning:
             launch(app, cause: cause)
         case .suspended, .background:
-            apps[i].stats.warmLaunches += 1   // the process was still there (SPEC §10: unless purged)
+            apps[i].stats.warmLaunches += 1   // the process was still there (rules §10: unless purged)
             resume(app)                       // only if suspended
             apps[i].jobs.append(.enterForeground)
             apps[i].jobs.append(.becomeActive)
@@ -175,7 +175,7 @@ extension Engine {
     /// on one of its threads, a reason in its assertion set (a background
     /// task, a BGTask, a fetch, a session's events, a push awaiting its
     /// completion), or a long-running service. Suspension and jetsam's bands
-    /// (SPEC §10) both ask this.
+    /// (rules §10) both ask this.
     @inline(__always) func keptRunningInBackground(_ i: Int) -> Bool {
         assert(assertionsMatchConcerns(i), "\(apps[i].manifest.bundleIdentifier): assertion set out of step")
         return (apps[i].inFlight?.isCallback ?? false) || !apps[i].jobs.isEmpty
@@ -330,7 +330,7 @@ extension Engine {
         if let last = unarmedWatchdogs.last, last.app == app, last.ticket.number == job.number { unarmedWatchdogs.removeLast() }
         switch job.callback {
         case .didFinishLaunching?: apps[i].launchFinished = true
-        // SPEC §10: the app-switcher snapshot, once the app has had its chance to hide things.
+        // rules §10: the app-switcher snapshot, once the app has had its chance to hide things.
         case .didEnterBackground?: if apps[i].state == .background { takeSnapshot(app) }
         case .voipPush?: if !voipHandlerReturned(app) { return }
         case let .expiringActivity(id, true)?: expiredCallReturned(app, id)
@@ -415,7 +415,7 @@ extension Engine {
 
     // MARK: Termination
 
-    /// Ends the process. Every termination carries its reason (SPEC, DESIGN).
+    /// Ends the process. Every termination carries its reason.
     public mutating func terminate(_ app: AppID, _ reason: TerminationReason, detail: String) {
         guard apps[Int(app.index)].state != .notRunning else { return }
         // A process jetsam chose: its line is made from the kill's numbers.

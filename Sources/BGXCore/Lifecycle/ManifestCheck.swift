@@ -20,13 +20,13 @@ public struct ManifestUsage: Sendable, Equatable {
     /// The identifiers of `taskIdentifiers` the code submits: only a submit
     /// says whether a task is app refresh (`fetch`) or processing.
     public var submittedTaskIdentifiers: [String] = []
-    /// Where the app submits BGTaskScheduler requests while launching (a lint, SPEC §5).
+    /// Where the app submits BGTaskScheduler requests while launching (a lint, rules §5).
     public var submitsDuringLaunch: [String] = []
     /// Background sessions the app transfers on, and those it has a
-    /// `handleEventsForBackgroundURLSession` handler for (SPEC §8).
+    /// `handleEventsForBackgroundURLSession` handler for (rules §8).
     public var transferSessions: [String] = []
     public var transferHandlers: [String] = []
-    /// Sound files notifications name, each with where (SPEC §9).
+    /// Sound files notifications name, each with where (rules §9).
     public var notificationSounds: [(file: String, place: String)] = []
     public var known: Bool
     public init(known: Bool = true) { self.known = known }

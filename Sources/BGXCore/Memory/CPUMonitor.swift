@@ -1,4 +1,4 @@
-/// SPEC §10: a background app above 80 % CPU over 60 s is killed
+/// rules §10: a background app above 80 % CPU over 60 s is killed
 /// (`cpuLimit`) [O]; processing tasks with `requiresExternalPower` are
 /// exempt [D]. Busy main-thread work (`work`) is CPU. Event-driven: the
 /// monitor computes when the limit would be crossed and checks then.
@@ -16,7 +16,7 @@ extension Engine {
 
     func isExemptFromCPUMonitor(_ app: AppID) -> Bool {
         apps[Int(app.index)].runningTasks.contains {
-            // SPEC §13 [D]: continued processing may do intensive CPU work in the background.
+            // rules §13 [D]: continued processing may do intensive CPU work in the background.
             ($0.kind == .processing && $0.requiresExternalPower) || $0.kind == .continuedProcessing
         }
     }

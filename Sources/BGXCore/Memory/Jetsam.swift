@@ -1,14 +1,14 @@
 import DequeModule
 import HeapModule
 
-/// SPEC §10: memory. Each running or suspended app holds its footprint (its
+/// rules §10: memory. Each running or suspended app holds its footprint (its
 /// manifest's `memory` plus what it allocated); the system keeps a share;
 /// what is left is free. Below the warning level running apps hear
 /// `didReceiveMemoryWarning`; below the critical level jetsam kills from the
 /// lowest band up — suspended apps first, with no notice. An app above its
 /// own limit is killed at once.
 
-/// What one process holds and owes (SPEC §10); gone with the process.
+/// What one process holds and owes (rules §10); gone with the process.
 struct ProcessMemory: Sendable {
     /// Bytes allocated beyond the manifest's footprint (never below 0: an
     /// app can free only what it allocated).
@@ -103,7 +103,7 @@ extension Engine {
         let i = Int(app.index)
         let state = apps[i].state
         if state == .notRunning { return nil }
-        // A suspended process holds no assertion: it is purged first (SPEC §10), session or not.
+        // A suspended process holds no assertion: it is purged first (rules §10), session or not.
         if apps[i].assertions.contains(.audioOrAccessory), state != .suspended { return .audioAndAccessory }
         switch state {
         case .notRunning: return nil

@@ -1,4 +1,4 @@
-/// The numbers of memory enforcement (SPEC §10). Fractions are of the
+/// The numbers of memory enforcement (rules §10). Fractions are of the
 /// device's RAM (`device: {memory:}`).
 public struct MemorySettings: Sendable, Equatable {
     /// What the system itself keeps resident (kernel, SpringBoard, daemons):

@@ -1,4 +1,4 @@
-/// SPEC §10, the responsible-background rules [S]: no GPU in the background;
+/// rules §10, the responsible-background rules [S]: no GPU in the background;
 /// no file lock held into suspension (0xdead10cc); listening sockets and
 /// Bonjour services close on suspension and connections may be torn down
 /// while suspended; the app-switcher snapshot is taken once

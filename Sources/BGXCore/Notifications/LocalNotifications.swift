@@ -1,4 +1,4 @@
-/// SPEC §9: local notifications. Scheduled after an interval or at a date
+/// rules §9: local notifications. Scheduled after an interval or at a date
 /// (on a time zone's clock, or floating with the device's), optionally
 /// repeating (≥ 60 s [O]); each app holds at most `localNotificationLimit`
 /// (modern: the soonest-firing are kept and the rest dropped [D]; ios6: a

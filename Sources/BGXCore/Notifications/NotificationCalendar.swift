@@ -1,4 +1,4 @@
-/// SPEC §9, "schedule at a date (with time zone)": the wall clocks a calendar
+/// rules §9, "schedule at a date (with time zone)": the wall clocks a calendar
 /// trigger is read on, and the matching of date components against them.
 /// A time zone is plain data — its UTC offsets and when each begins — so the
 /// engine needs no time-zone database; the host builds the table from one.

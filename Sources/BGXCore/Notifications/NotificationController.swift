@@ -1,4 +1,4 @@
-/// SPEC §9's controller: each app's scheduled notifications (their triggers
+/// rules §9's controller: each app's scheduled notifications (their triggers
 /// and when they fire next), its limit, its badge and what it last scheduled
 /// under each identifier; and Notification Center, device-wide, in the order
 /// things were delivered. It is told the moment and the clock

@@ -1,4 +1,4 @@
-/// SPEC §9: the numbers the notification controller decides by.
+/// rules §9: the numbers the notification controller decides by.
 public struct NotificationSettings: Sendable, Equatable {
     /// How many scheduled notifications an app may hold; the soonest-firing
     /// are kept. modern 64 [D], ios6 128 [S].
@@ -21,7 +21,7 @@ public struct NotificationSettings: Sendable, Equatable {
     }
 }
 
-/// SPEC §9: what becomes of a notification past an app's limit.
+/// rules §9: what becomes of a notification past an app's limit.
 public enum LocalNotificationOverflow: Sendable, Equatable {
     /// Every request is taken; only the soonest-firing are kept.
     case keepSoonest

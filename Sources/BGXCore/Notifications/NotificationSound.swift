@@ -1,4 +1,4 @@
-/// SPEC §9: a notification's sound is the default one or a file in the app's
+/// rules §9: a notification's sound is the default one or a file in the app's
 /// bundle. The system sound facility plays only Linear PCM, MA4 (IMA/ADPCM),
 /// µ-Law and a-Law, shorter than 30 s [D UNNotificationSound]; for any other
 /// file — missing, another format, too long — iOS plays the default sound

@@ -1,10 +1,10 @@
 /// Every number the system decides by. A profile is data, not a code path:
-/// the same engine runs all of them (SPEC, preamble). Source tags are SPEC's:
+/// the same engine runs all of them. Source tags are docs/rules.md's:
 /// [D] Apple documentation, [A] Apple staff, [O] observed, [S] seed documents.
 public struct PolicyProfile: Sendable, Equatable {
     public var name: String
 
-    // MARK: SPEC §2 — finite-length background tasks
+    // MARK: rules §2 — finite-length background tasks
     /// Background time granted after entering the background while a task is
     /// open. modern ~30 s [A], ios12 180 s [O], ios6 600 s [O].
     public var backgroundTaskBudget: Nanoseconds
@@ -14,7 +14,7 @@ public struct PolicyProfile: Sendable, Equatable {
     /// iOS's "at risk of termination" warning [O] (iOS 13+ console message).
     public var staleBackgroundTaskWarningAge: Nanoseconds?
 
-    // MARK: SPEC §1 — watchdogs (code 0x8badf00d)
+    // MARK: rules §1 — watchdogs (code 0x8badf00d)
     /// Launch (scene-create) allowance: ~20 s [D example 19.97 s].
     public var launchWatchdog: Nanoseconds
     /// `didEnterBackground` must return within ~5 s [D].
@@ -26,7 +26,7 @@ public struct PolicyProfile: Sendable, Equatable {
     /// transgression … allowance of 10.00 seconds").
     public var sceneUpdateWatchdog: Nanoseconds
 
-    // MARK: SPEC §9 — local notifications
+    // MARK: rules §9 — local notifications
     public var notifications: NotificationSettings
     /// How many scheduled notifications an app may hold (`notifications.limit`).
     public var localNotificationLimit: Int {
@@ -49,29 +49,29 @@ public struct PolicyProfile: Sendable, Equatable {
         set { notifications.maximumAlertSoundLength = newValue }
     }
 
-    // MARK: SPEC §11 — who gets launched
+    // MARK: rules §11 — who gets launched
     /// Location apps are relaunched for location and region events even
-    /// after a user force-quit: iOS 8 and later [S] (SPEC §4, §11).
+    /// after a user force-quit: iOS 8 and later [S] (rules §4, §11).
     public var relaunchLocationAfterForceQuit: Bool
     /// A PushKit VoIP push launches the app even after a user force-quit —
     /// what VoIP apps rely on for incoming calls (PushKit, iOS 8+) [O].
     public var launchVoIPPushAfterForceQuit: Bool
 
-    // MARK: SPEC §7 — push
+    // MARK: rules §7 — push
     public var push: PushSettings
 
-    // MARK: SPEC §5 — BGTaskScheduler
+    // MARK: rules §5 — BGTaskScheduler
     public var scheduler = SchedulerSettings()
 
-    // MARK: SPEC §10 — memory (jetsam)
+    // MARK: rules §10 — memory (jetsam)
     public var memory = MemorySettings()
-    // MARK: SPEC §8 — background transfers
+    // MARK: rules §8 — background transfers
     public var transfers = TransferSettings()
 
-    // MARK: SPEC §4 — long-running services
+    // MARK: rules §4 — long-running services
     public var longRunning: LongRunningSettings
 
-    // MARK: SPEC §13 — data protection, continued processing
+    // MARK: rules §13 — data protection, continued processing
     public var dataProtection = DataProtectionSettings()
     public var continuedProcessing = ContinuedProcessingSettings()
 
@@ -142,7 +142,7 @@ public struct PolicyProfile: Sendable, Equatable {
         push: .ios6)
 
     /// iOS 26 and later: `modern` plus what iOS 26 added —
-    /// `BGContinuedProcessingTaskRequest` (SPEC §13) [D]. Profiles grow by
+    /// `BGContinuedProcessingTaskRequest` (rules §13) [D]. Profiles grow by
     /// version: a profile is named for the iOS release whose behaviour it adds.
     public static let ios26: PolicyProfile = {
         var p = PolicyProfile(name: "ios26", backgroundTaskBudget: Time.seconds(30))

@@ -1,4 +1,4 @@
-/// SPEC §7: silent and alert pushes. A background push (`content-available`,
+/// rules §7: silent and alert pushes. A background push (`content-available`,
 /// priority 5) wakes a suspended `remote-notification` app or launches a
 /// terminated one (cause `silentPush`, asked of the launch policy); priority
 /// 10 does not launch it; more than `silentPushesPerHour` an hour are held;
@@ -130,7 +130,7 @@ extension Engine {
         }
     }
 
-    /// SPEC §7 [D]: held pushes are delivered at once when the user launches the app.
+    /// rules §7 [D]: held pushes are delivered at once when the user launches the app.
     mutating func deliverHeldPushOnUserLaunch(_ app: AppID) {
         guard let push = pushes.takeHeld(app) else { return }
         record(app, .pushDeliver(type: push.type, priority: push.priority, toApp: true))

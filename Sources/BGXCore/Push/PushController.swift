@@ -1,4 +1,4 @@
-/// SPEC §7's controller: each app's pushes — the one held, the hourly
+/// rules §7's controller: each app's pushes — the one held, the hourly
 /// throttle, the daily budget, the pushes awaiting their completion
 /// handler — and the decisions that depend on them. It takes what it is
 /// told (the time, the settings, the process's epoch) and returns effects;
@@ -159,7 +159,7 @@ public struct PushControllerDump: ControllerDump, Equatable {
         return lines
     }
 
-    /// "Why hasn't my push arrived?" (SPEC §7, §4): the held push and what
+    /// "Why hasn't my push arrived?" (rules §7, §4): the held push and what
     /// holds it, what a background push would meet now, the throttle and
     /// budget spent, and VoIP report failures; nothing for an app with
     /// neither push mode and no held push.

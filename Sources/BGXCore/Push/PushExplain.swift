@@ -1,4 +1,4 @@
-/// `bgx explain --app`: "why hasn't my push arrived?" (SPEC §7, §4) — the
+/// `bgx explain --app`: "why hasn't my push arrived?" (rules §7, §4) — the
 /// push controller's dump, with what the engine judges for it (the launch
 /// policy, dasd's push policies, the device): what the held push and a
 /// background push sent now would meet, and VoIP report failures.

@@ -1,4 +1,4 @@
-/// SPEC §7 as device logs show it [O]: dasd judges a background push like
+/// rules §7 as device logs show it [O]: dasd judges a background push like
 /// any activity (`com.apple.pushLaunch.<bundle>`), policy by policy. The app
 /// in front: Absolutely Must Proceed. A restart since the person last opened
 /// the app (`modern`): Absolutely Must Not Proceed (`pushDisallowed`). A

@@ -1,7 +1,7 @@
-/// Every number of SPEC §7 (push) and the VoIP part of SPEC §4, with its
+/// Every number of rules §7 (push) and the VoIP part of rules §4, with its
 /// source tag. Part of `PolicyProfile`.
 public struct PushSettings: Sendable, Equatable {
-    // MARK: Silent (background) pushes, SPEC §7
+    // MARK: Silent (background) pushes, rules §7
     /// `content-available` pushes wake apps: iOS 7 and later [D].
     public var silentPushSupported = true
     /// More than 2–3 background pushes an hour are throttled [D]; this many
@@ -48,7 +48,7 @@ public struct PushSettings: Sendable, Equatable {
     /// older documentation says a restart re-enables launches [D]: older profiles follow it.
     public var pushDisallowedAfterReboot = true
 
-    // MARK: VoIP, SPEC §4
+    // MARK: VoIP, rules §4
     /// PushKit VoIP pushes: iOS 8 and later [D].
     public var pushKitAvailable = true
     /// iOS 13+: a VoIP push whose handler returns without reporting a call
@@ -60,7 +60,7 @@ public struct PushSettings: Sendable, Equatable {
     /// `setKeepAliveTimeout` refuses shorter intervals: 600 s [D].
     public var minimumKeepAliveTimeout = Time.seconds(600)
     /// Apps with the `voip` mode are relaunched at boot [S] (after the first
-    /// unlock when there is a passcode, SPEC §11).
+    /// unlock when there is a passcode, rules §11).
     public var relaunchVoIPAppsAtBoot = true
 
     public init() {}

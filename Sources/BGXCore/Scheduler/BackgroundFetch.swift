@@ -1,4 +1,4 @@
-/// SPEC §6: legacy background fetch. `setMinimumBackgroundFetchInterval`
+/// rules §6: legacy background fetch. `setMinimumBackgroundFetchInterval`
 /// (default never); `performFetch` with newData / noData / failed within 30 s
 /// or the app is terminated (0x2182bad4). Apps that finish fast and report
 /// honestly get more opportunities [S].

@@ -115,7 +115,7 @@ extension Engine {
             final = responses.contains { $0.verdict == .absolutelyMustNotProceed } ? .absolutelyMustNotProceed : .mustNotProceed
         case .absolutelyMust: final = .absolutelyMustProceed
         case .launchRefused(let refusal):
-            // The policies said run; the launch policy (SPEC §11) did not.
+            // The policies said run; the launch policy (rules §11) did not.
             responses.append(.init(name: "LaunchPolicy", weight: 0, verdict: .mustNotProceed, rationale: refusal.reason))
             final = .mustNotProceed
         case .ran, .waits: final = .canProceed(j.score)

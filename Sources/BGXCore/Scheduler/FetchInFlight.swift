@@ -1,4 +1,4 @@
-/// A legacy background fetch in progress (SPEC §6).
+/// A legacy background fetch in progress (rules §6).
 struct FetchInFlight: Sendable {
     var number: UInt32
     var started: Nanoseconds

@@ -1,4 +1,4 @@
-/// SPEC §6: "Apps that download small amounts of content quickly, and
+/// rules §6: "Apps that download small amounts of content quickly, and
 /// accurately reflect when they had content available to download, are more
 /// likely to receive execution time in the future than apps that take a long
 /// time to download their content or that claim that content was available

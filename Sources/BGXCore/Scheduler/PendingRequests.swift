@@ -1,4 +1,4 @@
-/// The scheduler's pending BGTaskScheduler requests (SPEC §5, §6): judged
+/// The scheduler's pending BGTaskScheduler requests (rules §5, §6): judged
 /// and traced in the order they were first submitted (a replacement keeps
 /// its place), and found by app without a pass over every request — with
 /// thousands of apps, every user action asks for one app's requests.

@@ -1,4 +1,4 @@
-/// SPEC §6: a scheduling policy's rationale as a value — the numbers it was
+/// rules §6: a scheduling policy's rationale as a value — the numbers it was
 /// decided on — put into words only when someone reads it (a trace line,
 /// `explain`, the history). Deciding never formats text: a simulated week
 /// makes hundreds of decisions and building their words was a quarter of it.
@@ -9,7 +9,7 @@ enum Rationale: Sendable, Equatable {
     case earliestReached(Nanoseconds)
     // BackgroundAppRefreshPolicy
     case backgroundAppRefreshOn
-    // FirstUnlockPolicy, ForceQuitPolicy (the launch policy's words, SPEC §11)
+    // FirstUnlockPolicy, ForceQuitPolicy (the launch policy's words, rules §11)
     case launchRefused(LaunchRefusal)
     case unlockedSinceBoot, notForceQuit
     // LowPowerModePolicy

@@ -1,6 +1,6 @@
 import HeapModule
 
-/// SPEC §5, §6's controller: what dasd knows — the apps' task requests and
+/// rules §5, §6's controller: what dasd knows — the apps' task requests and
 /// their history, the usage predictor, background fetch, the per-app
 /// budgets — and when it will look again (its wakes and dirty sets). It
 /// survives every process: none of it is the process table's.
@@ -147,7 +147,7 @@ struct SchedulerAppState: Sendable {
     var usageCounts: [UInt8] = []
     var usageObserved: Int64 = 0
 
-    // MARK: Background fetch (SPEC §6)
+    // MARK: Background fetch (rules §6)
     var fetchInFlight: FetchInFlight?
     /// `setMinimumBackgroundFetchInterval`; nil is "never" (the default).
     var fetchInterval: Nanoseconds?
@@ -172,7 +172,7 @@ struct SchedulerAppState: Sendable {
     init(usageDays: Int) { usage = UsageHistory(days: usageDays) }
 
     /// The app left the background: the stretch awake there is spent energy
-    /// (every second counts, SPEC §12, busy or waiting).
+    /// (every second counts, rules §12, busy or waiting).
     @inline(__always) mutating func stopEnergyClock(now: Nanoseconds, wallClockOffset: Nanoseconds) {
         guard let started = energyStartedAt else { return }
         energyStartedAt = nil

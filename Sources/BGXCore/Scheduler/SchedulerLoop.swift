@@ -1,6 +1,6 @@
 import HeapModule
 
-/// SPEC §6: when the scheduler decides. Event-driven: any change that can
+/// rules §6: when the scheduler decides. Event-driven: any change that can
 /// matter (a submission, a device change, a user action, a task ending)
 /// marks the scheduler dirty and it judges every candidate at that moment;
 /// where only time will change an answer (an earliest date, a predicted use,
@@ -58,7 +58,7 @@ extension Engine {
             let (app, identifier) = (scheduler.pendingTasks.app(s), scheduler.pendingTasks.identifier(s))
             // One run at a time per identifier: a request resubmitted from its
             // own launch handler waits for that run to end — else it would
-            // start again at the same instant, forever (SPEC §5: to repeat,
+            // start again at the same instant, forever (rules §5: to repeat,
             // resubmit in the handler).
             if apps[Int(app.index)].runningTasks.contains(where: { $0.identifier == identifier }) { continue }
             let candidate = scheduler.pendingTasks.candidate(s)
@@ -136,7 +136,7 @@ extension Engine {
         if let (event, time) = scheduler.nextWakeEvent() { queue.push(event, at: time) }
     }
 
-    /// The policies said run; the launch policy (SPEC §11) has the last word
+    /// The policies said run; the launch policy (rules §11) has the last word
     /// on launching or waking the app. A refusal waits for a change (a
     /// device change or user action marks the scheduler dirty).
     @inline(__always) func refuseIfLaunchPolicySaysNo(_ j: inout Judgement, _ app: AppID, cause: LaunchCause, taskIdentifier: TextID? = nil) {

@@ -1,5 +1,5 @@
-/// The numbers behind the scheduler's judgement (SPEC §5, §6). Every one can
-/// be changed in a profile; each carries its SPEC source tag.
+/// The numbers behind the scheduler's judgement (rules §5, §6). Every one can
+/// be changed in a profile; each carries its source tag (docs/rules.md).
 public struct SchedulerSettings: Sendable, Equatable {
     /// `BGAppRefreshTask`: up to 30 s per launch [S].
     public var appRefreshBudget: Nanoseconds = Time.seconds(30)
@@ -11,7 +11,7 @@ public struct SchedulerSettings: Sendable, Equatable {
     public var maxPendingAppRefresh = 1
     public var maxPendingProcessing = 10
 
-    /// dasd's policy weights, as seen in device logs [O] (SPEC §6). Each
+    /// dasd's policy weights, as seen in device logs [O] (rules §6). Each
     /// number's source is beside it; the logs are kept with their sources in
     /// Calibration/dasd (DasdCalibrationTests holds bgx to them).
     public var weights: [SchedulingPolicy: Double] = [
@@ -113,7 +113,7 @@ public struct SchedulerSettings: Sendable, Equatable {
 
     /// Legacy background fetch: the completion handler must be called within 30 s [S][D].
     public var fetchTimeout: Nanoseconds = Time.seconds(30)
-    /// Fetch reputation (SPEC §6 [D][S]: fast, honest fetchers get more time;
+    /// Fetch reputation (rules §6 [D][S]: fast, honest fetchers get more time;
     /// slow ones and ones claiming data they did not fetch get less). The
     /// spacing between an app's fetches is divided by its reputation; the
     /// numbers are bgx's choice — Apple documents the direction, not the size.

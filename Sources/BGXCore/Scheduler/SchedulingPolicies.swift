@@ -1,4 +1,4 @@
-/// SPEC §6: the scheduler's judgement, shaped like dasd's. Each policy looks
+/// rules §6: the scheduler's judgement, shaped like dasd's. Each policy looks
 /// at one condition and answers Must Not Proceed, Can Proceed with a score
 /// 0–1, or Absolutely Must Proceed, with a rationale — and, where time alone
 /// will change its answer, when. The final score is Σ weight·score / Σ weight.
@@ -133,7 +133,7 @@ struct Candidate: Sendable {
     var submittedAt: Nanoseconds
     var requiresNetwork: Bool
     var requiresPower: Bool
-    /// What a launch for this candidate is recorded as (SPEC §11).
+    /// What a launch for this candidate is recorded as (rules §11).
     var launchCause: LaunchCause { kind == .fetch ? .fetch : .bgTask }
 }
 
@@ -182,13 +182,13 @@ extension Engine {
             if now < c.earliest { return out(.mustNotProceed, .earliestNotReached(c.earliest), next: c.earliest) }
             return out(.canProceed(1), .earliestReached(c.earliest))
         case .backgroundAppRefresh:
-            // SPEC §11's rule 5, asked of the launch policy (LaunchPolicy.swift).
+            // rules §11's rule 5, asked of the launch policy (LaunchPolicy.swift).
             if let refusal = launchRule(.backgroundAppRefresh, c.app, cause: c.launchCause) {
                 return out(.mustNotProceed, .launchRefused(refusal))
             }
             return out(.canProceed(1), .backgroundAppRefreshOn)
         case .firstUnlock:
-            // SPEC §11, asked of the launch policy (LaunchPolicy.swift).
+            // rules §11, asked of the launch policy (LaunchPolicy.swift).
             if let refusal = launchRule(.firstUnlock, c.app, cause: c.launchCause) {
                 return out(.mustNotProceed, .launchRefused(refusal))
             }
@@ -395,7 +395,7 @@ extension Engine {
         case absolutelyMust
         case ran(SchedulingPolicy?)
         case waits(SchedulingPolicy?)
-        /// The policies said run; the launch policy (SPEC §11) said no.
+        /// The policies said run; the launch policy (rules §11) said no.
         case launchRefused(LaunchRefusal)
 
         /// The policy whose rationale explains the decision, if one does.

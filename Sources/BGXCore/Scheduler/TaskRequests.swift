@@ -1,11 +1,11 @@
-/// SPEC §5: what an app may ask BGTaskScheduler for.
+/// rules §5: what an app may ask BGTaskScheduler for.
 
 public enum BGTaskKind: UInt8, Sendable, CaseIterable, CustomStringConvertible {
     /// `BGAppRefreshTaskRequest`: up to ~30 s, shortly before predicted use.
     case appRefresh
     /// `BGProcessingTaskRequest`: minutes, only while the device is idle.
     case processing
-    /// `BGContinuedProcessingTaskRequest` (iOS 26, SPEC §13): started from the
+    /// `BGContinuedProcessingTaskRequest` (iOS 26, rules §13): started from the
     /// foreground, runs on in the background until completed.
     case continuedProcessing
     public var description: String {
@@ -15,7 +15,7 @@ public enum BGTaskKind: UInt8, Sendable, CaseIterable, CustomStringConvertible {
         case .continuedProcessing: "continuedProcessing"
         }
     }
-    /// The background mode the request needs (SPEC §3); continued processing needs none.
+    /// The background mode the request needs (rules §3); continued processing needs none.
     public var requiredMode: BackgroundMode? {
         switch self {
         case .appRefresh: .fetch

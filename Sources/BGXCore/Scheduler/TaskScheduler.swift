@@ -1,4 +1,4 @@
-/// SPEC §5: BGTaskScheduler — registration, submission, the tasks' run and
+/// rules §5: BGTaskScheduler — registration, submission, the tasks' run and
 /// expiry, and the debug controls. The decision of *when* is the
 /// scheduler's (SchedulerLoop.swift).
 extension Engine {
@@ -125,7 +125,7 @@ extension Engine {
 
     /// Hands tasks to an app: launches it into the background, resumes it,
     /// or delivers to it where it runs. All tasks of one launch share one
-    /// budget (SPEC §5).
+    /// budget (rules §5).
     mutating func start(_ tasks: [PendingTask], for app: AppID, simulated: Bool = false, reason: TextID? = nil) {
         let i = Int(app.index)
         guard !tasks.isEmpty else { return }
@@ -223,7 +223,7 @@ extension Engine {
 
     mutating func finishTaskWindowIfDone(_ app: AppID) {
         let i = Int(app.index)
-        // A continued-processing task has no window (SPEC §13: no fixed time limit).
+        // A continued-processing task has no window (rules §13: no fixed time limit).
         guard !apps[i].runningTasks.contains(where: { $0.kind != .continuedProcessing }) else { return }
         apps[i].taskDeadline = nil
         apps[i].taskWindowNumber &+= 1
@@ -276,7 +276,7 @@ extension Engine {
                   detail: "setTaskCompleted(success:) was not called for \(names) before its time ran out")
     }
 
-    /// A processing task is expired when the person starts using the device (SPEC §5).
+    /// A processing task is expired when the person starts using the device (rules §5).
     mutating func expireProcessingTasksForDeviceUse() {
         // A pass over every app at every unlock, unless no processing task has ever run.
         guard scheduler.processingTaskHasRun else { return }
@@ -299,7 +299,7 @@ extension Engine {
 
     /// Launches, resumes or leaves running an app the scheduler hands work
     /// to (a task or a fetch), and charges the launch to its budgets. The
-    /// scheduler has asked the launch policy (`launchVerdict`, SPEC §11)
+    /// scheduler has asked the launch policy (`launchVerdict`, rules §11)
     /// before it gets here; only the debugger's simulated launch does not.
     /// Returns false when the launch was killed at once (see `wakeIntoBackground`).
     mutating func wakeForBackgroundWork(_ app: AppID, cause: LaunchCause) -> Bool {
@@ -308,7 +308,7 @@ extension Engine {
         return true
     }
 
-    // MARK: Debug controls (SPEC §5: first-class test API)
+    // MARK: Debug controls (rules §5: first-class test API)
 
     /// `_simulateLaunchForTaskWithIdentifier`: starts a pending task now,
     /// whatever the scheduler would say.

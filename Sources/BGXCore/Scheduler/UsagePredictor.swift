@@ -1,4 +1,4 @@
-/// SPEC §6 / issue "the scheduler": learns when the person uses an app, by
+/// rules §6 / issue "the scheduler": learns when the person uses an app, by
 /// quarter-hour of the day over the past days, from the launches it sees —
 /// so refresh lands shortly before predicted use, and rarely used apps run
 /// rarely.

@@ -1,9 +1,9 @@
-/// SPEC §4 external accessories and Bluetooth: with the mode, the session
+/// rules §4 external accessories and Bluetooth: with the mode, the session
 /// stays open in the background and new data wakes a suspended app, which
 /// has ~10 s to handle it (a background task extends that). Without it, the
 /// accessory disconnects when the app leaves the front and its data is not
 /// delivered. Core Bluetooth state restoration relaunches a terminated app
-/// for its kept connection's events (SPEC §11, QA1962) — not after a user
+/// for its kept connection's events (rules §11, QA1962) — not after a user
 /// force-quit; an External Accessory never launches an app.
 extension Engine {
     /// `EASession(accessory:forProtocol:)` / `CBCentralManager.connect`. With

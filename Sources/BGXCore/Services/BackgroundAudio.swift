@@ -1,4 +1,4 @@
-/// SPEC §4 audio: while the app plays or records audibly in the background it
+/// rules §4 audio: while the app plays or records audibly in the background it
 /// is not suspended; when playback stops it is suspended like any background
 /// app. Without the `audio` mode, audio stops when the app leaves the front.
 /// The app in front has audio priority: its audio interrupts a background

@@ -1,8 +1,8 @@
-/// SPEC §4 location. Standard updates keep a `location`-mode app with
+/// rules §4 location. Standard updates keep a `location`-mode app with
 /// `allowsBackgroundLocationUpdates` running in the background; foreground-only
 /// updates stop while the app is suspended. Significant changes (≥ 500 m, at
 /// most once per 5 min) and region enter/exit events wake a suspended app and
-/// relaunch a terminated one (SPEC §11) — even after a user force-quit where
+/// relaunch a terminated one (rules §11) — even after a user force-quit where
 /// the profile says so. The device's movement is one dimension: see
 /// `SensorState`.
 extension Engine {

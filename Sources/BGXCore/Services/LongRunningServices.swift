@@ -1,4 +1,4 @@
-/// SPEC §4: what an app holds of the long-running services — audio,
+/// rules §4: what an app holds of the long-running services — audio,
 /// location, accessory and Bluetooth sessions — and the short run the system
 /// grants it when one of them has news for it.
 
@@ -72,7 +72,7 @@ enum SessionState: Sendable, Equatable {
     case disconnected
 }
 
-/// Everything SPEC §4 keeps per app (`LongRunningServicesController`).
+/// Everything rules §4 keeps per app (`LongRunningServicesController`).
 struct AppServices: Sendable {
     var audio: AudioPlayback?
     var audioNumber: UInt32 = 0

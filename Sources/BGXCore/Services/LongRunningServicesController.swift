@@ -1,4 +1,4 @@
-/// SPEC §4's controller for the long-running services: audio, location,
+/// rules §4's controller for the long-running services: audio, location,
 /// accessory and Bluetooth sessions, and VoIP, each app's state in one
 /// record. One controller rather than one per family, because the families
 /// share what they decide by: the one short run an event buys a suspended or
@@ -38,7 +38,7 @@ struct LongRunningServicesController: Sendable {
     }
 
     /// Audible audio, or an accessory or Bluetooth session held open in the
-    /// background with its mode: jetsam's audio-and-accessory band (SPEC §10).
+    /// background with its mode: jetsam's audio-and-accessory band (rules §10).
     func holdsAudioOrAccessory(_ i: Int, running: Bool, inForeground: Bool,
                                hasMode: (AccessoryTransport) -> Bool) -> Bool {
         guard running else { return false }
@@ -49,7 +49,7 @@ struct LongRunningServicesController: Sendable {
 }
 
 extension LongRunningServicesController {
-    /// Why an app in the background may not start audio now, or nil (SPEC §4):
+    /// Why an app in the background may not start audio now, or nil (rules §4):
     /// it needs the `audio` mode and a category that plays in the background,
     /// and — unless its audio mixes — the app in front (`front`, another app)
     /// must not be playing audio that does not mix.

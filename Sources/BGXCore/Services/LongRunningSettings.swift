@@ -1,5 +1,5 @@
-/// SPEC §4's numbers and switches for audio, location, accessories and
-/// Bluetooth. Source tags are SPEC's.
+/// rules §4's numbers and switches for audio, location, accessories and
+/// Bluetooth. Source tags are docs/rules.md's.
 public struct LongRunningSettings: Sendable, Equatable {
     /// Significant-change fixes need this many metres of movement: 500 m [D].
     public var significantChangeDistance: Int64 = 500

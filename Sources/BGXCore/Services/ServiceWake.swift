@@ -1,4 +1,4 @@
-/// SPEC §4, §11: what keeps a service app running, the short run an event
+/// rules §4, §11: what keeps a service app running, the short run an event
 /// buys a suspended or terminated app, and what happens to the services when
 /// the app leaves the front, returns, or ends.
 extension Engine {
@@ -12,7 +12,7 @@ extension Engine {
     }
 
     /// Audible audio, or an accessory or Bluetooth session held in the
-    /// background, puts the app in jetsam's audio-and-accessory band (SPEC §10).
+    /// background, puts the app in jetsam's audio-and-accessory band (rules §10).
     mutating func noteAudioOrAccessoryAssertion(_ app: AppID) {
         let i = Int(app.index)
         // A session is an assertion only with its mode: without it the app is not served in the background.
@@ -22,7 +22,7 @@ extension Engine {
     }
 
     /// Why a service event may not wake or relaunch the app now, or nil: the
-    /// launch policy's answer (SPEC §11) for a suspended or terminated app; an
+    /// launch policy's answer (rules §11) for a suspended or terminated app; an
     /// app that runs needs no launch.
     func serviceWakeRefusal(_ app: AppID, cause: LaunchCause) -> String? {
         let state = apps[Int(app.index)].state
@@ -51,7 +51,7 @@ extension Engine {
         suspendIfThreadFree(app)
     }
 
-    /// Without its mode, a service stops when the app leaves the front (SPEC §4).
+    /// Without its mode, a service stops when the app leaves the front (rules §4).
     mutating func servicesEnteredBackground(_ app: AppID) {
         let i = Int(app.index)
         if let audio = services.apps[i].audio {

@@ -1,4 +1,4 @@
-/// SPEC §4: VoIP. PushKit VoIP pushes launch or wake the app (cause
+/// rules §4: VoIP. PushKit VoIP pushes launch or wake the app (cause
 /// `voipPush`); on iOS 13+ it must report a call to CallKit before the
 /// handler returns or it is terminated (0xbaadca11), and after repeated
 /// failures its VoIP pushes are no longer delivered. The legacy VoIP socket
@@ -136,7 +136,7 @@ extension Engine {
     // MARK: Boot
 
     /// VoIP apps are relaunched at boot — once the first unlock allows it
-    /// when there is a passcode (SPEC §4, §11).
+    /// when there is a passcode (rules §4, §11).
     mutating func relaunchVoIPAppsAtBoot() {
         guard profile.push.relaunchVoIPAppsAtBoot else { return }
         for i in apps.indices where apps[i].manifest.backgroundModes.contains(.voip) && apps[i].state == .notRunning {

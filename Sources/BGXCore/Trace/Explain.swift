@@ -2,7 +2,7 @@
 /// when it will. First a verdict in plain words — what the task waits for,
 /// since when, what would change it, when it is predicted to start — then
 /// each policy's view and how their weighted scores add up to the decision,
-/// the way `dumpsys jobscheduler` prints each controller's (SPEC §6: "why
+/// the way `dumpsys jobscheduler` prints each controller's (rules §6: "why
 /// hasn't my task run?" has an answer).
 public struct TaskExplanation: Sendable {
     public enum Status: Sendable, Equatable {

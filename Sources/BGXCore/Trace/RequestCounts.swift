@@ -67,7 +67,7 @@ public struct TaskRequestCounts: Sendable, Equatable {
     }
 }
 
-/// An app's pushes in numbers (SPEC §7): delivered, held for later, dropped — by reason.
+/// An app's pushes in numbers (rules §7): delivered, held for later, dropped — by reason.
 public struct PushCounts: Sendable, Equatable {
     public struct Reason: Sendable, Equatable {
         public var reason: String

@@ -1,4 +1,4 @@
-/// The per-app summary (issue 8 of the foundation; SPEC §12's three concerns
+/// The per-app summary (issue 8 of the foundation; rules §12's three concerns
 /// in their simplest form): time in each state, launches by cause,
 /// terminations by reason, background seconds — and "why not yet": what
 /// became of the app's BGTaskScheduler requests (submitted, started, held back
@@ -18,7 +18,7 @@ public struct AppSummary: Sendable, Equatable {
     public var fetches: Int
     /// Launches of a fresh process (any cause).
     public var coldLaunches: Int { launches.values.reduce(0, +) }
-    /// Returns to the front of a process still there (SPEC §10: after a
+    /// Returns to the front of a process still there (rules §10: after a
     /// purge the next return is a cold launch instead).
     public var warmLaunches: Int
     /// From the trace (`RequestLedger`): the engine alone does not keep it.

@@ -51,7 +51,7 @@ public struct TraceEvent: Sendable, Equatable {
         /// A callback run on the app's background serial queue (a launch
         /// handler registered with `using: nil`, an expiring activity's block).
         case callbackOnQueue(Callback)
-        /// SPEC §13: `performExpiringActivity` took its assertion; its block runs.
+        /// rules §13: `performExpiringActivity` took its assertion; its block runs.
         case activityBegin(id: Int, name: TextID)
         /// The time runs out: the block is called again with `expired == true`.
         case activityExpire(id: Int, name: TextID, reason: TextID)
@@ -67,7 +67,7 @@ public struct TraceEvent: Sendable, Equatable {
         /// `beginBackgroundTask` answered `.invalid`.
         case bgtaskInvalid(name: TextID, reason: TextID)
         case terminate(reason: TerminationReason, detail: TextID)
-        /// What iOS writes to the console on API misuse or risk (SPEC §2).
+        /// What iOS writes to the console on API misuse or risk (rules §2).
         case log(TextID)
         case device(property: TextID, value: TextID)
         case notificationSchedule(id: NotificationID, fireIn: Nanoseconds, replaced: Bool)
@@ -87,39 +87,39 @@ public struct TraceEvent: Sendable, Equatable {
         case taskStart(identifier: TextID, reason: TextID)
         case taskExpire(identifier: TextID)
         /// A `task.expire` line with its reason: a continued-processing task
-        /// the person cancelled or resource pressure ended (SPEC §13).
+        /// the person cancelled or resource pressure ended (rules §13).
         case taskExpireWithReason(identifier: TextID, reason: TextID)
-        /// A continued-processing task's progress (SPEC §13).
+        /// A continued-processing task's progress (rules §13).
         case taskProgress(identifier: TextID, completed: Int64, total: Int64)
         case taskComplete(identifier: TextID, success: Bool)
         case fetchDefer(reason: TextID)
         case fetchStart
         case fetchComplete(result: BackgroundFetchResult)
-        /// A push reached the app (`toApp`) or, shown as an alert, the user (SPEC §7).
+        /// A push reached the app (`toApp`) or, shown as an alert, the user (rules §7).
         case pushDeliver(type: PushType, priority: UInt8, toApp: Bool)
         /// A push was not delivered: dropped, or `held` (only the newest) for later.
         case pushDrop(type: PushType, priority: UInt8, reason: TextID, held: Bool)
         /// A silent push's completion handler was called.
         case pushComplete(result: BackgroundFetchResult)
-        /// The app reported an incoming call to CallKit (SPEC §4).
+        /// The app reported an incoming call to CallKit (rules §4).
         case callReport
-        /// The system woke a VoIP app for its socket or keep-alive handler (SPEC §4).
+        /// The system woke a VoIP app for its socket or keep-alive handler (rules §4).
         case voipWake(trigger: VoIPTrigger)
         case voipDrop(trigger: VoIPTrigger, reason: TextID)
-        /// SPEC §10: low memory; the app will hear `didReceiveMemoryWarning`.
+        /// rules §10: low memory; the app will hear `didReceiveMemoryWarning`.
         case memoryWarning(footprint: Int64, free: Int64)
-        /// SPEC §10: a jetsam kill — a `terminate` line with reason
+        /// rules §10: a jetsam kill — a `terminate` line with reason
         /// `memoryPressure` and the band and footprint it was killed with.
         case memoryKill(JetsamKill)
-        /// SPEC §10: the app-switcher snapshot, taken when `didEnterBackground` returns.
+        /// rules §10: the app-switcher snapshot, taken when `didEnterBackground` returns.
         case snapshot(sensitiveContentVisible: Bool)
-        /// SPEC §10: a listening socket, Bonjour service or connection the system closed.
+        /// rules §10: a listening socket, Bonjour service or connection the system closed.
         case socketClose(name: TextID, kind: SocketKind, reason: TextID)
         /// The app saved the person's unsaved changes (`saveChanges`).
         case changesSave
         /// The process ended with unsaved changes: the person's work is lost.
         case changesLost(reason: TerminationReason)
-        // SPEC §4: the long-running services.
+        // rules §4: the long-running services.
         case audioStart(category: AudioCategory, duration: Nanoseconds?)
         case audioStop(reason: TextID)
         case audioRefuse(reason: TextID)
@@ -133,7 +133,7 @@ public struct TraceEvent: Sendable, Equatable {
         case accessoryDisconnect(transport: AccessoryTransport, reason: TextID)
         case accessoryDeliver(transport: AccessoryTransport)
         case accessoryDrop(transport: AccessoryTransport, reason: TextID)
-        /// SPEC §8: the app handed a transfer to the daemon.
+        /// rules §8: the app handed a transfer to the daemon.
         case transferCreate(session: TextID, task: Int32, kind: TransferKind, bytes: Int64)
         /// The transfer moves (again), with the bytes it still has to move.
         case transferStart(session: TextID, task: Int32, bytesLeft: Int64)
@@ -146,7 +146,7 @@ public struct TraceEvent: Sendable, Equatable {
         case transferCancel(session: TextID, reason: TextID)
         /// A session's results wait for the app (rate limiter, force-quit, session not recreated …).
         case transferHold(session: TextID, reason: TextID)
-        /// SPEC §13: a file written or read with its protection class; `ok`
+        /// rules §13: a file written or read with its protection class; `ok`
         /// false when the class key was not available (the device locked).
         case fileWrite(path: TextID, protection: FileProtection, ok: Bool, reason: TextID)
         case fileRead(path: TextID, protection: FileProtection?, ok: Bool, reason: TextID)

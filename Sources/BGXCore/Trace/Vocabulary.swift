@@ -1,6 +1,6 @@
 /// The words the system and its trace speak (DESIGN.md, "Trace").
 
-/// SPEC §1: the five process states.
+/// rules §1: the five process states.
 public enum ProcessState: UInt8, Sendable, CaseIterable, CustomStringConvertible {
     case notRunning, inactive, active, background, suspended
 
@@ -48,7 +48,7 @@ public enum LaunchCause: UInt8, Sendable, CaseIterable, CustomStringConvertible 
         }
     }
     /// A user launch brings the app to the front; every other cause launches it
-    /// straight into the background (SPEC §1), except a tapped notification.
+    /// straight into the background (rules §1), except a tapped notification.
     public var launchesIntoForeground: Bool { self == .user || self == .notification }
 }
 
@@ -57,7 +57,7 @@ public enum TerminationReason: UInt8, Sendable, CaseIterable, CustomStringConver
     case userForceQuit, memoryPressure, watchdog, backgroundTaskTimeout, taskNotCompleted,
          cpuLimit, voipCallNotReported, gpuInBackground, lockHeldWhileSuspended,
          exitsOnSuspend, registrationAfterLaunch, completionHandlerTimeout, exit,
-         /// Home pressed on a device without multitasking (SPEC §1).
+         /// Home pressed on a device without multitasking (rules §1).
          multitaskingUnsupported,
          /// `register(forTaskWithIdentifier:…)` twice for one identifier (NSInternalInconsistencyException).
          launchHandlerRegisteredTwice,
@@ -66,7 +66,7 @@ public enum TerminationReason: UInt8, Sendable, CaseIterable, CustomStringConver
          /// The device restarted.
          reboot,
          /// A notification trigger iOS raises NSInternalInconsistencyException
-         /// for (a repeat under 60 s, an interval of 0) (SPEC §9).
+         /// for (a repeat under 60 s, an interval of 0) (rules §9).
          invalidNotificationTrigger
 
     public var description: String {
@@ -96,16 +96,16 @@ public enum TerminationReason: UInt8, Sendable, CaseIterable, CustomStringConver
     public var code: String? {
         switch self {
         case .watchdog: "0x8badf00d"                 // [D]
-        case .backgroundTaskTimeout: "0x2182bad2"    // SPEC §2
-        case .completionHandlerTimeout: "0x2182bad4" // SPEC §6
-        case .voipCallNotReported: "0xbaadca11"      // SPEC §4
-        case .lockHeldWhileSuspended: "0xdead10cc"   // SPEC §10
+        case .backgroundTaskTimeout: "0x2182bad2"    // rules §2
+        case .completionHandlerTimeout: "0x2182bad4" // rules §6
+        case .voipCallNotReported: "0xbaadca11"      // rules §4
+        case .lockHeldWhileSuspended: "0xdead10cc"   // rules §10
         default: nil
         }
     }
 }
 
-/// The delegate callbacks the system delivers (SPEC §1, §2).
+/// The delegate callbacks the system delivers (rules §1, §2).
 public enum Callback: Sendable, Equatable, CustomStringConvertible {
     case didFinishLaunching(LaunchCause)
     case didBecomeActive
@@ -113,37 +113,37 @@ public enum Callback: Sendable, Equatable, CustomStringConvertible {
     case didEnterBackground
     case willEnterForeground
     case willTerminate
-    /// A `beginBackgroundTask` expiration handler (SPEC §2).
+    /// A `beginBackgroundTask` expiration handler (rules §2).
     case backgroundTaskExpired(Int)
-    /// A local notification delivered to the app in front (SPEC §9):
+    /// A local notification delivered to the app in front (rules §9):
     /// `userNotificationCenter(_:willPresent:…)`.
     case localNotification(NotificationID)
-    /// The user opened a notification (SPEC §9):
+    /// The user opened a notification (rules §9):
     /// `userNotificationCenter(_:didReceive:…)`.
     case notificationResponse(NotificationID)
-    /// A BGTaskScheduler launch handler for this identifier (SPEC §5).
+    /// A BGTaskScheduler launch handler for this identifier (rules §5).
     case bgTask(TextID)
-    /// A BGTask's expiration handler (SPEC §5).
+    /// A BGTask's expiration handler (rules §5).
     case bgTaskExpired(TextID)
-    /// `application(_:performFetchWithCompletionHandler:)` (SPEC §6).
+    /// `application(_:performFetchWithCompletionHandler:)` (rules §6).
     case performFetch
-    /// `applicationDidReceiveMemoryWarning` (SPEC §10).
+    /// `applicationDidReceiveMemoryWarning` (rules §10).
     case didReceiveMemoryWarning
     /// Sockets the system closed while the app was suspended; it hears of
-    /// them when it runs again (SPEC §10).
+    /// them when it runs again (rules §10).
     case socketsClosed
-    /// SPEC §4: `locationManager(_:didUpdateLocations:)` — a standard or significant-change fix.
+    /// rules §4: `locationManager(_:didUpdateLocations:)` — a standard or significant-change fix.
     case didUpdateLocations(LocationService)
-    /// SPEC §4: `locationManager(_:didEnterRegion:)` / `didExitRegion:` for a monitored region.
+    /// rules §4: `locationManager(_:didEnterRegion:)` / `didExitRegion:` for a monitored region.
     case didEnterRegion(TextID)
     case didExitRegion(TextID)
-    /// SPEC §4: an accessory's session or a Bluetooth peripheral has data for the app.
+    /// rules §4: an accessory's session or a Bluetooth peripheral has data for the app.
     case accessoryData(AccessoryTransport)
-    /// SPEC §4: the accessory disconnected (`EAAccessoryDidDisconnect`, `didDisconnectPeripheral`).
+    /// rules §4: the accessory disconnected (`EAAccessoryDidDisconnect`, `didDisconnectPeripheral`).
     case accessoryDidDisconnect(AccessoryTransport)
-    /// SPEC §4: `AVAudioSession.interruptionNotification`, type began.
+    /// rules §4: `AVAudioSession.interruptionNotification`, type began.
     case audioInterruptionBegan
-    /// `application(_:handleEventsForBackgroundURLSession:completionHandler:)` (SPEC §8).
+    /// `application(_:handleEventsForBackgroundURLSession:completionHandler:)` (rules §8).
     case handleEventsForBackgroundURLSession(TextID)
     /// The session delegate's `urlSession(_:task:didCompleteWithError:)` (after
     /// `urlSession(_:downloadTask:didFinishDownloadingTo:)` for a finished download).
@@ -152,16 +152,16 @@ public enum Callback: Sendable, Equatable, CustomStringConvertible {
     case urlSessionDidFinishEvents(TextID)
     /// `application(_:didReceiveRemoteNotification:fetchCompletionHandler:)`:
     /// push number N of the app, a background push or an alert push to the
-    /// app in front (SPEC §7).
+    /// app in front (rules §7).
     case remoteNotification(UInt32, PushType)
-    /// PushKit's `pushRegistry(_:didReceiveIncomingPushWith:for:completion:)` (SPEC §4).
+    /// PushKit's `pushRegistry(_:didReceiveIncomingPushWith:for:completion:)` (rules §4).
     case voipPush(UInt32)
-    /// Data arrived on the app's VoIP socket while it was in the background (SPEC §4).
+    /// Data arrived on the app's VoIP socket while it was in the background (rules §4).
     case voipSocket
-    /// The handler installed with `setKeepAliveTimeout(_:handler:)` (SPEC §4).
+    /// The handler installed with `setKeepAliveTimeout(_:handler:)` (rules §4).
     case keepAlive
     /// `performExpiringActivity`'s block: `expired == false` on the background
-    /// queue, then `true` when the time runs out (SPEC §13).
+    /// queue, then `true` when the time runs out (rules §13).
     case expiringActivity(Int, expired: Bool)
 
     public var name: String {
@@ -206,7 +206,7 @@ public struct NotificationID: Hashable, Sendable {
     public let index: Int32
 }
 
-/// SPEC §3: `UIBackgroundModes` values.
+/// rules §3: `UIBackgroundModes` values.
 public enum BackgroundMode: String, Sendable, CaseIterable, Hashable {
     case audio, location, voip
     case newsstandContent = "newsstand-content"
@@ -218,7 +218,7 @@ public enum BackgroundMode: String, Sendable, CaseIterable, Hashable {
     case processing
 }
 
-/// The Info.plist keys the system reads (SPEC §3).
+/// The Info.plist keys the system reads (rules §3).
 public struct AppManifest: Sendable, Equatable {
     public var bundleIdentifier: String
     /// `UIBackgroundModes`.
@@ -227,14 +227,14 @@ public struct AppManifest: Sendable, Equatable {
     public var permittedTaskIdentifiers: [String]
     /// `UIApplicationExitsOnSuspend`.
     public var exitsOnSuspend: Bool
-    /// Resident memory footprint in bytes (used by the memory model, SPEC §10).
+    /// Resident memory footprint in bytes (used by the memory model, rules §10).
     public var memory: Int64
     /// The app's own Background App Refresh switch in Settings.
     public var backgroundAppRefresh: Bool = true
     /// For an app extension: its containing app's bundle identifier. Its
-    /// BGTaskScheduler requests are the containing app's and launch it (SPEC §5).
+    /// BGTaskScheduler requests are the containing app's and launch it (rules §5).
     public var extensionOf: String?
-    /// Sound files in the bundle a notification may name (SPEC §9).
+    /// Sound files in the bundle a notification may name (rules §9).
     public var sounds: [BundleSound] = []
 
     public init(bundleIdentifier: String, backgroundModes: Set<BackgroundMode> = [],
@@ -248,7 +248,7 @@ public struct AppManifest: Sendable, Equatable {
     }
 }
 
-/// SPEC §7: an APNs push's `apns-push-type`.
+/// rules §7: an APNs push's `apns-push-type`.
 public enum PushType: UInt8, Sendable, CaseIterable, CustomStringConvertible, Encodable {
     case background, alert, voip
     public var description: String {
@@ -270,7 +270,7 @@ public struct Push: Sendable, Equatable, Encodable {
     }
 }
 
-/// SPEC §4: what wakes a legacy VoIP app without a push.
+/// rules §4: what wakes a legacy VoIP app without a push.
 public enum VoIPTrigger: UInt8, Sendable, CustomStringConvertible {
     /// Incoming traffic on the VoIP socket the system watches.
     case socket

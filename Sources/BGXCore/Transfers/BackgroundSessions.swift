@@ -1,4 +1,4 @@
-/// SPEC §8: background sessions — how the transfer daemon's results reach the
+/// rules §8: background sessions — how the transfer daemon's results reach the
 /// app. A session is known to the system by (app, identifier) and outlives
 /// the process; the app's session *object* lives in one process lifetime
 /// (`attachedEpoch`). Results go to the delegate only through that object:
@@ -15,7 +15,7 @@
 ///   relaunches; the cancellations are delivered when the app next creates the
 ///   session. A system kill (memory, watchdog) cancels nothing.
 ///
-/// Newsstand downloads (`newsstand-content`, SPEC §4) use the same daemon; the
+/// Newsstand downloads (`newsstand-content`, rules §4) use the same daemon; the
 /// system hands each one's result to the app as it finishes, waking it with
 /// cause `newsstand` — no session to recreate, no rate limiter.
 struct TransferSession: Sendable {
@@ -259,7 +259,7 @@ extension Engine {
     }
 
     /// Why the system may not wake the app for a session's events now: the
-    /// session's own setting, then the launch policy (SPEC §11) for cause
+    /// session's own setting, then the launch policy (rules §11) for cause
     /// `transfer` or `newsstand`. A running app needs no launch.
     func transferLaunchBlock(_ s: Int) -> String? {
         let session = transfers.sessions[s]
@@ -354,7 +354,7 @@ extension Engine {
         }
     }
 
-    // MARK: Newsstand (SPEC §4)
+    // MARK: Newsstand (rules §4)
 
     /// A Newsstand download ended: its result goes to the app at once, waking it.
     mutating func newsstandFinished(_ s: Int) {
@@ -380,7 +380,7 @@ extension Engine {
         for s in transfers.sessions.indices where transfers.sessions[s].app == app { handOverResults(s) }
     }
 
-    /// A swipe in the app switcher cancels the app's unfinished transfers (SPEC §8).
+    /// A swipe in the app switcher cancels the app's unfinished transfers (rules §8).
     mutating func cancelTransfersForForceQuit(_ app: AppID) {
         guard transfers.tasks.contains(where: { $0.app == app && $0.phase != .finished }) else { return }
         settleTransfers()

@@ -1,4 +1,4 @@
-/// SPEC §8's controller: the transfer daemon's sessions and transfers —
+/// rules §8's controller: the transfer daemon's sessions and transfers —
 /// device-wide, as nsurlsessiond keeps them, since every running transfer
 /// shares one bandwidth — and, per app, the wake for a session's events and
 /// the relaunch rate limiter. It settles progress, says why a transfer

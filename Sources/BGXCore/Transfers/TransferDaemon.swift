@@ -1,4 +1,4 @@
-/// SPEC §8: the system's transfer daemon (nsurlsessiond). Transfers belong to
+/// rules §8: the system's transfer daemon (nsurlsessiond). Transfers belong to
 /// it, not to the app: they progress while the app is suspended or terminated
 /// by the system. This file is the daemon's own concern — which transfers may
 /// run, how fast, and when the next one finishes; `BackgroundSessions.swift`
@@ -62,7 +62,7 @@ public struct BackgroundSessionConfiguration: Sendable, Equatable {
     public var timeoutIntervalForRequest: Nanoseconds?
     /// nil: the profile's default (7 days [D]).
     public var timeoutIntervalForResource: Nanoseconds?
-    /// A Newsstand download (NKAssetDownload, SPEC §4): system-managed, needs the
+    /// A Newsstand download (NKAssetDownload, rules §4): system-managed, needs the
     /// `newsstand-content` mode, wakes the app with cause `newsstand` on each completion.
     public var newsstand = false
 

@@ -1,4 +1,4 @@
-/// SPEC §8: the numbers the transfer daemon (nsurlsessiond) decides by.
+/// rules §8: the numbers the transfer daemon (nsurlsessiond) decides by.
 public struct TransferSettings: Sendable, Equatable {
     /// Background URLSessions exist (iOS 7+ [D]); `ios6` has only Newsstand downloads [S].
     public var backgroundSessions = true

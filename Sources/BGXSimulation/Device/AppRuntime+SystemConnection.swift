@@ -29,7 +29,7 @@ extension AppRuntime {
     }
     public func exit() { device.withEngine { $0.exit(app) } }
 
-    // MARK: UNUserNotificationCenter (SPEC §9)
+    // MARK: UNUserNotificationCenter (rules §9)
 
     /// A trigger iOS raises NSInternalInconsistencyException for ends the
     /// process; app code still running after it (Swift does not unwind)
@@ -137,7 +137,7 @@ extension AppRuntime {
         }
         completeTask(identifier: task.identifier, success: success)
     }
-    /// SPEC §13: the block runs on the background queue (`false`), and again
+    /// rules §13: the block runs on the background queue (`false`), and again
     /// with `true` as the time runs out; with no assertion to be had, once,
     /// with `true`, on the background queue.
     public func performExpiringActivity(reason: String, block: @escaping (Bool) -> Void) {
@@ -157,12 +157,12 @@ extension AppRuntime {
         device.withEngine { $0.completeFetch(for: app, result: result) }
     }
 
-    // MARK: Memory and the responsible-background rules (SPEC §10)
+    // MARK: Memory and the responsible-background rules (rules §10)
 
     public func allocate(bytes: Int64) { device.withEngine { $0.allocate(for: app, bytes: bytes) } }
     public func useGPU() { device.withEngine { $0.useGPU(for: app) } }
 
-    // MARK: Data protection (SPEC §13)
+    // MARK: Data protection (rules §13)
 
     public func writeFile(path: String, data: Data, protection: FileProtection) -> FileAccess {
         let access = device.withEngine { $0.writeFile(for: app, path: path, protection: protection, bytes: Int64(data.count)) }
@@ -202,7 +202,7 @@ extension AppRuntime {
             sockets.removeValue(forKey: closed.name)?.systemClosed(reason: closed.reason)
         }
     }
-    // MARK: Long-running services (SPEC §4)
+    // MARK: Long-running services (rules §4)
 
     public func startAudio(seconds: Double?, category: AudioCategory, mixesWithOthers: Bool) -> Bool {
         device.withEngine {

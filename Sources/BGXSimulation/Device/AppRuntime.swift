@@ -23,7 +23,7 @@ public final class AppRuntime: SystemConnection {
     /// The queue of the job running now: its busy work and waits continue there.
     var currentQueue = ExecutionQueue.main
     var taskHandlers: [String: (BGTask) -> Void] = [:]
-    /// `performExpiringActivity` blocks, by activity (SPEC §13).
+    /// `performExpiringActivity` blocks, by activity (rules §13).
     var activityBlocks: [Int: (Bool) -> Void] = [:]
     var runningTasks: [String: BGTask] = [:]
     var expirationHandlers: [Int: () -> Void] = [:]
@@ -39,7 +39,7 @@ public final class AppRuntime: SystemConnection {
     }
     private var terminated = false
     private let epoch: UInt32
-    /// Sockets the app opened, by name (the system may close them, SPEC §10).
+    /// Sockets the app opened, by name (the system may close them, rules §10).
     var sockets: [String: NetworkSocket] = [:]
     var voipPushHandler: ((@escaping () -> Void) -> Void)?
     var voipSocketHandler: (() -> Void)?

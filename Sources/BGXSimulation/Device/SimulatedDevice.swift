@@ -26,7 +26,7 @@ public final class SimulatedDevice {
     var processes: [AppRuntime?] = []
     /// Modules whose statics each launch of an app finds uninitialised, by app.
     var staticsReset: [AppID: [ModuleStatics]] = [:]
-    /// What apps wrote to the device's disk, by app and path (SPEC §13); the
+    /// What apps wrote to the device's disk, by app and path (rules §13); the
     /// engine keeps each file's protection class and decides who may read it.
     var fileContents: [AppID: [String: Data]] = [:]
     /// The system's record of each app's background-session tasks (outlives its processes).
@@ -104,12 +104,12 @@ public final class SimulatedDevice {
         run(until: engine.now)
     }
 
-    /// The person taps a notification in Notification Center, now (SPEC §9).
+    /// The person taps a notification in Notification Center, now (rules §9).
     public func tapNotification(_ id: String) {
         perform(.tapNotification(withEngine { $0.internNotification(id) }))
     }
 
-    /// The person cancels a continued-processing task from its Live Activity, now (SPEC §13).
+    /// The person cancels a continued-processing task from its Live Activity, now (rules §13).
     public func cancelContinuedTask(_ identifier: String) {
         perform(.cancelTask(withEngine { $0.internText(identifier) }))
     }
@@ -138,13 +138,13 @@ public final class SimulatedDevice {
         return ok
     }
 
-    /// A push reaches the device for `app`, now (SPEC §7, §4).
+    /// A push reaches the device for `app`, now (rules §7, §4).
     public func push(_ push: Push, to app: AppID) {
         engine.schedule(.push(app, push), at: engine.now)
         run(until: engine.now)
     }
 
-    /// Data arrives on `app`'s VoIP socket, now (SPEC §4).
+    /// Data arrives on `app`'s VoIP socket, now (rules §4).
     public func voipSocketTraffic(to app: AppID) {
         engine.schedule(.voipSocketTraffic(app), at: engine.now)
         run(until: engine.now)

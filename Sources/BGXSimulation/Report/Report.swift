@@ -5,7 +5,7 @@ import Foundation
 /// self-contained HTML file — inline SVG and CSS, no script, no network — with
 /// a row per app showing its states as bands and its events as markers, rows
 /// for the device's charging, lock, network and Low Power Mode, and the
-/// summary and SPEC §12's three concerns as tables.
+/// summary and rules §12's three concerns as tables.
 ///
 /// A pure function of the run: the same trace gives the same bytes.
 public struct TimelineReport {

@@ -3,7 +3,7 @@ import Foundation
 
 /// The per-app numbers of the report's tables that the engine's summary does
 /// not hold, counted from the trace: warm launches, wakes, background-task
-/// outcomes, and what the app did while it ran in the background (SPEC §12).
+/// outcomes, and what the app did while it ran in the background (rules §12).
 struct ReportFacts {
     var coldLaunches = 0
     /// Returns to the front of a process that was already running or suspended.
@@ -15,9 +15,9 @@ struct ReportFacts {
     var tasksBegun = 0
     var tasksExpired = 0
     var tasksRefused = 0
-    /// Background fetches (SPEC §6); BGTaskScheduler requests are the ledger's.
+    /// Background fetches (rules §6); BGTaskScheduler requests are the ledger's.
     var fetches = 0
-    /// Local notifications (SPEC §9): delivered to the user, to the app in
+    /// Local notifications (rules §9): delivered to the user, to the app in
     /// front, dropped, and opened by the person.
     var notificationsToUser = 0
     var notificationsToApp = 0
@@ -51,7 +51,7 @@ struct ReportFacts {
         // A resume waits for the app's next state change to tell whether it
         // was on the way to the front.
         var pendingResume = [Bool](repeating: false, count: names.apps.count)
-        /// Audio sounding (SPEC §4): audio that went on playing in the background
+        /// Audio sounding (rules §4): audio that went on playing in the background
         /// is background activity; audio stopped as the app left the front is not.
         var playing = [Bool](repeating: false, count: names.apps.count)
         var backgroundSince = [Nanoseconds](repeating: 0, count: names.apps.count)

@@ -3,7 +3,7 @@ import Foundation
 
 /// The report's tables: the scenario's expectations, why each BGTask request
 /// waited (and the submits refused, the pushes held or dropped), the per-app
-/// summary, and SPEC §12's three concerns — power (background time),
+/// summary, and rules §12's three concerns — power (background time),
 /// performance (kills, watchdog hits) and privacy (what each app did while it
 /// ran in the background).
 struct ReportTables {

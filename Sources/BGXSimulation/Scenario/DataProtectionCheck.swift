@@ -1,6 +1,6 @@
 import BGXCore
 
-/// `bgx check` for data protection (SPEC §13, the seed: "tasks usually run
+/// `bgx check` for data protection (rules §13, the seed: "tasks usually run
 /// while the device is locked"): a BGTaskScheduler launch handler (or a
 /// fetch, which also runs in the background) that reads a file the app
 /// writes with `complete` protection will find it unreadable whenever the

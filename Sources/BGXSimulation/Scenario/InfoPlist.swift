@@ -1,7 +1,7 @@
 import BGXCore
 import Foundation
 
-/// Reads the Info.plist keys bgx cares about (SPEC §3), and what a scenario
+/// Reads the Info.plist keys bgx cares about (rules §3), and what a scenario
 /// app's handlers use, for `bgx check`.
 public enum InfoPlist {
     public static func read(_ path: String) throws -> AppManifest {

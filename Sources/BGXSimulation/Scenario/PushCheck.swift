@@ -1,6 +1,6 @@
 import BGXCore
 
-/// `bgx check` for pushes (SPEC §7, §4): the mistakes USER-CASES lists —
+/// `bgx check` for pushes (rules §7, §4): the mistakes USER-CASES lists —
 /// background pushes sent with priority 10, a silent-push handler that never
 /// calls its completion handler, a VoIP push handler that reports its call
 /// only after it has returned (or never).

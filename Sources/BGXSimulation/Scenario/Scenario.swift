@@ -58,12 +58,12 @@ public struct Scenario: Sendable {
             case device([DeviceChange])
             /// A debugger command; the app is found from its permitted identifiers when not named.
             case debug(DebugCommand, app: String?)
-            /// SPEC §4: the device moves; an accessory or peripheral sends an app data.
+            /// rules §4: the device moves; an accessory or peripheral sends an app data.
             case location(meters: Int64)
             case accessory(String, AccessoryTransport)
-            /// `push: {app, type, priority}` (SPEC §7, §4).
+            /// `push: {app, type, priority}` (rules §7, §4).
             case push(String, Push)
-            /// `voipSocket: {app}`: traffic on the app's VoIP socket (SPEC §4).
+            /// `voipSocket: {app}`: traffic on the app's VoIP socket (rules §4).
             case voipSocket(String)
         }
     }
@@ -80,9 +80,9 @@ public struct Scenario: Sendable {
 
     public enum UserCommand: Sendable, Equatable {
         case launch(String), home, lock, unlock, switchTo(String), forceQuit(String)
-        /// Opens the newest notification with this id in Notification Center (SPEC §9).
+        /// Opens the newest notification with this id in Notification Center (rules §9).
         case tapNotification(String)
-        /// Cancels a continued-processing task from its Live Activity (SPEC §13).
+        /// Cancels a continued-processing task from its Live Activity (rules §13).
         case cancelTask(String)
     }
 }

@@ -21,13 +21,13 @@ public final class ScenarioApp: HostedApp {
         case task(String)
         case expire(String)
         case performFetch
-        /// SPEC §4: a location fix or region event; data from an accessory or a Bluetooth peripheral.
+        /// rules §4: a location fix or region event; data from an accessory or a Bluetooth peripheral.
         case location, accessory, bluetooth
         /// `backgroundTransfer SESSION`: `handleEventsForBackgroundURLSession` for the
         /// session (the app recreates it first), or a Newsstand download's completion.
         case backgroundTransfer(String)
-        /// `didReceiveRemoteNotification` (SPEC §7); PushKit's VoIP push
-        /// handler; data on the VoIP socket; the keep-alive handler (SPEC §4).
+        /// `didReceiveRemoteNotification` (rules §7); PushKit's VoIP push
+        /// handler; data on the VoIP socket; the keep-alive handler (rules §4).
         case silentPush, voipPush, voipSocket, keepAlive
         /// A handler this version does not simulate yet (kept for `bgx check`).
         case unsupported(String)
@@ -59,7 +59,7 @@ public final class ScenarioApp: HostedApp {
         }
     }
 
-    /// `notify: {id, after | at, repeat, body, sound, badge, timeZone}` (SPEC §9); without
+    /// `notify: {id, after | at, repeat, body, sound, badge, timeZone}` (rules §9); without
     /// `after` or `at`, a request with no trigger (delivered at once).
     public struct Notify: Sendable, Equatable {
         public enum When: Sendable, Equatable {
@@ -90,7 +90,7 @@ public final class ScenarioApp: HostedApp {
         public var requiresExternalPower = false
     }
 
-    /// `download: {session, bytes, discretionary, earliestBegin, …}` (SPEC §8). The
+    /// `download: {session, bytes, discretionary, earliestBegin, …}` (rules §8). The
     /// session settings apply when the action creates the session in this process.
     public struct Download: Sendable, Equatable {
         public var session: String
@@ -113,7 +113,7 @@ public final class ScenarioApp: HostedApp {
     public enum Action: Sendable, Equatable {
         case register(String)
         case submit(Submit)
-        /// SPEC §13: a `BGContinuedProcessingTaskRequest`, and its task's progress.
+        /// rules §13: a `BGContinuedProcessingTaskRequest`, and its task's progress.
         case submitContinued(ContinuedProcessingRequest)
         case progress(completed: Int64, total: Int64)
         case cancel(String)
@@ -126,7 +126,7 @@ public final class ScenarioApp: HostedApp {
         case endBackgroundTask(String)
         case notify(Notify)
         case cancelNotification(String)
-        /// SPEC §4: `playAudio {for: D}` (nil: until `stopAudio`), `stopAudio`,
+        /// rules §4: `playAudio {for: D}` (nil: until `stopAudio`), `stopAudio`,
         /// `startLocation` / `stopLocation` standard|significant|region.
         case playAudio(Nanoseconds?)
         case stopAudio
@@ -135,11 +135,11 @@ public final class ScenarioApp: HostedApp {
         case download(Download)
         /// `URLSession(configuration: .background(withIdentifier: ID), …)`: (re)creates the session object.
         case createSession(String)
-        /// CallKit's `reportNewIncomingCall` (SPEC §4).
+        /// CallKit's `reportNewIncomingCall` (rules §4).
         case reportCall
         case setKeepAliveTimeout(Nanoseconds)
         case exit
-        /// SPEC §10: grow (negative: shrink) the footprint by this many bytes.
+        /// rules §10: grow (negative: shrink) the footprint by this many bytes.
         case allocate(Int64)
         case useGPU
         case holdLock(String)
@@ -150,10 +150,10 @@ public final class ScenarioApp: HostedApp {
         case requestSceneSessionRefresh
         /// The person's work: `makeUnsavedChanges` (true) / `saveChanges` (false).
         case unsavedChanges(Bool)
-        /// SPEC §13: `writeFile: {path, protection}`, `readFile: PATH`.
+        /// rules §13: `writeFile: {path, protection}`, `readFile: PATH`.
         case writeFile(path: String, protection: FileProtection)
         case readFile(String)
-        /// SPEC §13: `performExpiringActivity: {reason, work}` — the block,
+        /// rules §13: `performExpiringActivity: {reason, work}` — the block,
         /// on the background queue, is busy for `work` and returns.
         case performExpiringActivity(reason: String, work: Nanoseconds)
         /// Parsed for `bgx check` but not simulated yet: what it is, the

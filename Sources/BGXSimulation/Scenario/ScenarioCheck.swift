@@ -2,7 +2,7 @@ import BGXCore
 
 /// `bgx check` on a scenario file: every app's manifest against what its
 /// handlers use (an extension's BGTaskScheduler use is its containing
-/// app's, SPEC §5), the push mistakes, and features bgx would refuse to run.
+/// app's, rules §5), the push mistakes, and features bgx would refuse to run.
 public enum ScenarioCheck {
     public static func findings(_ scenario: Scenario) -> (findings: [ManifestFinding], notes: [String]) {
         var findings: [ManifestFinding] = []

@@ -571,7 +571,7 @@ public struct ScenarioParser {
         return .submit(s)
     }
 
-    /// `submit: {identifier, type: continuedProcessing, title, subtitle, strategy, requiredResources}` (SPEC §13).
+    /// `submit: {identifier, type: continuedProcessing, title, subtitle, strategy, requiredResources}` (rules §13).
     func continuedSubmit(_ m: Mapping, _ idNode: Node, _ node: Node) throws -> ContinuedProcessingRequest {
         for key in ["earliestBegin", "requiresNetworkConnectivity", "requiresExternalPower"] where m[key] != nil {
             throw err(m.keyNodes[key]!, "\(key) does not belong to continuedProcessing requests (they start at once)")
@@ -596,7 +596,7 @@ public struct ScenarioParser {
         return r
     }
 
-    /// `writeFile: {path, protection}` (SPEC §13); protection defaults to iOS's
+    /// `writeFile: {path, protection}` (rules §13); protection defaults to iOS's
     /// default for app files, `completeUntilFirstUserAuthentication`.
     func writeFile(_ node: Node) throws -> ScenarioApp.Action {
         let m = try mapping(node, "writeFile", known: ["path", "protection"])
@@ -615,7 +615,7 @@ public struct ScenarioParser {
         return .writeFile(path: try scalar(pathNode, "path"), protection: protection)
     }
 
-    /// `performExpiringActivity: {reason: save, work: 10s}` (SPEC §13): the
+    /// `performExpiringActivity: {reason: save, work: 10s}` (rules §13): the
     /// reason is the activity's name (iOS: not empty); `work` what the block
     /// does on the background queue before it returns (default: nothing).
     func expiringActivity(_ node: Node) throws -> ScenarioApp.Action {
@@ -642,7 +642,7 @@ public struct ScenarioParser {
     static let downloadKeys = ["session", "bytes", "discretionary", "earliestBegin", "upload", "newsstand",
                                "sessionSendsLaunchEvents", "timeoutIntervalForRequest", "timeoutIntervalForResource"]
 
-    /// `download: {session, bytes, discretionary, earliestBegin, …}` (SPEC §8).
+    /// `download: {session, bytes, discretionary, earliestBegin, …}` (rules §8).
     func download(_ node: Node) throws -> ScenarioApp.Download {
         let m = try mapping(node, "download", known: Self.downloadKeys)
         guard let sessionNode = m["session"] else { throw err(node, "'download' needs a session identifier") }
@@ -860,7 +860,7 @@ public struct ScenarioParser {
         return .location(meters: meters)
     }
 
-    /// `network: {transferSpeed: 500KB/s}`: the speed transfers share (SPEC §8).
+    /// `network: {transferSpeed: 500KB/s}`: the speed transfers share (rules §8).
     func networkSpeed(_ node: Node) throws -> DeviceChange {
         let m = try mapping(node, "network", known: ["transferSpeed"])
         guard let n = m["transferSpeed"] else { throw err(node, "'network' needs transferSpeed: RATE (like 500KB/s)") }
@@ -873,7 +873,7 @@ public struct ScenarioParser {
 
     /// `push: {app, type: background|alert|voip, priority: 5|10}`. Without a
     /// priority, APNs uses 10 — for a background push that is the classic
-    /// mistake (SPEC §7), so it is not papered over here.
+    /// mistake (rules §7), so it is not papered over here.
     func pushEntry(_ node: Node, bundles: KnownApps) throws -> Scenario.TimelineEntry.Event {
         let m = try mapping(node, "push", known: Self.pushKeys)
         guard let appNode = m["app"] else { throw err(node, "a push needs 'app:'") }

@@ -3,7 +3,7 @@ import BGXCore
 /// `bgx explain` on a scenario: the engine's explanation at a moment, plus
 /// what only the scenario and the rest of the run know — where the scenario
 /// submits the identifier, and when the task actually started after the
-/// moment (SPEC §6: "why hasn't my task run?" and "when will it?").
+/// moment (rules §6: "why hasn't my task run?" and "when will it?").
 public struct ExplainedMoment {
     public var tasks: [TaskExplanation]
     /// `explain --app`: what each controller holds for the app at the
