@@ -119,10 +119,18 @@ public final class URLSession {
     }
 
     public func downloadTask(with url: URL) -> URLSessionDownloadTask {
-        URLSessionDownloadTask(session: self, url: url, kind: .download)
+        downloadTask(with: URLRequest(url: url))
     }
-    public func uploadTask(with url: URL, fromFile fileURL: URL) -> URLSessionUploadTask {
-        URLSessionUploadTask(session: self, url: url, kind: .upload)
+    public func downloadTask(with request: URLRequest) -> URLSessionDownloadTask {
+        URLSessionDownloadTask(session: self, request: request, kind: .download)
+    }
+    /// A background upload is always from a file (iOS refuses data and
+    /// streams in background sessions); the file's size is what is sent.
+    public func uploadTask(with request: URLRequest, fromFile fileURL: URL) -> URLSessionUploadTask {
+        let task = URLSessionUploadTask(session: self, request: request, kind: .upload)
+        let size = (try? FileManager.default.attributesOfItem(atPath: fileURL.path)[.size]) as? NSNumber
+        if let size { task.countOfBytesClientExpectsToSend = size.int64Value }
+        return task
     }
 
     /// The session's transfers the system still runs.
@@ -143,8 +151,8 @@ public final class URLSession {
         if let existing = tasks[systemID] { return existing }
         let kept = connection.rememberedTransfer(systemID)
         let task: URLSessionTask = kind == .download
-            ? URLSessionDownloadTask(session: self, url: nil, kind: kind, taskIdentifier: kept?.taskIdentifier ?? id)
-            : URLSessionUploadTask(session: self, url: nil, kind: kind, taskIdentifier: kept?.taskIdentifier ?? id)
+            ? URLSessionDownloadTask(session: self, request: nil, kind: kind, taskIdentifier: kept?.taskIdentifier ?? id)
+            : URLSessionUploadTask(session: self, request: nil, kind: kind, taskIdentifier: kept?.taskIdentifier ?? id)
         task.systemID = systemID
         task.describe(kept?.description)
         if let kept { task.countOfBytesExpectedToTransfer = kept.bytes }
@@ -202,7 +210,12 @@ public class URLSessionTask {
                                                                         description: taskDescription,
                                                                         bytes: countOfBytesExpectedToTransfer) } }
     }
-    public let originalURL: URL?
+    /// The request the task was made with (nil for a task recreated in a relaunched process:
+    /// the system keeps the transfer, not the app's request object).
+    public let originalRequest: URLRequest?
+    /// Background transfers follow no redirects the app could see: the original request.
+    public var currentRequest: URLRequest? { originalRequest }
+    public var originalURL: URL? { originalRequest?.url }
     public internal(set) var state: State = .suspended
     /// The system's transfer task, once resumed.
     var systemID: Int32?
@@ -216,9 +229,9 @@ public class URLSessionTask {
     weak var session: URLSession?
     let kind: TransferKind
 
-    init(session: URLSession, url: URL?, kind: TransferKind, taskIdentifier: Int? = nil) {
+    init(session: URLSession, request: URLRequest?, kind: TransferKind, taskIdentifier: Int? = nil) {
         self.session = session
-        self.originalURL = url
+        self.originalRequest = request
         self.kind = kind
         self.taskIdentifier = taskIdentifier
             ?? session.connection.nextTaskIdentifier(session: session.configuration.identifier ?? "")

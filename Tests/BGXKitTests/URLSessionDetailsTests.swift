@@ -97,3 +97,70 @@ struct URLSessionDetailsTests {
         #expect(journal.filter { $0.hasPrefix("complete") }.sorted() == ["complete 1 episode 1 ok", "complete 2 episode 2 ok"])
     }
 }
+
+/// Uploads an outgoing message from a file, as iOS code does: a `URLRequest`
+/// with its method and headers, `uploadTask(with:fromFile:)`, a background session.
+final class MessageUploader: UIResponder, UIApplicationDelegate, URLSessionTaskDelegate {
+    static let journal = Journal()
+    var session: URLSession?
+
+    func application(_ application: UIApplication,
+                     didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?) -> Bool {
+        session = URLSession(configuration: .background(withIdentifier: "com.example.outbox"), delegate: self, delegateQueue: nil)
+        return true
+    }
+
+    func applicationDidBecomeActive(_ application: UIApplication) {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("outbox-\(UUID().uuidString).json")
+        try? Data(repeating: 0x7b, count: 3_000).write(to: file)
+        var request = URLRequest(url: URL(string: "https://example.com/messages")!)
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.addValue("gzip", forHTTPHeaderField: "accept-encoding")
+        request.addValue("br", forHTTPHeaderField: "Accept-Encoding")
+        let task = session!.uploadTask(with: request, fromFile: file)
+        Self.journal.write("upload \(task.originalRequest?.httpMethod ?? "?") \(task.currentRequest?.url?.path ?? "?") "
+                           + "\(task.originalRequest?.value(forHTTPHeaderField: "content-type") ?? "?") "
+                           + "\(task.originalRequest?.value(forHTTPHeaderField: "ACCEPT-ENCODING") ?? "?") "
+                           + "\(task.countOfBytesClientExpectsToSend)")
+        task.resume()
+        try? FileManager.default.removeItem(at: file)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
+                    totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
+        Self.journal.write("sent \(totalBytesSent)/\(totalBytesExpectedToSend)")
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
+        Self.journal.write("complete \(error == nil ? "ok" : "failed")")
+    }
+}
+
+@Suite("BGXKit — URLRequest, as iOS code builds one", .serialized)
+struct URLRequestTests {
+    @Test("rules §8: an upload from a file takes iOS's URLRequest (method, headers matched without regard to case) and sends the file's size")
+    func uploadFromFileWithARequest() {
+        MessageUploader.journal.entries = []
+        let device = SimulatedDevice()
+        _ = device.install(AppManifest(bundleIdentifier: "com.example.outbox")) { MessageUploader() }
+        device.perform(.launch(AppID(index: 0)))
+        device.advance(seconds: 600)
+        #expect(MessageUploader.journal.entries == [
+            "upload POST /messages application/json gzip,br 3000",
+            "sent 3000/3000",
+            "complete ok",
+        ])
+    }
+
+    @Test("setValue replaces a header whatever its case, and nil removes it")
+    func headerFields() {
+        var request = URLRequest(url: URL(string: "https://example.com")!)
+        #expect(request.httpMethod == "GET")
+        request.setValue("a", forHTTPHeaderField: "X-Token")
+        request.setValue("b", forHTTPHeaderField: "x-token")
+        #expect(request.allHTTPHeaderFields == ["X-Token": "b"])
+        request.setValue(nil, forHTTPHeaderField: "X-TOKEN")
+        #expect(request.allHTTPHeaderFields == [:])
+    }
+}

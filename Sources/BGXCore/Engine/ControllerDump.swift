@@ -62,7 +62,7 @@ extension Engine {
 }
 
 /// A section for a concern whose controller does not yet keep its own dump
-/// (transfers, continued processing): its explanation in words, carried as
+/// (continued processing, for now): its explanation in words, carried as
 /// its data until its controller dumps its state itself.
 public struct ExplainTextDump: ControllerDump, Equatable {
     public var concern: String
