@@ -44,7 +44,7 @@ struct NotificationPropertyTests {
                 }
             }
             let pending = engine.pendingNotifications(for: app)
-            #expect(pending.count <= profile.localNotificationLimit, "seed \(seed)")
+            #expect(pending.count <= profile.notifications.limit, "seed \(seed)")
             #expect(pending.allSatisfy { $0.fireAt >= engine.now }, "seed \(seed)")
         }
         let renderer = engine.traceRenderer

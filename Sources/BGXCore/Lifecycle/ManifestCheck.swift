@@ -91,7 +91,7 @@ public enum ManifestCheck {
         }
         for (file, place) in usage.notificationSounds {
             guard let reason = BundleSound.fallbackReason(for: file, in: manifest.sounds,
-                                                          maximumLength: PolicyProfile.modern.maximumAlertSoundLength)
+                                                          maximumLength: PolicyProfile.modern.notifications.maximumAlertSoundLength)
             else { continue }
             findings.append(.init(severity: .warning, message: "\(app): the notification sound at \(place): \(reason)"))
         }

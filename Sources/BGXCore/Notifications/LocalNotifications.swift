@@ -1,6 +1,6 @@
 /// rules §9: local notifications. Scheduled after an interval or at a date
 /// (on a time zone's clock, or floating with the device's), optionally
-/// repeating (≥ 60 s [O]); each app holds at most `localNotificationLimit`
+/// repeating (≥ 60 s [O]); each app holds at most `notifications.limit`
 /// (modern: the soonest-firing are kept and the rest dropped [D]; ios6: a
 /// request past the limit is refused [S]) — every drop with its reason. A
 /// notification that fires while its app is active in front goes to the app

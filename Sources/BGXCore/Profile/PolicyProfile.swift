@@ -28,26 +28,6 @@ public struct PolicyProfile: Sendable, Equatable {
 
     // MARK: rules §9 — local notifications
     public var notifications: NotificationSettings
-    /// How many scheduled notifications an app may hold (`notifications.limit`).
-    public var localNotificationLimit: Int {
-        get { notifications.limit }
-        set { notifications.limit = newValue }
-    }
-    /// What happens past the limit (`notifications.overflow`).
-    public var localNotificationOverflow: LocalNotificationOverflow {
-        get { notifications.overflow }
-        set { notifications.overflow = newValue }
-    }
-    /// Shortest repeat interval for a repeating notification (`notifications.minimumRepeatInterval`).
-    public var minimumRepeatInterval: Nanoseconds {
-        get { notifications.minimumRepeatInterval }
-        set { notifications.minimumRepeatInterval = newValue }
-    }
-    /// The longest custom alert sound, exclusive (`notifications.maximumAlertSoundLength`).
-    public var maximumAlertSoundLength: Nanoseconds {
-        get { notifications.maximumAlertSoundLength }
-        set { notifications.maximumAlertSoundLength = newValue }
-    }
 
     // MARK: rules §11 — who gets launched
     /// Location apps are relaunched for location and region events even
@@ -84,10 +64,7 @@ public struct PolicyProfile: Sendable, Equatable {
         didEnterBackgroundWatchdog: Nanoseconds = Time.seconds(5),
         willTerminateWatchdog: Nanoseconds = Time.seconds(5),
         sceneUpdateWatchdog: Nanoseconds = Time.seconds(10),
-        localNotificationLimit: Int = 64,
-        localNotificationOverflow: LocalNotificationOverflow = .keepSoonest,
-        minimumRepeatInterval: Nanoseconds = Time.seconds(60),
-        maximumAlertSoundLength: Nanoseconds = Time.seconds(30),
+        notifications: NotificationSettings = NotificationSettings(),
         relaunchLocationAfterForceQuit: Bool = true,
         launchVoIPPushAfterForceQuit: Bool = true,
         memory: MemorySettings = .modern,
@@ -103,9 +80,7 @@ public struct PolicyProfile: Sendable, Equatable {
         self.didEnterBackgroundWatchdog = didEnterBackgroundWatchdog
         self.willTerminateWatchdog = willTerminateWatchdog
         self.sceneUpdateWatchdog = sceneUpdateWatchdog
-        self.notifications = NotificationSettings(limit: localNotificationLimit, overflow: localNotificationOverflow,
-                                                  minimumRepeatInterval: minimumRepeatInterval,
-                                                  maximumAlertSoundLength: maximumAlertSoundLength)
+        self.notifications = notifications
         self.relaunchLocationAfterForceQuit = relaunchLocationAfterForceQuit
         self.launchVoIPPushAfterForceQuit = launchVoIPPushAfterForceQuit
         self.memory = memory
@@ -132,8 +107,8 @@ public struct PolicyProfile: Sendable, Equatable {
         name: "ios6",
         backgroundTaskBudget: Time.seconds(600),         // [O] 600 s
         staleBackgroundTaskWarningAge: nil,
-        localNotificationLimit: 128,                     // [S] 128 active
-        localNotificationOverflow: .refuseNew,           // [S] the 129th is not scheduled
+        notifications: NotificationSettings(limit: 128,  // [S] 128 active
+                                            overflow: .refuseNew),  // [S] the 129th is not scheduled
         relaunchLocationAfterForceQuit: false,           // [S] iOS 8+ only
         launchVoIPPushAfterForceQuit: false,             // no PushKit before iOS 8
         memory: .ios6,

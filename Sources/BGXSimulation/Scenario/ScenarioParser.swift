@@ -696,9 +696,9 @@ public struct ScenarioParser {
                 throw err(a, "after: time interval must be greater than 0 (UNTimeIntervalNotificationTrigger); "
                           + "to post at once, leave out 'after' and 'at' (a request with no trigger)")
             }
-            if repeats, d < context.profile.minimumRepeatInterval {
+            if repeats, d < context.profile.notifications.minimumRepeatInterval {
                 throw err(a, "after: a repeating notification's interval must be at least "
-                          + "\(Time.describe(context.profile.minimumRepeatInterval)) (iOS raises "
+                          + "\(Time.describe(context.profile.notifications.minimumRepeatInterval)) (iOS raises "
                           + "'time interval must be at least 60 if repeating')")
             }
             if let z = m.keyNodes["timeZone"] { throw err(z, "timeZone belongs to 'at:' clock times, not to 'after:'") }
