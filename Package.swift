@@ -80,6 +80,7 @@ let package = Package(
         .target(
             name: "BGXLiveTransfers",
             dependencies: [
+                "BGXLive",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -97,19 +98,27 @@ let package = Package(
         .executableTarget(
             name: "bgx-daemon",
             dependencies: [
-                "BGXLive", "BGXLiveStore", "BGXCore", "BGXSimulation", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "BGXLive", "BGXLiveStore", "BGXLiveTransfers", "BGXCore", "BGXSimulation",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             swiftSettings: v5),
         // A small app the live host's tests run as a real process.
         .executableTarget(name: "bgx-live-testapp", dependencies: ["BGXLive"], path: "Tests/LiveTestApp", swiftSettings: v5),
+        // A BGXApp app whose background URLSession transfers the live host's tests follow.
+        .executableTarget(
+            name: "bgx-live-transferapp", dependencies: ["BGXApp", "BGXLiveApp"], path: "Tests/LiveTransferApp",
+            swiftSettings: v5),
         // A BGXApp app the live host's tests run as a real process.
         .executableTarget(
             name: "bgx-live-kitapp", dependencies: ["BGXApp", "BGXLiveApp"], path: "Tests/LiveKitApp", swiftSettings: v5),
         .testTarget(
             name: "BGXLiveTests",
             dependencies: [
-                "BGXLive", "BGXLiveStore", "BGXCore", "BGXSimulation", "BGXKit", "ColorFeedExample",
+                "BGXLive", "BGXLiveStore", "BGXLiveTransfers", "BGXCore", "BGXSimulation", "BGXKit", "ColorFeedExample",
+                // The HTTP server on loopback background transfers are tested against.
+                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 // Property tests of the frame decoder.
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],

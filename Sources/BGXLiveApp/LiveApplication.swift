@@ -104,6 +104,23 @@ public enum LiveApplication {
             if let service = LocationService(rawValue: args["service"] ?? "") {
                 application.deliverServiceEvent(.didUpdateLocations(service), regionName: { _ in "" })
             }
+        case "handleEventsForBackgroundURLSession":
+            let identifier = args["session"] ?? ""
+            delegate.application(application, handleEventsForBackgroundURLSession: identifier, completionHandler: {
+                connection.completeBackgroundSessionEvents(identifier: identifier)
+            })
+        case "urlSessionTaskDidComplete":
+            guard let task = args["task"].flatMap(Int32.init) else { return }
+            let kind: TransferKind = args["kind"] == "upload" ? .upload : .download
+            let results: [TransferResult] = [.success, .cancelled, .timedOut, .badServerResponse]
+            let result = results.first { "\($0)" == args["result"] } ?? .success
+            if let file = args["file"] { connection.downloadedFiles[task] = URL(fileURLWithPath: file) }
+            connection.sessions[args["session"] ?? ""]?.deliver(task: Int(task), kind: kind, result: result)
+            connection.downloadedFiles[task] = nil
+        case "urlSessionDidFinishEvents":
+            if let session = connection.sessions[args["session"] ?? ""] {
+                session.delegate?.urlSessionDidFinishEvents(forBackgroundURLSession: session)
+            }
         case "audioInterruptionBegan":
             application.deliverServiceEvent(.audioInterruptionBegan, regionName: { _ in "" })
         default:

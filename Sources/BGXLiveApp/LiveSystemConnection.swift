@@ -277,23 +277,55 @@ public final class LiveSystemConnection: SystemConnection {
 
     // MARK: Background transfers
 
+    /// The session objects this process made, by identifier: the daemon's
+    /// transfer callbacks name the session.
+    var sessions: [String: URLSession] = [:]
+    /// Finished downloads' verified files, while their result is delivered.
+    var downloadedFiles: [Int32: URL] = [:]
+
     public func attach(_ session: URLSession) {
-        ask("createBackgroundSession", ["identifier": session.configuration.identifier ?? ""])
+        let c = session.configuration
+        sessions[c.identifier ?? ""] = session
+        ask("createBackgroundSession", [
+            "identifier": c.identifier ?? "", "isDiscretionary": "\(c.isDiscretionary)",
+            "sessionSendsLaunchEvents": "\(c.sessionSendsLaunchEvents)", "allowsCellularAccess": "\(c.allowsCellularAccess)",
+            "timeoutIntervalForRequest": "\(c.timeoutIntervalForRequest)",
+            "timeoutIntervalForResource": "\(c.timeoutIntervalForResource)",
+        ])
     }
     public func startTransfer(session: String, kind: TransferKind, bytes: Int64, earliestBegin: Date?) -> Int32? {
-        ask("startTransfer", ["session": session, "kind": "\(kind)", "bytes": "\(bytes)"])?.args?["task"].flatMap(Int32.init)
+        startTransfer(session: session, kind: kind, bytes: bytes, earliestBegin: earliestBegin, request: nil)
     }
+    /// The daemon moves the request's real bytes; without a request it refuses.
+    public func startTransfer(session: String, kind: TransferKind, bytes: Int64, earliestBegin: Date?,
+                              request: TransferRequest?) -> Int32? {
+        var args = ["session": session, "kind": "\(kind)", "bytes": "\(bytes)"]
+        if let request {
+            args["url"] = request.url
+            args["method"] = request.method
+            args["headers"] = request.headers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: "\n")
+            if let file = request.file { args["file"] = file }
+        }
+        if let timeout = sessions[session]?.configuration.timeoutIntervalForRequest { args["requestTimeout"] = "\(timeout)" }
+        if let earliestBegin { args["earliestBegin"] = "\(max(0, earliestBegin.timeIntervalSinceNow))" }
+        return ask("startTransfer", args)?.args?["task"].flatMap(Int32.init)
+    }
+    public func downloadedFile(task: Int32) -> URL? { downloadedFiles[task] }
     public func cancelTransfer(_ task: Int32) { ask("cancelTransfer", ["task": "\(task)"]) }
     public func completeBackgroundSessionEvents(identifier: String) {
         ask("completeBackgroundSessionEvents", ["identifier": identifier])
     }
     public func pendingTransfers(session: String) -> [(task: Int32, kind: TransferKind, bytes: Int64, remaining: Int64)] {
-        ask("pendingTransfers", ["session": session])
-        return []
+        let lines = ask("pendingTransfers", ["session": session])?.args?["tasks"] ?? ""
+        return lines.split(separator: "\n").compactMap { line in
+            let f = line.split(separator: " ")
+            guard f.count == 4, let task = Int32(f[0]), let bytes = Int64(f[2]), let remaining = Int64(f[3]) else { return nil }
+            return (task, f[1] == "upload" ? .upload : .download, bytes, remaining)
+        }
     }
-    /// Task identifiers and descriptions, kept by this process only: the live
-    /// host refuses background transfers, so there is nothing for a next
-    /// process to reconnect to.
+    /// Task identifiers and descriptions, kept by this process only: a
+    /// relaunched process sees the system's task numbers instead (not yet
+    /// supported: the daemon keeping them for the next process).
     public func nextTaskIdentifier(session: String) -> Int {
         taskIdentifiers[session, default: 0] += 1
         return taskIdentifiers[session]!

@@ -5,8 +5,8 @@ import Foundation
 // A BGXApp app the live host's tests run as a real process through
 // `LiveApplication.main`, as app code is written for the simulated device:
 //   launching   plays audio (the `audio` mode), schedules a local notification
-//               in 60 s, and makes a background URLSession (refused live:
-//               "not yet supported") — each answer written to `answers`
+//               in 60 s, and makes a background URLSession — each answer
+//               (and every refusal) written to `answers`
 //   background  stops the audio, begins a background task and ends it 100 ms
 //               later (a timer)
 //   push        completes a background push with newData 50 ms later (a timer)

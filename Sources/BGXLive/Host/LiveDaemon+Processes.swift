@@ -105,6 +105,8 @@ extension LiveDaemon {
         case let .voipPush(number): args["number"] = "\(number)"
         case let .didUpdateLocations(service): args["service"] = "\(service)"
         case let .didEnterRegion(id), let .didExitRegion(id): args["region"] = engine.text(id)
+        case .handleEventsForBackgroundURLSession, .urlSessionTaskDidComplete, .urlSessionDidFinishEvents:
+            transferCallbackArgs(callback, &args)
         default: break
         }
         p.awaitingAck[seq] = engine.queue(of: callback, for: app)

@@ -89,10 +89,8 @@ extension LiveDaemon {
         case "setAllowsBackgroundLocationUpdates":
             engine.setAllowsBackgroundLocationUpdates(for: app, flag("allowed"))
             reply(true, nil, nil)
-        case "createBackgroundSession", "startTransfer":
-            reply(false, "not yet supported: background transfers on the live host", nil)
         default:
-            return false
+            return transferCall(name, args, from: app, reply: reply)
         }
         return true
     }
