@@ -302,4 +302,27 @@ struct LiveTransferTests {
         let stop = try host.wait(for: ["kind": "transfer.stop"])
         #expect((stop["reason"] as? String)?.contains("bytes discarded") == true)
     }
+
+    @Test("a daemon killed between journaling a download's end and telling the engine completes it once, at restart")
+    func powerCutAfterTheEndIsJournaled() async throws {
+        let server = TransferServer()
+        try await server.start()
+        defer { Task { await server.stop() } }
+        let first = try LiveHost(timeScale: 10, environment: ["BGX_CRASH_AFTER_JOURNAL": "transfer"])
+        try first.install(Self.app, behaviour: "download \(server.url("file")) \(TransferServer.size)", executable: Self.executable)
+        try first.ctl("launch", Self.app)
+        first.process.waitUntilExit()
+        first.keepState = true
+        #expect(first.process.terminationReason == .uncaughtSignal, "the daemon did not die after journaling the transfer's end")
+
+        let second = try LiveHost(timeScale: 10, directory: first.directory)
+        _ = try second.ctl("status")
+        #expect(CrashRestartTests.count(second, ["kind": "transfer.complete", "task": "1"]) == 1)
+        #expect(CrashRestartTests.duplicatedEngineLines(second).isEmpty, "\(CrashRestartTests.duplicatedEngineLines(second))")
+        #expect(Self.sha256(ofFile: first.directory + "/state/transfers/\(Self.app)-1.download") == TransferServer.sha256)
+        #expect(server.ranges.count == 1, "the bytes moved once: \(server.ranges)")
+        // The app was in front, and lost with the daemon: its result waits for the session it makes when next launched.
+        try second.ctl("launch", Self.app)
+        try second.wait(for: ["kind": "callback", "name": "urlSessionTaskDidComplete", "task": "1", "result": "success"])
+    }
 }
