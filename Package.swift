@@ -105,6 +105,14 @@ let package = Package(
             swiftSettings: v5),
         // A small app the live host's tests run as a real process.
         .executableTarget(name: "bgx-live-testapp", dependencies: ["BGXLive"], path: "Tests/LiveTestApp", swiftSettings: v5),
+        // The HTTP server (Hummingbird) the live transfer tests start on loopback, as a process of its own.
+        .executableTarget(
+            name: "bgx-test-httpserver",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Tests/TransferServer"),
         // A BGXApp app whose background URLSession transfers the live host's tests follow.
         .executableTarget(
             name: "bgx-live-transferapp", dependencies: ["BGXApp", "BGXLiveApp"], path: "Tests/LiveTransferApp",
@@ -115,9 +123,8 @@ let package = Package(
         .testTarget(
             name: "BGXLiveTests",
             dependencies: [
-                "BGXLive", "BGXLiveStore", "BGXLiveTransfers", "BGXCore", "BGXSimulation", "BGXKit", "ColorFeedExample",
-                // The HTTP server on loopback background transfers are tested against.
-                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),
+                "BGXLive", "BGXLiveStore", "BGXCore", "BGXSimulation", "BGXKit", "ColorFeedExample",
+                // To check the bytes background transfers moved.
                 .product(name: "Crypto", package: "swift-crypto"),
                 // Property tests of the frame decoder.
                 .product(name: "PropertyBased", package: "swift-property-based"),

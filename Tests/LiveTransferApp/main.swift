@@ -35,7 +35,7 @@ final class TransferAppDelegate: ApplicationDelegate, URLSessionDelegate {
         let configuration = URLSessionConfiguration.background(withIdentifier: Self.identifier)
         configuration.isDiscretionary = word("discretionary") != nil
         // A connection silent this long is given up and retried (from the bytes kept).
-        configuration.timeoutIntervalForRequest = 1
+        configuration.timeoutIntervalForRequest = 2
         if let t = word("resourceTimeout"), t.count > 1, let seconds = Double(t[1]) {
             configuration.timeoutIntervalForResource = seconds
         }
