@@ -85,13 +85,6 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ]),
-        .testTarget(
-            name: "BGXLiveTransfersTests",
-            dependencies: [
-                "BGXLiveTransfers", .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "Crypto", package: "swift-crypto"), .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-            ]),
         // BGXApp's app code as a real process under the daemon: its connection
         // to the system over the live protocol, and the loop that runs its delegate.
         .target(name: "BGXLiveApp", dependencies: ["BGXApp", "BGXCore", "BGXLive"], swiftSettings: v5),
@@ -123,9 +116,9 @@ let package = Package(
         .testTarget(
             name: "BGXLiveTests",
             dependencies: [
-                "BGXLive", "BGXLiveStore", "BGXCore", "BGXSimulation", "BGXKit", "ColorFeedExample",
-                // To check the bytes background transfers moved.
-                .product(name: "Crypto", package: "swift-crypto"),
+                "BGXLive", "BGXLiveStore", "BGXLiveTransfers", "BGXCore", "BGXSimulation", "BGXKit", "ColorFeedExample",
+                // To check the bytes background transfers moved, and the downloader's timeouts.
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "NIOCore", package: "swift-nio"),
                 // Property tests of the frame decoder.
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],

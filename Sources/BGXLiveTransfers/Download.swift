@@ -55,6 +55,8 @@ public final class ResumableDownloader: Sendable {
     }
 
     public func shutdown() async throws { try await client.shutdown() }
+    /// From a thread that is not in Swift concurrency (the daemon's loop).
+    public func shutdownNow() { try? client.syncShutdown() }
 
     /// Bytes already on disk for this download (the offset the next attempt resumes from).
     public static func offset(of request: DownloadRequest) -> Int64 {

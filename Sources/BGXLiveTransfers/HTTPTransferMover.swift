@@ -53,4 +53,13 @@ public final class HTTPTransferMover: TransferMover, @unchecked Sendable {
     public func stop(_ task: Int32) {
         lock.withLock { attempts.removeValue(forKey: task) }?.cancel()
     }
+
+    public func shutdown() {
+        let (running, made) = lock.withLock {
+            defer { attempts.removeAll(); clients.removeAll() }
+            return (Array(attempts.values), Array(clients.values))
+        }
+        running.forEach { $0.cancel() }
+        made.forEach { $0.shutdownNow() }
+    }
 }

@@ -125,6 +125,10 @@ struct LiveTransferTests {
         try host.wait(for: ["kind": "transfer.verified"])
         // Thawed (after the rate limiter's delay) to be handed its events, then frozen again once it is done.
         let thaw = try host.wait(for: ["kind": "process.thaw"], after: host.index(of: complete))
+        // Not at once: the relaunch rate limiter's first delay is a minute (of engine time).
+        let hold = try host.wait(for: ["kind": "transfer.hold"], after: host.index(of: complete))
+        #expect((hold["reason"] as? String)?.contains("relaunch rate limiter") == true)
+        #expect((thaw["t"] as? Double ?? 0) - (complete["t"] as? Double ?? 0) >= 60)
         try host.wait(for: ["kind": "callback", "name": "handleEventsForBackgroundURLSession"], after: host.index(of: complete))
         try host.wait(for: ["kind": "state", "to": "suspended"], after: host.index(of: thaw))
         #expect(Self.events(bundle).contains("file \(TransferServer.size)"))
@@ -199,6 +203,9 @@ struct LiveTransferTests {
         #expect(upload.header == "upload")
         #expect(upload.length == body.count)
         #expect(upload.sha256 == SHA256.hash(data: body).map { String(format: "%02x", $0) }.joined())
+        // The daemon stops cleanly with its HTTP clients shut down.
+        host.stop()
+        #expect(host.process.terminationReason == .exit && host.process.terminationStatus == 0, "\(host.daemonLog)")
     }
 
     @Test("a force-quit cancels the app's transfer: the connection is closed and its bytes discarded")

@@ -9,7 +9,8 @@ import NIOCore
 // Routes: `/file` (1 MiB, whole or from `Range: bytes=N-`, with its RFC 9530
 // `Repr-Digest`), `/gated` (the same, but each response sends its first
 // 300 000 bytes and holds the rest until the gate opens), `/upload` (PUT or
-// POST: keeps what it got), `/missing` (404).
+// POST: keeps what it got), `/missing` (404), `/norange` (ignores Range),
+// `/unavailable` (503), `/drop` and `/stall` (the first response cut short).
 // It says on standard output `port N` once listening, `range R` (`-` for none)
 // for each request of the file, `upload METHOD HEADER SHA256 LENGTH` for each
 // upload, each before it answers; it reads `open` (the gate) and `sync`
@@ -79,6 +80,28 @@ let router = Router()
 router.get("file") { request, _ in respond(request, gated: false) }
 router.get("gated") { request, _ in respond(request, gated: true) }
 router.get("missing") { _, _ in Response(status: .notFound) }
+// A server that ignores Range, one that answers 503, and two whose first
+// response (no Range) is cut after `cut` bytes: the connection dropped, or left silent.
+router.get("norange") { request, _ -> Response in
+    say("range \(request.headers[HTTPField.Name("Range")!] ?? "-")")
+    return Response(status: .ok, body: ResponseBody(byteBuffer: ByteBuffer(bytes: content)))
+}
+router.get("unavailable") { request, _ -> Response in
+    say("range \(request.headers[HTTPField.Name("Range")!] ?? "-")")
+    return Response(status: .serviceUnavailable)
+}
+for (path, stall) in [("drop", false), ("stall", true)] {
+    router.get(RouterPath(path)) { request, _ -> Response in
+        if request.headers[HTTPField.Name("Range")!] != nil { return respond(request, gated: false) }
+        say("range -")
+        return Response(status: .ok, body: ResponseBody(contentLength: size) { writer in
+            try await writer.write(ByteBuffer(bytes: content[..<cut]))
+            if stall { try await Task.sleep(for: .seconds(3600)) }
+            struct Dropped: Error {}
+            throw Dropped()
+        })
+    }
+}
 for method in [HTTPRequest.Method.put, .post] {
     router.on("upload", method: method) { request, _ -> Response in
         var request = request

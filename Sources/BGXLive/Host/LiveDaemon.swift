@@ -177,6 +177,7 @@ public final class LiveDaemon {
 
     /// Ends every app's process, removes the cgroups and the socket.
     func shutdown() {
+        options.transferMover?.shutdown()
         for process in Array(processes.values) + exiting {
             process.killedFor = "daemon shutdown"
             _ = try? freezer.kill(process)

@@ -61,6 +61,8 @@ public protocol TransferMover: AnyObject, Sendable {
     func start(_ transfer: LiveTransfer, report: @escaping @Sendable (TransferAttemptReport) -> Void)
     /// Stops an attempt (the engine no longer lets it run); it reports nothing more.
     func stop(_ task: Int32)
+    /// The daemon is stopping: every attempt ends and the connections close.
+    func shutdown()
 }
 
 /// Reports from the mover's threads to the daemon's one thread: kept under a
