@@ -105,6 +105,10 @@ extension LiveDaemon {
         case let .voipPush(number): args["number"] = "\(number)"
         case let .didUpdateLocations(service): args["service"] = "\(service)"
         case let .didEnterRegion(id), let .didExitRegion(id): args["region"] = engine.text(id)
+        case let .accessoryData(transport), let .accessoryDidDisconnect(transport): args["transport"] = "\(transport)"
+        case let .expiringActivity(id, expired):
+            args["id"] = "\(id)"
+            args["expired"] = "\(expired)"
         default: break
         }
         p.awaitingAck[seq] = engine.queue(of: callback, for: app)
