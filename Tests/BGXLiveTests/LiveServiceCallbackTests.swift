@@ -51,6 +51,23 @@ struct LiveServiceCallbackTests {
         #expect(answers(dir).contains("accessory data on main"), "\(answers(dir))")
     }
 
+    @Test("a Bluetooth peripheral's value update thaws the suspended central app (bluetooth-central mode), and its delegate hears it")
+    func bluetoothData() throws {
+        let host = try LiveHost(timeScale: 10)
+        let dir = try host.install("com.example.heartrate", behaviour: "bluetooth", modes: ["bluetooth-central"],
+                                   executable: "bgx-live-kitapp")
+        try host.ctl("launch", "com.example.heartrate")
+        try host.wait(for: ["kind": "accessory.connect", "transport": "bluetooth"])
+        try host.wait(for: ["kind": "state", "to": "active"])
+        try host.ctl("home")
+        let frozen = try host.wait(for: ["kind": "process.freeze"])
+        try host.ctl("accessory", "com.example.heartrate", "bluetooth")
+        try host.wait(for: ["kind": "accessory.deliver", "transport": "bluetooth"], after: host.index(of: frozen))
+        let thawed = try host.wait(for: ["kind": "process.thaw"], after: host.index(of: frozen))
+        try host.wait(for: ["kind": "process.freeze"], after: host.index(of: thawed))
+        #expect(answers(dir).contains("bluetooth heart-rate on main"), "\(answers(dir))")
+    }
+
     @Test("performExpiringActivity live: a block that returns ends its activity; a block that outlasts the background time is called again, expired, on another thread, and the app is suspended, not killed")
     func expiringActivities() throws {
         let host = try LiveHost(timeScale: 10)

@@ -25,18 +25,21 @@ import Foundation
 //               whose block returns after 50 ms, and `long`, whose block
 //               works until its expired call (on another thread) tells it to stop
 //   accessory   opens an external-accessory session; writes each data event
+//   bluetooth   connects peripheral `heart-rate` as a Core Bluetooth central;
+//               writes each value update
 
 let bundle = ProcessInfo.processInfo.environment["BGX_BUNDLE_PATH"] ?? "."
 let behaviour = (try? String(contentsOfFile: bundle + "/behaviour", encoding: .utf8))?
     .trimmingCharacters(in: .whitespacesAndNewlines) ?? "normal"
 
-final class KitAppDelegate: ApplicationDelegate, LocationManagerDelegate, AccessorySessionDelegate {
+final class KitAppDelegate: ApplicationDelegate, LocationManagerDelegate, AccessorySessionDelegate, CentralManagerDelegate {
     var answers: [String] = []
     let answersLock = NSLock()
     var task = BackgroundTaskIdentifier.invalid
     var player: AudioPlayer?
     var location: LocationManager?
     var session: AccessorySession?
+    var central: CentralManager?
     var stop = false
     var launchedByUser = true
     /// The GCD chain's steps (one at a time, each after the last).
@@ -63,6 +66,10 @@ final class KitAppDelegate: ApplicationDelegate, LocationManagerDelegate, Access
         case "accessory":
             session = AccessorySession(protocolString: "com.example.sensor")
             session?.delegate = self
+            return true
+        case "bluetooth":
+            central = CentralManager(delegate: self)
+            central?.connect("heart-rate")
             return true
         case "activity": return true
         default: break
@@ -103,7 +110,7 @@ final class KitAppDelegate: ApplicationDelegate, LocationManagerDelegate, Access
                 note("long stopped")
             }
             return
-        case "accessory": return
+        case "accessory", "bluetooth": return
         default: break
         }
         player?.stop()
@@ -152,6 +159,9 @@ extension KitAppDelegate {
         note("exit \(region.identifier) on \(thread)")
     }
     func accessorySessionHasBytesAvailable(_ session: AccessorySession) { note("accessory data on \(thread)") }
+    func centralManager(_ central: CentralManager, didUpdateValueForPeripheral peripheral: String) {
+        note("bluetooth \(peripheral) on \(thread)")
+    }
 }
 
 LiveApplication.main { KitAppDelegate() }
