@@ -82,7 +82,7 @@ struct LiveAppCodeTests {
 /// thread in real time, and calls come from any thread.
 @Suite("BGXApp calls live", .serialized)
 struct LiveAppCallsTests {
-    @Test("audio, a local notification, a background task ended by a timer, eight begun and ended from eight threads at once; transfers refused")
+    @Test("audio, a local notification, a background task ended by a timer, eight begun and ended at once on GCD's threads through Application.shared; transfers refused")
     func appCallsReachTheEngine() throws {
         let host = try LiveHost()
         let dir = try host.install("com.example.kit", modes: ["audio", "remote-notification"], executable: "bgx-live-kitapp")
@@ -101,7 +101,7 @@ struct LiveAppCallsTests {
         let waited = try #require(end["t"] as? Double) - #require(begin["t"] as? Double)
         #expect(waited >= 0.1, "ended after \(waited) s")
         try host.wait(for: ["kind": "process.freeze"], after: host.index(of: end))
-        // Eight calls at once from eight threads, each answered on its own: eight distinct tasks, begun and ended.
+        // Calls at once from several threads, each answered on its own: eight distinct tasks, begun and ended.
         for i in 0..<8 { try host.wait(for: ["kind": "bgtask.begin", "name": "worker \(i)"]) }
         let workers = Set(host.lines.filter { ($0["name"] as? String)?.hasPrefix("worker ") == true }.compactMap { $0["id"] as? Int })
         #expect(workers.count == 8)

@@ -8,9 +8,10 @@ import Foundation
 //               in 60 s, and makes a background URLSession (refused live:
 //               "not yet supported") — each answer written to `answers`
 //   background  stops the audio, begins a background task and ends it 100 ms
-//               later (a timer); and from eight threads at once (GCD's
-//               concurrentPerform) begins and ends a background task each,
-//               writing `concurrent` and the distinct identifiers it got
+//               later (a timer); and eight times at once on GCD's threads
+//               (concurrentPerform, through `Application.shared`) begins and
+//               ends a background task, writing `concurrent` and how many
+//               distinct identifiers it got
 //   push        completes a background push with newData after a chain
 //               through GCD as iOS code uses it — main.asyncAfter, a global
 //               queue, back to main.async, OperationQueue.main, a Timer, a
@@ -118,10 +119,11 @@ final class KitAppDelegate: ApplicationDelegate, LocationManagerDelegate, Access
         Runtime.asyncAfter(seconds: 0.1) { [self] in application.endBackgroundTask(task) }
         let lock = NSLock()
         var ids: [Int] = []
+        // `UIApplication.shared` on GCD's worker threads, as iOS code reaches it.
         DispatchQueue.concurrentPerform(iterations: 8) { i in
-            let id = application.beginBackgroundTask(withName: "worker \(i)")
+            let id = Application.shared.beginBackgroundTask(withName: "worker \(i)")
             lock.lock(); ids.append(id.rawValue); lock.unlock()
-            application.endBackgroundTask(id)
+            Application.shared.endBackgroundTask(id)
         }
         note("concurrent \(Set(ids.filter { $0 != BackgroundTaskIdentifier.invalid.rawValue }).count)")
     }
