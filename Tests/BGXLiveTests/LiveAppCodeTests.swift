@@ -1,5 +1,6 @@
 import BGXCore
 import BGXKit
+import BGXLive
 import BGXSimulation
 import ColorFeedExample
 import Foundation
@@ -108,6 +109,36 @@ struct LiveAppCallsTests {
         #expect(workers.allSatisfy { id in host.lines.contains { $0["kind"] as? String == "bgtask.end" && $0["id"] as? Int == id } })
         #expect(try String(contentsOfFile: dir + "/answers", encoding: .utf8).contains("concurrent 8"))
         #expect(!host.lines.contains { $0["kind"] as? String == "terminate" })
+    }
+
+    /// Voluntary context switches of every thread of a process: each wake-up from a wait is one.
+    static func wakeUps(_ pid: Int) throws -> Int {
+        try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task").reduce(0) { sum, task in
+            let status = try String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8)
+            let line = status.split(separator: "\n").first { $0.hasPrefix("voluntary_ctxt_switches:") }
+            return sum + (Int(line?.split(separator: "\t").last?.trimmingCharacters(in: .whitespaces) ?? "") ?? 0)
+        }
+    }
+
+    @Test("a live app with nothing to do does not poll: in front, its run loop and its socket reader sleep until something comes")
+    func idleAppSleeps() throws {
+        let host = try LiveHost()
+        try host.install("com.example.kit", modes: ["audio", "remote-notification"], executable: "bgx-live-kitapp")
+        try host.ctl("launch", "com.example.kit")
+        let spawn = try host.wait(for: ["kind": "process.spawn"])
+        try host.wait(for: ["kind": "state", "to": "active"])
+        let pid = try #require(spawn["pid"] as? Int)
+        // Every callback so far acknowledged (the daemon's status says so): the app has nothing left to do.
+        let deadline = MonotonicClock.now() + 20_000_000_000
+        while try host.ctl("status").contains("awaiting ack") {
+            try #require(MonotonicClock.now() < deadline, "callbacks never acknowledged")
+            sched_yield()
+        }
+        let before = try Self.wakeUps(pid)
+        // Not synchronisation: time passing, in which a polling loop would wake.
+        usleep(500_000)
+        let woke = try Self.wakeUps(pid) - before
+        #expect(woke <= 2, "the idle app woke \(woke) times in 0.5 s")
     }
 
     @Test("a push completed through GCD as iOS code uses it: main.asyncAfter, a global queue, main.async, OperationQueue.main, a Timer, a @MainActor task — each on its thread, in real time")
