@@ -41,7 +41,6 @@ final class KitAppDelegate: ApplicationDelegate, LocationManagerDelegate, Access
     var location: LocationManager?
     var session: AccessorySession?
     var central: CentralManager?
-    var stop = false
     var launchedByUser = true
     /// The GCD chain's steps (one at a time, each after the last).
     var steps: [String] = []
@@ -99,15 +98,15 @@ final class KitAppDelegate: ApplicationDelegate, LocationManagerDelegate, Access
                 note("flush \(expired) on \(thread)")
                 if !expired { Thread.sleep(forTimeInterval: 0.05) }
             }
-            let lock = NSLock()
+            let stop = DispatchSemaphore(value: 0)
             ProcessInfo.processInfo.performExpiringActivity(withReason: "long") { [self] expired in
                 note("long \(expired) on \(thread)")
                 if expired {
-                    lock.lock(); stop = true; lock.unlock()
+                    stop.signal()
                     return
                 }
-                // Works until told to stop (the app's own loop, as real work would be).
-                while !lock.withLock({ stop }) { usleep(1000) }
+                // Busy until told to stop (waiting on the work it does).
+                stop.wait()
                 note("long stopped")
             }
             return
