@@ -131,6 +131,10 @@ let package = Package(
         .executableTarget(
             name: "colorfeed-live", dependencies: ["ColorFeedExample", "BGXKit", "BGXLiveApp"],
             path: "Examples/ColorFeedLive", swiftSettings: v5),
+        // Examples/Messenger's unchanged app code (GCD's queues and all) as a real process.
+        .executableTarget(
+            name: "messenger-live", dependencies: ["MessengerExample", "BGXKit", "BGXLiveApp"],
+            path: "Examples/MessengerLive", swiftSettings: v5),
         .testTarget(
             name: "BGXKitTests",
             dependencies: ["BGXKit", "BGXSimulation", "BGXCore", "ColorFeedExample", "MessengerExample",

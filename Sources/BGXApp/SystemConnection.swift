@@ -137,6 +137,11 @@ public protocol SystemConnection: AnyObject {
 /// it calls into an app, so `Application.shared` resolves to that app.
 public enum ProcessContext {
     @TaskLocal public static var current: Application?
+    /// A real process's one app (the live host sets it): code on threads no
+    /// device called into — GCD's global queues — belongs to it too.
+    public static var processApplication: Application?
+    /// The app whose code is running now, on any thread.
+    public static var running: Application? { current ?? processApplication }
 }
 
 /// What a host that moves real bytes needs of a transfer: the request as

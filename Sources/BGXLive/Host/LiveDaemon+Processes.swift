@@ -107,6 +107,10 @@ extension LiveDaemon {
         case let .didEnterRegion(id), let .didExitRegion(id): args["region"] = engine.text(id)
         case .handleEventsForBackgroundURLSession, .urlSessionTaskDidComplete, .urlSessionDidFinishEvents:
             transferCallbackArgs(callback, &args)
+        case let .accessoryData(transport), let .accessoryDidDisconnect(transport): args["transport"] = "\(transport)"
+        case let .expiringActivity(id, expired):
+            args["id"] = "\(id)"
+            args["expired"] = "\(expired)"
         default: break
         }
         p.awaitingAck[seq] = engine.queue(of: callback, for: app)
