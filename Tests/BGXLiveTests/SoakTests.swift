@@ -8,7 +8,8 @@ import Testing
 /// inputs for a while: afterwards no state is lost, no process is left a
 /// zombie, no cgroup or file descriptor is leaked, and the daemon's resident
 /// size stays flat. `BGX_SOAK_APPS=N` (default 20) and `BGX_SOAK_SECONDS=S`
-/// (default 20) size the run; docs/live.md gives the hour-long one.
+/// (default 20) size the run; docs/live.md gives the hour-long one
+/// (100 apps, 3600 s) and the figures it gave.
 @Suite("the live host under a long random load", .serialized)
 struct SoakTests {
     static func residentKB(_ pid: pid_t) -> Int {
@@ -53,7 +54,8 @@ struct SoakTests {
         let baselineFiles = Self.openFiles(daemon)
         var answered: [String: Int] = [:], inputs = 0
         var resident: [Int] = []
-        let end = MonotonicClock.now() + Int64(seconds * 1e9)
+        let begun = MonotonicClock.now(), end = begun + Int64(seconds * 1e9)
+        var nextReport = begun + 60_000_000_000
         while MonotonicClock.now() < end {
             let app = apps[g.below(apps.count)]
             let (verb, args): (String, [String]) = switch g.below(12) {
@@ -72,6 +74,15 @@ struct SoakTests {
             if inputs % 25 == 0 {
                 resident.append(Self.residentKB(daemon))
                 Self.drain(host)
+            }
+            // A long run says how it is going once a minute (a run cut short still has its figures).
+            if MonotonicClock.now() >= nextReport {
+                nextReport += 60_000_000_000
+                let elapsed = Int((MonotonicClock.now() - begun) / 1_000_000_000)
+                print("soak: \(elapsed) s, \(inputs) inputs, resident \(Self.residentKB(daemon)) kB, "
+                      + "descriptors \(Self.openFiles(daemon)), "
+                      + "\(host.lines.filter { $0["kind"] as? String == "process.spawn" }.count) processes started")
+                fflush(stdout)
             }
         }
         // Every app ended, so that what is left over is a leak.
