@@ -84,14 +84,19 @@ extension LiveDaemon {
     func refuse(_ c: Connection, why: String) {
         close(c.fd)
         let who = c.peer.map { "pid \($0.pid)" } ?? "an unknown peer"
-        // Every refusal is in the trace; standard error gets the 1st, 10th, 100th … of each
-        // reason, so a flood cannot fill it (nor block the daemon on a full pipe).
-        refusals[why, default: 0] += 1
-        let n = refusals[why]!
-        if n == 1 || String(n).dropFirst().allSatisfy({ $0 == "0" }) && n % 10 == 0 {
-            log("bgx daemon: refused a connection from \(who): \(why)\(n > 1 ? " (\(n) so far)" : "")")
-        }
+        logThinned("bgx daemon: refused a connection from \(who): \(why)", reason: why)
         hostLine(nil, "connection.refuse", [("pid", .number(Double(c.peer?.pid ?? 0))), ("reason", .string(why))])
+    }
+
+    /// Every limit hit is in the trace; standard error gets the 1st, 10th,
+    /// 100th … of each reason, so a flood cannot fill it (nor block the
+    /// daemon on a full pipe).
+    func logThinned(_ message: String, reason: String) {
+        limitsHit[reason, default: 0] += 1
+        let n = limitsHit[reason]!
+        if n == 1 || n % 10 == 0 && String(n).dropFirst().allSatisfy({ $0 == "0" }) {
+            log(message + (n > 1 ? " (\(n) so far)" : ""))
+        }
     }
 
     /// Reads what a connection sent — nothing while it still has whole frames
@@ -142,17 +147,18 @@ extension LiveDaemon {
     func enforceConnectionDeadlines() {
         let now = MonotonicClock.now()
         for c in Array(connections.values) {
-            if let (at, why) = c.deadline(options.limits), at <= now { closeConnection(c.fd, why: why) }
+            if let (at, why) = c.deadline(options.limits), at <= now { closeConnection(c.fd, why: why, thinned: true) }
         }
     }
 
     /// Closes one connection; `why` is logged (a bad frame), the daemon carries on.
-    func closeConnection(_ fd: Int32, why: String?) {
+    /// `thinned`: a limit hit, logged as `logThinned` says.
+    func closeConnection(_ fd: Int32, why: String?, thinned: Bool = false) {
         guard let c = connections.removeValue(forKey: fd) else { return }
         if let why {
             var who = "connection \(fd)"
             if case let .app(app) = c.role { who += " (\(engine.bundleIdentifier(app)))" }
-            log("bgx daemon: closed \(who): \(why)")
+            if thinned { logThinned("bgx daemon: closed \(who): \(why)", reason: why) } else { log("bgx daemon: closed \(who): \(why)") }
             hostLine(nil, "connection.close", [("reason", .string(why))])
         }
         if case let .app(app) = c.role, let p = processes[app], p.connection == fd { p.connection = nil }
@@ -204,7 +210,7 @@ extension LiveDaemon {
             guard ctls < options.limits.ctl else {
                 let text = "over \(options.limits.ctl) ctl connections"
                 send(LiveMessage(type: "welcome", ok: false, text: text), to: c.fd)
-                closeConnection(c.fd, why: text)
+                closeConnection(c.fd, why: text, thinned: true)
                 return
             }
             c.role = .ctl

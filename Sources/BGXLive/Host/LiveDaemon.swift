@@ -57,8 +57,8 @@ public final class LiveDaemon {
     static let readSize = 16 * 1024
     /// Turns of the loop, so that each connection's frames are handled once a turn.
     var turn = 0
-    /// Connections refused, by reason (what standard error is told of them is thinned).
-    var refusals: [String: Int] = [:]
+    /// Limits hit, by reason (what standard error is told of them is thinned).
+    var limitsHit: [String: Int] = [:]
     /// Monotonic time of the last sample of running processes' CPU and memory.
     var lastResourceSample: Int64 = 0
     /// Where memory pressure is read (PSI), its last reading, and the level last told to the engine.
