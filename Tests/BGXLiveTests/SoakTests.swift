@@ -123,7 +123,22 @@ struct SoakTests {
         }
         let journal = try SQLiteStore(path: host.directory + "/state/state.sqlite").entries()
         #expect(journal.count >= answered.values.reduce(0, +))
+
+        // Nothing lost across a crash either: killed with SIGKILL and started again on its
+        // state, the daemon replays the whole journal into the same apps, flags and requests.
+        host.crash()
+        let restarting = MonotonicClock.now()
+        let restarted = try LiveHost(timeScale: 10, directory: host.directory)
+        let replay = Double(MonotonicClock.now() - restarting) / 1e9
+        let after = try restarted.ctl("status")
+        #expect(Self.appLines(after) == Self.appLines(status), "before the crash:\n\(status)\nafter:\n\(after)")
         print("soak: \(appCount) apps, \(seconds) s, \(inputs) inputs, \(pids.count) processes, \(journal.count) journal entries, "
-              + "resident \(resident.first ?? 0)→\(finalResident) kB, descriptors \(baselineFiles)→\(finalFiles), seed \(seed)")
+              + "resident \(resident.first ?? 0)→\(finalResident) kB, descriptors \(baselineFiles)→\(finalFiles), "
+              + "restart replaying the journal \(String(format: "%.1f", replay)) s, seed \(seed)")
+    }
+
+    /// What `status` says of each app and its pending requests (not the times, which move).
+    static func appLines(_ status: String) -> [Substring] {
+        status.split(separator: "\n").filter { $0.hasPrefix("com.example.") || $0.hasPrefix("  pending ") }
     }
 }
