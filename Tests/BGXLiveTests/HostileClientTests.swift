@@ -1,4 +1,4 @@
-import BGXLive
+@testable import BGXLive
 import Foundation
 import Glibc
 import Testing
@@ -39,7 +39,7 @@ struct HostileClientTests {
         deinit { if process.isRunning { end() } }
     }
 
-    @Test("1,000 connections and 1,000 frames from one client: refused past its share, a real app's push still answered within 5 s, the daemon's size bounded")
+    @Test("1,000 connections from one client and 1,000 frames from another: refused past their share, a real app's push still answered within 5 s, the daemon's size bounded")
     func floodDoesNotStarveApps() throws {
         let host = try LiveHost()
         let daemon = host.process.processIdentifier
@@ -105,6 +105,51 @@ struct HostileClientTests {
         try host.wait(for: ["kind": "connection.close", "reason": "a frame begun and not finished within 1s (11 bytes of it)"])
         // The daemon carries on for everyone else.
         #expect(try host.ctl("status").contains("freezer:"))
+    }
+
+    @Test("fair reading: of one connection's 100 waiting frames, 16 are handled a turn, beside another connection's frame, and nothing more is read from it meanwhile")
+    func fairReading() throws {
+        let dir = try DurableStorePropertyTests.directory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var options = DaemonOptions(stateDirectory: dir + "/state", socketPath: dir + "/daemon.sock")
+        options.freezer = .sigstop
+        let daemon = try LiveDaemon(options: options)
+        defer { daemon.shutdown() }
+        /// A connection the daemon holds as a ctl client's, and the client's end.
+        func connect() throws -> (daemonSide: Int32, client: Int32) {
+            var fds: [Int32] = [0, 0]
+            #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
+            _ = fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK)
+            let c = Connection(fd: fds[0])
+            c.role = .ctl
+            daemon.connections[fds[0]] = c
+            return (fds[0], fds[1])
+        }
+        /// Replies waiting at the client's end.
+        func replies(_ fd: Int32) -> Int {
+            var decoder = FrameDecoder(), buffer = [UInt8](repeating: 0, count: 65536), count = 0
+            while case let n = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT)), n > 0 { decoder.append(buffer[0..<n]) }
+            while (try? decoder.next()) != nil { count += 1 }
+            return count
+        }
+        let (flooded, flooder) = try connect(), (other, client) = try connect()
+        let status = try #require(LiveMessage(type: "ctl", seq: 1, name: "status").frame())
+        try UnixSocket.writeAll(flooder, Array(repeating: status, count: 100).flatMap { $0 })
+        try UnixSocket.writeAll(client, status)
+        daemon.turn += 1
+        daemon.readFrom(flooded)
+        daemon.readFrom(other)
+        #expect(replies(flooder) == 16)
+        #expect(replies(client) == 1)
+        #expect(daemon.connections[flooded]?.hasBacklog == true)
+        // The next turn serves the backlog without a read, 16 more.
+        let buffered = daemon.connections[flooded]?.decoder.bufferedBytes
+        daemon.turn += 1
+        daemon.readFrom(flooded)
+        daemon.serveBacklogs()
+        #expect(replies(flooder) == 16)
+        #expect(daemon.connections[flooded]?.decoder.bufferedBytes == buffered.map { $0 - 16 * status.count })
+        for fd in [flooder, client] { close(fd) }
     }
 
     @Test("no more ctl connections than the limit, however many processes ask")
