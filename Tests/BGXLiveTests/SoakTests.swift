@@ -90,10 +90,17 @@ struct SoakTests {
         let spawns = { host.lines.filter { $0["kind"] as? String == "process.spawn" } }
         _ = try host.ctl("status")
         try host.wait(for: ["kind": "user", "action": "forceQuit", "app": apps.last!])
+        // Exits by pid, gathered once: an hour's trace has half a million lines and thousands of processes.
+        func exits(_ lines: ArraySlice<[String: Any]>) -> [String] {
+            lines.filter { $0["kind"] as? String == "process.exit" }.map { "\($0["pid"] ?? "")" }
+        }
+        var exited = Set(exits(host.lines[...]))
         for spawn in spawns() {
             let pid = "\(spawn["pid"] ?? "")"
-            if !host.lines.contains(where: { $0["kind"] as? String == "process.exit" && "\($0["pid"] ?? "")" == pid }) {
-                try host.wait(for: ["kind": "process.exit", "pid": pid])
+            if !exited.contains(pid) {
+                let from = host.lines.count
+                try host.wait(for: ["kind": "process.exit", "pid": pid], after: from)
+                exited.formUnion(exits(host.lines[from...]))
             }
         }
         let status = try host.ctl("status")
