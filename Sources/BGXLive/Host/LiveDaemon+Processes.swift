@@ -3,7 +3,7 @@ import CBGXLive
 import Foundation
 import Glibc
 
-/// The engine's directives, carried out on real processes (DESIGN.md's mapping).
+/// The engine's directives, carried out on real processes (docs/live.md, "The mapping").
 extension LiveDaemon {
     func carryOut(_ directive: Directive) {
         switch directive {
