@@ -110,6 +110,8 @@ let package = Package(
         .executableTarget(
             name: "bgx-live-transferapp", dependencies: ["BGXApp", "BGXLiveApp"], path: "Tests/LiveTransferApp",
             swiftSettings: v5),
+        // A hostile client of the daemon's socket, run by the tests as its own process.
+        .executableTarget(name: "bgx-live-flood", dependencies: ["BGXLive"], path: "Tests/LiveFlood", swiftSettings: v5),
         // A BGXApp app the live host's tests run as a real process.
         .executableTarget(
             name: "bgx-live-kitapp", dependencies: ["BGXApp", "BGXLiveApp"], path: "Tests/LiveKitApp", swiftSettings: v5),

@@ -30,6 +30,9 @@ struct Daemon: ParsableCommand {
     @Option(help: "The CPU monitor's limit, in percent of its window (default: the profile's).") var cpuLimit: Int?
     @Option(help: "Run the engine's time this many times faster than the clock (tests).") var timeScale = 1
     @Flag(help: "Wait for the disk on every journal write (survives a power cut).") var fsync = false
+    @Option(help: "Seconds a new connection has to say hello before it is closed (default 5).") var helloDeadline: Double?
+    @Option(help: "Seconds a frame begun may take to arrive whole before the connection is closed (default 10).")
+    var frameDeadline: Double?
 
     func run() throws {
         var options = DaemonOptions(stateDirectory: state, socketPath: socket)
@@ -48,6 +51,12 @@ struct Daemon: ParsableCommand {
         // Bounded so that engine time (monotonic nanoseconds × scale) cannot overflow in a century of uptime.
         guard (1...1000).contains(timeScale) else { throw fail("--time-scale must be between 1 and 1000") }
         options.timeScale = Int64(timeScale)
+        for (name, seconds, keyPath) in [("--hello-deadline", helloDeadline, \ConnectionLimits.helloDeadline),
+                                         ("--frame-deadline", frameDeadline, \ConnectionLimits.frameDeadline)] {
+            guard let seconds else { continue }
+            guard seconds > 0, seconds <= 3600 else { throw fail("\(name) must be between 0 and 3600 seconds") }
+            options.limits[keyPath: keyPath] = Int64(seconds * 1e9)
+        }
         // Descriptors this process inherited (a test harness's process-exit socket, say) are
         // not the apps': closed on exec, so an app it launches holds none of them.
         for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? [] {

@@ -20,43 +20,145 @@ final class Connection {
     var out: [UInt8] = []
     /// More unsent bytes than this and the peer is cut off (it is not reading).
     static let outboxLimit = 8 * 1024 * 1024
+    /// Who connected (SO_PEERCRED, read as it is accepted).
+    var peer: (pid: pid_t, uid: uid_t)?
+    /// Monotonic time it connected, and of its last whole frame.
+    var opened: Int64 = 0
+    var lastFrame: Int64 = 0
+    /// The loop's turn in which its frames were last handled (one share a turn).
+    var servedTurn = -1
 
     init(fd: Int32) { self.fd = fd }
+
+    /// It has whole frames it did not get to handle in its last turn: nothing
+    /// more is read from it until they are.
+    var hasBacklog: Bool { decoder.hasWholeFrame }
+
+    /// When it is cut off for not saying hello, or for a frame left half sent.
+    func deadline(_ limits: ConnectionLimits) -> (at: Int64, why: String)? {
+        if role == .unknown {
+            return (opened + limits.helloDeadline, "no hello within \(Time.describe(limits.helloDeadline)) of connecting")
+        }
+        guard decoder.bufferedBytes > 0, !hasBacklog else { return nil }
+        return (lastFrame + limits.frameDeadline,
+                "a frame begun and not finished within \(Time.describe(limits.frameDeadline)) (\(decoder.bufferedBytes) bytes of it)")
+    }
 }
 
 extension LiveDaemon {
+    /// Takes every waiting connection, refusing (closing at once, with the
+    /// reason) those over a limit: in all, unauthenticated, from one process
+    /// or one user.
     func acceptConnections() {
-        while let fd = UnixSocket.accept(listener) { connections[fd] = Connection(fd: fd) }
+        while let fd = UnixSocket.accept(listener) {
+            let c = Connection(fd: fd)
+            c.peer = UnixSocket.peer(of: fd)
+            c.opened = MonotonicClock.now()
+            c.lastFrame = c.opened
+            if let why = refusal(of: c) {
+                refuse(c, why: why)
+                continue
+            }
+            connections[fd] = c
+        }
     }
 
+    /// Why a new connection is over a limit, or nil.
+    func refusal(of c: Connection) -> String? {
+        let limits = options.limits
+        if connections.count >= limits.connections { return "over \(limits.connections) connections" }
+        if connections.values.filter({ $0.role == .unknown }).count >= limits.unauthenticated {
+            return "over \(limits.unauthenticated) connections that have not said hello"
+        }
+        guard let peer = c.peer else { return "no peer credentials" }
+        if connections.values.filter({ $0.peer?.pid == peer.pid }).count >= limits.perProcess {
+            return "over \(limits.perProcess) connections from pid \(peer.pid)"
+        }
+        if connections.values.filter({ $0.peer?.uid == peer.uid }).count >= limits.perUser {
+            return "over \(limits.perUser) connections from uid \(peer.uid)"
+        }
+        return nil
+    }
+
+    /// Closes a connection never taken, logging why (a limit).
+    func refuse(_ c: Connection, why: String) {
+        close(c.fd)
+        let who = c.peer.map { "pid \($0.pid)" } ?? "an unknown peer"
+        logThinned("bgx daemon: refused a connection from \(who): \(why)", reason: why)
+        hostLine(nil, "connection.refuse", [("pid", .number(Double(c.peer?.pid ?? 0))), ("reason", .string(why))])
+    }
+
+    /// Every limit hit is in the trace; standard error gets the 1st, 10th,
+    /// 100th … of each reason, so a flood cannot fill it (nor block the
+    /// daemon on a full pipe).
+    func logThinned(_ message: String, reason: String) {
+        limitsHit[reason, default: 0] += 1
+        let n = limitsHit[reason]!
+        if n == 1 || n % 10 == 0 && String(n).dropFirst().allSatisfy({ $0 == "0" }) {
+            log(message + (n > 1 ? " (\(n) so far)" : ""))
+        }
+    }
+
+    /// Reads what a connection sent — nothing while it still has whole frames
+    /// waiting from its last turn — and handles its share of frames.
     func readFrom(_ fd: Int32) {
         guard let c = connections[fd] else { return }
-        let n = recv(fd, &readBuffer, readBuffer.count, 0)
-        if n < 0 { if errno == EAGAIN || errno == EINTR { return }; closeConnection(fd, why: nil); return }
-        if n == 0 { closeConnection(fd, why: nil); return }
-        c.decoder.append(readBuffer[0..<n])
-        while connections[fd] != nil {
+        if !c.hasBacklog {
+            let n = recv(fd, &readBuffer, readBuffer.count, 0)
+            if n < 0 { if errno == EAGAIN || errno == EINTR { return }; closeConnection(fd, why: nil); return }
+            if n == 0 { closeConnection(fd, why: nil); return }
+            c.decoder.append(readBuffer[0..<n])
+        }
+        handleFrames(of: c)
+    }
+
+    /// Handles at most `framesPerTurn` of a connection's whole frames, once a turn.
+    func handleFrames(of c: Connection) {
+        guard c.servedTurn != turn else { return }
+        c.servedTurn = turn
+        for _ in 0..<options.limits.framesPerTurn {
+            guard connections[c.fd] === c else { return }
             let message: LiveMessage
             do {
                 guard let payload = try c.decoder.next() else { return }
                 message = try LiveMessage.decode(payload)
             } catch {
-                closeConnection(fd, why: "\(error)")
+                closeConnection(c.fd, why: "\(error)")
                 return
             }
+            c.lastFrame = MonotonicClock.now()
             pump()
             handle(message, from: c)
             pump()
         }
     }
 
+    /// Connections whose frames wait from an earlier turn (read no more from them).
+    func serveBacklogs() {
+        for c in Array(connections.values) where c.hasBacklog { handleFrames(of: c) }
+    }
+
+    /// The next moment a connection is due to be cut off, if any.
+    var nextConnectionDeadline: Int64? {
+        connections.values.compactMap { $0.deadline(options.limits)?.at }.min()
+    }
+
+    /// Closes the connections past their hello or frame deadline.
+    func enforceConnectionDeadlines() {
+        let now = MonotonicClock.now()
+        for c in Array(connections.values) {
+            if let (at, why) = c.deadline(options.limits), at <= now { closeConnection(c.fd, why: why, thinned: true) }
+        }
+    }
+
     /// Closes one connection; `why` is logged (a bad frame), the daemon carries on.
-    func closeConnection(_ fd: Int32, why: String?) {
+    /// `thinned`: a limit hit, logged as `logThinned` says.
+    func closeConnection(_ fd: Int32, why: String?, thinned: Bool = false) {
         guard let c = connections.removeValue(forKey: fd) else { return }
         if let why {
             var who = "connection \(fd)"
             if case let .app(app) = c.role { who += " (\(engine.bundleIdentifier(app)))" }
-            log("bgx daemon: closed \(who): \(why)")
+            if thinned { logThinned("bgx daemon: closed \(who): \(why)", reason: why) } else { log("bgx daemon: closed \(who): \(why)") }
             hostLine(nil, "connection.close", [("reason", .string(why))])
         }
         if case let .app(app) = c.role, let p = processes[app], p.connection == fd { p.connection = nil }
@@ -102,6 +204,13 @@ extension LiveDaemon {
             guard peer.uid == geteuid() || peer.uid == 0 else {
                 send(LiveMessage(type: "welcome", ok: false, text: "ctl needs the daemon's owner"), to: c.fd)
                 closeConnection(c.fd, why: "ctl from uid \(peer.uid), not the daemon's owner")
+                return
+            }
+            let ctls = connections.values.filter { $0.role == .ctl || $0.role == .follower }.count
+            guard ctls < options.limits.ctl else {
+                let text = "over \(options.limits.ctl) ctl connections"
+                send(LiveMessage(type: "welcome", ok: false, text: text), to: c.fd)
+                closeConnection(c.fd, why: text, thinned: true)
                 return
             }
             c.role = .ctl

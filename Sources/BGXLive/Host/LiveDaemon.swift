@@ -20,6 +20,8 @@ public struct DaemonOptions: Sendable {
     /// What moves background transfers' real bytes (BGXLiveTransfers' in
     /// bgx-daemon); nil: background transfers are refused.
     public var transferMover: TransferMover?
+    /// What one client of the socket may take of the daemon.
+    public var limits = ConnectionLimits()
 
     public init(stateDirectory: String, socketPath: String) {
         self.stateDirectory = stateDirectory
@@ -54,7 +56,12 @@ public final class LiveDaemon {
     var durable = DurableHost()
     let auditFD: Int32
     /// One buffer for every read from a connection (the daemon has one thread).
-    var readBuffer = [UInt8](repeating: 0, count: 16 * 1024)
+    var readBuffer = [UInt8](repeating: 0, count: LiveDaemon.readSize)
+    static let readSize = 16 * 1024
+    /// Turns of the loop, so that each connection's frames are handled once a turn.
+    var turn = 0
+    /// Limits hit, by reason (what standard error is told of them is thinned).
+    var limitsHit: [String: Int] = [:]
     /// Monotonic time of the last sample of running processes' CPU and memory.
     var lastResourceSample: Int64 = 0
     /// Where memory pressure is read (PSI), its last reading, and the level last told to the engine.
@@ -143,22 +150,31 @@ public final class LiveDaemon {
     public func run() {
         while running {
             pump()
+            turn += 1
             var fds: [pollfd] = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0),
                                  pollfd(fd: signals, events: Int16(POLLIN), revents: 0),
                                  pollfd(fd: transfers.inbox.readFD, events: Int16(POLLIN), revents: 0)]
+            var backlog = false
             for (fd, c) in connections {
-                fds.append(pollfd(fd: fd, events: Int16(POLLIN) | (c.out.isEmpty ? 0 : Int16(POLLOUT)), revents: 0))
+                // One with whole frames still waiting is not read from: the kernel's buffer
+                // fills and its sender waits, and the daemon's memory does not grow for it.
+                backlog = backlog || c.hasBacklog
+                let events = (c.hasBacklog ? 0 : Int16(POLLIN)) | (c.out.isEmpty ? 0 : Int16(POLLOUT))
+                fds.append(pollfd(fd: fd, events: events, revents: 0))
             }
             for p in processes.values { fds.append(pollfd(fd: p.pidfd, events: Int16(POLLIN), revents: 0)) }
             for p in exiting { fds.append(pollfd(fd: p.pidfd, events: Int16(POLLIN), revents: 0)) }
-            // Exactly until the engine's next event (or the next look at running processes' CPU and
-            // memory); with neither, until something happens.
             let now = MonotonicClock.now()
-            let wake = [engine.nextEventTime.map(monotonicTime), nextResourceSample, nextTransferRetry].compactMap { $0 }.min()
-            let timeout = wake.map { max(0, $0 - now) } ?? -1
+            // Exactly until the engine's next event (or the next look at running processes' CPU and
+            // memory, a transfer's retry, or a connection's deadline); with none, until something
+            // happens. Frames waiting from the last turn: look, do not wait.
+            let wake = [engine.nextEventTime.map(monotonicTime), nextResourceSample, nextTransferRetry, nextConnectionDeadline]
+                .compactMap { $0 }.min()
+            let timeout = backlog ? 0 : wake.map { max(0, $0 - now) } ?? -1
             let ready = bgx_ppoll(&fds, nfds_t(fds.count), timeout)
             if ready < 0 { if errno == EINTR { continue }; log("error: ppoll: \(SystemError("ppoll"))"); break }
             if let due = nextResourceSample, MonotonicClock.now() >= due { sampleResources() }
+            enforceConnectionDeadlines()
             for p in fds where p.revents != 0 {
                 if p.fd == listener { acceptConnections() }
                 else if p.fd == signals { running = false }
@@ -171,6 +187,7 @@ public final class LiveDaemon {
                     if p.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 { readFrom(p.fd) }
                 }
             }
+            serveBacklogs()
         }
         shutdown()
     }

@@ -41,6 +41,17 @@ public struct FrameDecoder {
 
     public mutating func append(_ bytes: some Collection<UInt8>) { buffer.append(contentsOf: bytes) }
 
+    /// Bytes received and not yet taken as frames.
+    public var bufferedBytes: Int { buffer.count }
+
+    /// A whole frame is waiting (or bytes that are not one, which `next` reports).
+    public var hasWholeFrame: Bool {
+        guard buffer.count >= Frame.headerSize else { return false }
+        let length = Int(buffer[4]) << 24 | Int(buffer[5]) << 16 | Int(buffer[6]) << 8 | Int(buffer[7])
+        return length > Frame.maximumPayload || buffer.count >= Frame.headerSize + length
+            || Array(buffer[0..<3]) != Frame.magic || buffer[3] != Frame.version
+    }
+
     /// The next whole payload, nil when more bytes are needed.
     public mutating func next() throws(FrameError) -> [UInt8]? {
         guard buffer.count >= Frame.headerSize else {
