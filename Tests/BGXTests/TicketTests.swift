@@ -8,9 +8,9 @@ import Testing
         var engine = Engine()
         let app = engine.install(AppManifest(bundleIdentifier: "com.example.a"))
         let i = Int(app.index)
-        let window = engine.ticket(app, engine.apps[i].windowNumber)
+        let window = engine.ticket(app, engine.backgroundTasks.apps[i].windowNumber)
         #expect(engine.isOutstanding(window, .backgroundWindow, app))
-        engine.apps[i].windowNumber &+= 1
+        engine.backgroundTasks.apps[i].windowNumber &+= 1
         #expect(!engine.isOutstanding(window, .backgroundWindow, app))
 
         let check = engine.ticket(app, engine.apps[i].cpu.checkNumber)

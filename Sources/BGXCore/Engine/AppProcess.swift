@@ -20,12 +20,7 @@ struct AppProcess: Sendable {
     var launchHandlersOnMain: Set<TextID> = []
     var heldTimers: [(token: Int32, continuation: Bool)] = []
 
-    var tasks: [BackgroundTaskRecord] = []
-    /// The last task name and its interned text: apps reuse a few names.
-    var lastTaskName: (name: String, text: TextID)?
-    var nextTaskID = 1
-    var window: BackgroundWindow?
-    var windowNumber: UInt32 = 0
+    // `beginBackgroundTask` assertions and the background-time window are the background-task controller's.
 
     var stats = AppStats()
 
@@ -67,9 +62,6 @@ extension AppProcess {
         if backgroundQueue != nil { backgroundQueue = nil }
         if !launchHandlersOnMain.isEmpty { launchHandlersOnMain.removeAll(keepingCapacity: true) }
         heldTimers.clearKeepingCapacity()
-        tasks.clearKeepingCapacity()
-        window = nil
-        windowNumber &+= 1
         if !registered.isEmpty { registered.removeAll(keepingCapacity: true) }
         launchFinished = false
         runningTasks.clearKeepingCapacity()

@@ -32,6 +32,8 @@ public struct Engine: Sendable {
     var pushes = PushController()
     /// Who may be launched into the background, and the verdicts acted on (rules §11).
     var launches: LaunchController
+    /// Each app's `beginBackgroundTask` assertions and background-time window (rules §2, §13).
+    var backgroundTasks = BackgroundTaskController()
     /// Footprints of every running process, in bytes (see `freeMemory`).
     var residentBytes: Int64 = 0
     /// Apps jetsam has chosen that have not yet ended.
@@ -119,6 +121,7 @@ public struct Engine: Sendable {
         notifications.appInstalled()
         transfers.appInstalled()
         services.appInstalled()
+        backgroundTasks.appInstalled()
         let index = Int32(apps.count - 1)
         // The first app of a name is the one a name finds.
         if appIndex[manifest.bundleIdentifier] == nil { appIndex[manifest.bundleIdentifier] = index }
@@ -136,11 +139,11 @@ public struct Engine: Sendable {
     /// the process is terminated, before the host hears of it.
     public func processEpoch(of app: AppID) -> UInt32 { apps[Int(app.index)].epoch }
     public func openBackgroundTasks(of app: AppID) -> [(id: Int, name: String)] {
-        apps[Int(app.index)].tasks.filter { !$0.isExpiringActivity }.map { ($0.id, $0.name) }
+        backgroundTasks.apps[Int(app.index)].tasks.filter { !$0.isExpiringActivity }.map { ($0.id, $0.name) }
     }
     /// `performExpiringActivity` assertions the app holds (rules §13).
     public func openExpiringActivities(of app: AppID) -> [(id: Int, name: String)] {
-        apps[Int(app.index)].tasks.filter(\.isExpiringActivity).map { ($0.id, $0.name) }
+        backgroundTasks.apps[Int(app.index)].tasks.filter(\.isExpiringActivity).map { ($0.id, $0.name) }
     }
 
     /// Statistics with the current state's time counted up to `now`.

@@ -41,7 +41,7 @@ extension Engine {
         guard apps[i].epoch == ticket.epoch else { return false }
         switch counter {
         case .job: return apps[i].inFlight?.number == ticket.number
-        case .backgroundWindow: return apps[i].windowNumber == ticket.number
+        case .backgroundWindow: return backgroundTasks.apps[i].windowNumber == ticket.number
         case .cpuCheck: return apps[i].cpu.checkNumber == ticket.number
         case .audio: return services.apps[i].audio?.number == ticket.number
         case .serviceWake: return services.apps[i].wakeNumber == ticket.number

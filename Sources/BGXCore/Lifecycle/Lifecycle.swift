@@ -242,7 +242,7 @@ extension Engine {
         case let .terminateGracefully(reason):
             deliver(.willTerminate, to: app, watchdog: profile.willTerminateWatchdog, thenTerminate: reason)
         case let .expirationHandler(id):
-            guard apps[i].tasks.contains(where: { $0.id == id }) else { return }
+            guard backgroundTasks.isOpen(app, id) else { return }
             deliver(.backgroundTaskExpired(id), to: app, watchdog: nil)
         case let .timer(token):
             apps[i].jobCounter &+= 1
@@ -291,7 +291,7 @@ extension Engine {
         case .keepAlive:
             deliver(.keepAlive, to: app, watchdog: nil)
         case let .expiringActivityExpired(id):
-            guard apps[i].tasks.contains(where: { $0.id == id }) else { return }
+            guard backgroundTasks.isOpen(app, id) else { return }
             deliver(.expiringActivity(id, expired: true), to: app, watchdog: nil)
         case .expiringActivity:
             preconditionFailure("an expiring activity's block runs on the background queue")
@@ -447,6 +447,7 @@ extension Engine {
         if !continuedTasks.isEmpty { dropContinuedTasks(of: app, forceQuit: reason == .userForceQuit) }
         apps[i].processEnded()
         pushes.processEnded(app)
+        backgroundTasks.processEnded(app)
         scheduler.processEnded(app)
         transfers.processEnded(app)
         services.processEnded(app)
