@@ -1,6 +1,7 @@
 import BGXCore
 @testable import BGXSimulation
 import Foundation
+import PropertyBased
 import Testing
 
 @Suite("bgx fleet: many devices, merged by adding")
@@ -80,6 +81,40 @@ struct FleetRunTests {
         #expect(DeviceTally.reasonKind("EarliestBeginDatePolicy: [{earliest begin 2d 20:25 not reached}]") == "EarliestBeginDatePolicy")
         #expect(DeviceTally.reasonKind("throttled: 3 background pushes in the past hour (at most 3)")
                 == "throttled: # background pushes in the past hour (at most #)")
+        #expect(DeviceTally.reasonKind("expired after 29.5 s — budget 30 s") == "expired after # s — budget # s")
+        #expect(DeviceTally.reasonKind("score 0.2 without a dash: ScorePolicy") == "score # without a dash: ScorePolicy")
+        #expect(DeviceTally.reasonKind("Not A Policy: 3") == "Not A Policy: #")
+    }
+
+    /// The definition in Characters: what the scalar-reading `reasonKind` must equal.
+    static func reasonKindByCharacters(_ text: String) -> String {
+        var s = Substring(text)
+        if s.hasPrefix("score "), let dash = s.range(of: " — ") { s = s[dash.upperBound...] }
+        if let colon = s.firstIndex(of: ":"), s[..<colon].hasSuffix("Policy"), !s[..<colon].contains(" ") {
+            return String(s[..<colon])
+        }
+        var out = ""
+        var inNumber = false
+        for c in s {
+            if c.isNumber || (inNumber && c == ".") {
+                if !inNumber { out.append("#") }
+                inNumber = true
+            } else {
+                inNumber = false
+                out.append(c)
+            }
+        }
+        return out
+    }
+
+    @Test("a reason's category is the same read by scalars as by Characters, for any text")
+    func reasonKindsAsCharacters() async {
+        let pieces = ["score ", " — ", "Policy", ":", " ", "0", "7", "12.5", ".", "d ", "08:00", "½", "Ⅷ", "§", "≥", "é", "x",
+                      "ApplicationPolicy", "throttled", "(at most 3)", "—", "-"]
+        await propertyCheck(count: 2000, input: Gen.int(in: 0...(pieces.count - 1)).array(of: 0...12)) { picks in
+            let text = picks.map { pieces[$0] }.joined()
+            #expect(DeviceTally.reasonKind(text) == Self.reasonKindByCharacters(text), "\(text)")
+        }
     }
 }
 
