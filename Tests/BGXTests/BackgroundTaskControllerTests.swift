@@ -46,13 +46,28 @@ struct BackgroundTaskControllerTests {
         var controller = Self.fresh()
         _ = controller.begin(app, name: "upload", text: TextID(index: 0), now: 0)
         controller.openWindow(app, now: 0, budget: Time.seconds(30))
-        let due = controller.expirationDue(app).map(\.name)
-        let dueAgain = controller.expirationDue(app)
-        #expect(due == ["upload"] && dueAgain.isEmpty)
+        var t = 0, again = 0
+        let due = controller.expirationDue(app, from: &t)
+        let dueAgain = controller.expirationDue(app, from: &again)
+        #expect(due == ExpirationDue(id: 1, nameText: TextID(index: 0), isExpiringActivity: false) && dueAgain == nil)
         controller.closeWindow(app)
         controller.openWindow(app, now: Time.minutes(5), budget: Time.seconds(30))
-        let dueInNextWindow = controller.expirationDue(app).map(\.name)
-        #expect(dueInNextWindow == ["upload"])
+        var next = 0
+        let dueInNextWindow = controller.expirationDue(app, from: &next)
+        #expect(dueInNextWindow?.id == 1)
+    }
+
+    @Test("at the warning, every open assertion is owed its handler in the order it began, tasks and expiring activities alike")
+    func expirationInOrder() {
+        var controller = Self.fresh()
+        _ = controller.begin(app, name: "upload", text: TextID(index: 0), now: 0)
+        _ = controller.begin(app, name: "export", text: TextID(index: 1), now: 1, expiringActivity: true)
+        _ = controller.begin(app, name: "save", text: TextID(index: 2), now: 2)
+        controller.openWindow(app, now: 3, budget: Time.seconds(30))
+        var owed: [ExpirationDue] = [], t = 0
+        while let due = controller.expirationDue(app, from: &t) { owed.append(due) }
+        #expect(owed.map(\.id) == [1, 2, 3])
+        #expect(owed.map(\.isExpiringActivity) == [false, true, false])
     }
 
     @Test("no new assertion once the budget is spent but for the expiration lead time")

@@ -13,14 +13,14 @@ extension Engine {
             record(app, .bgtaskInvalid(name: text(label), reason: text(refusal)))
             return Engine.invalidBackgroundTask
         }
+        let (id, known) = backgroundTasks.begin(app, name: label, now: now)
         let nameText: TextID
-        if let known = backgroundTasks.knownText(of: label, for: app) {
+        if let known {
             nameText = known
         } else {
             nameText = text(label)
-            backgroundTasks.rememberName(label, nameText, for: app)
+            backgroundTasks.named(app, label, nameText)
         }
-        let id = backgroundTasks.begin(app, name: label, text: nameText, now: now)
         setAssertion(.backgroundTask, true, i)
         apps[i].stats.backgroundTasksBegun += 1
         record(app, .bgtaskBegin(id: id, name: nameText))
@@ -82,7 +82,8 @@ extension Engine {
         let i = Int(app.index)
         guard let budget = backgroundTasks.apps[i].window else { return }
         queue.push(.budgetDeadline(app, ticket), at: max(now, budget.deadline))
-        for task in backgroundTasks.expirationDue(app) {
+        var t = 0
+        while let task = backgroundTasks.expirationDue(app, from: &t) {
             if task.isExpiringActivity { expireActivity(app, task); continue }
             apps[i].stats.backgroundTasksExpired += 1
             record(app, .bgtaskExpire(id: task.id, name: task.nameText))
@@ -92,19 +93,21 @@ extension Engine {
     }
 
     mutating func budgetDeadlineFired(_ app: AppID) {
-        let tasks = backgroundTasks.apps[Int(app.index)].tasks
-        guard !tasks.isEmpty else { return }
+        let i = Int(app.index)
+        // Read in place: a copy of the tasks would retain and release them.
+        guard !backgroundTasks.apps[i].tasks.isEmpty else { return }
         // Names, not identifiers: the same few texts recur, so the interned
         // table stays small however long the run. With one task open (the
         // usual case) the words are the name's, made once.
-        if tasks.count == 1, !tasks[0].isExpiringActivity {
-            let name = tasks[0].nameText
+        if backgroundTasks.apps[i].tasks.count == 1, !backgroundTasks.apps[i].tasks[0].isExpiringActivity {
+            let name = backgroundTasks.apps[i].tasks[0].nameText
             if budgetTimeoutDetails[name] == nil {
-                budgetTimeoutDetails[name] = text(budgetTimeoutDetail("\"\(tasks[0].name)\""))
+                budgetTimeoutDetails[name] = text(budgetTimeoutDetail("\"\(backgroundTasks.apps[i].tasks[0].name)\""))
             }
             terminate(app, .backgroundTaskTimeout, detailText: budgetTimeoutDetails[name])
         } else {
-            let open = tasks.map { ($0.isExpiringActivity ? "expiring activity " : "") + "\"\($0.name)\"" }
+            let open = backgroundTasks.apps[i].tasks
+                .map { ($0.isExpiringActivity ? "expiring activity " : "") + "\"\($0.name)\"" }
                 .joined(separator: ", ")
             terminate(app, .backgroundTaskTimeout, detail: budgetTimeoutDetail(open))
         }

@@ -30,7 +30,7 @@ extension Engine {
     }
 
     /// The time runs out: the block is called again, with `expired == true`.
-    mutating func expireActivity(_ app: AppID, _ activity: BackgroundTaskRecord) {
+    mutating func expireActivity(_ app: AppID, _ activity: ExpirationDue) {
         record(app, .activityExpire(id: activity.id, name: activity.nameText, reason: text(
             "the background time is about to run out: the block is called again with expired = true")))
         apps[Int(app.index)].jobs.append(.expiringActivityExpired(activity.id))
