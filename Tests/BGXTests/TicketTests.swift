@@ -13,11 +13,11 @@ import Testing
         engine.backgroundTasks.apps[i].windowNumber &+= 1
         #expect(!engine.isOutstanding(window, .backgroundWindow, app))
 
-        let check = engine.ticket(app, engine.apps[i].cpu.checkNumber)
+        let check = engine.ticket(app, engine.memory.cpu[i].checkNumber)
         #expect(engine.isOutstanding(check, .cpuCheck, app))
         engine.apps[i].processEnded()
         #expect(!engine.isOutstanding(check, .cpuCheck, app))
-        #expect(engine.isOutstanding(engine.ticket(app, engine.apps[i].cpu.checkNumber), .cpuCheck, app))
+        #expect(engine.isOutstanding(engine.ticket(app, engine.memory.cpu[i].checkNumber), .cpuCheck, app))
     }
 
     @Test func aPushTicketIsOutstandingUntilItsCompletionHandlerIsCalled() {

@@ -36,11 +36,7 @@ struct AppProcess: Sendable {
     /// Files the app wrote, with their protection class (rules §13): on disk, so they outlive the process.
     var files: [TextID: ProtectedFile] = [:]
 
-    // MARK: CPU monitor (rules §10)
-    var cpu = CPUUsage()
-
-    // MARK: Memory and the responsible-background rules (rules §10)
-    var memory = ProcessMemory()
+    // Memory, the CPU monitor and the responsible-background rules are the memory controller's.
 
     init(manifest: AppManifest) {
         self.manifest = manifest
@@ -54,7 +50,6 @@ extension AppProcess {
     /// next launch — under memory pressure processes come and go all the time —
     /// and what is already empty is not touched (emptying checks uniqueness).
     mutating func processEnded() {
-        memory.processEnded()
         assertions = []
         epoch &+= 1
         inFlight = nil
@@ -67,6 +62,5 @@ extension AppProcess {
         runningTasks.clearKeepingCapacity()
         taskDeadline = nil
         taskWindowNumber &+= 1
-        cpu.intervals.clearKeepingCapacity()
     }
 }

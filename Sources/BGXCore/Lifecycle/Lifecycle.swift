@@ -419,7 +419,7 @@ extension Engine {
     public mutating func terminate(_ app: AppID, _ reason: TerminationReason, detail: String) {
         guard apps[Int(app.index)].state != .notRunning else { return }
         // A process jetsam chose: its line is made from the kill's numbers.
-        let words = reason == .memoryPressure && apps[Int(app.index)].memory.jettison != nil ? nil : text(detail)
+        let words = reason == .memoryPressure && memory.apps[Int(app.index)].jettison != nil ? nil : text(detail)
         terminate(app, reason, detailText: words)
     }
 
@@ -428,16 +428,16 @@ extension Engine {
         let i = Int(app.index)
         guard apps[i].state != .notRunning else { return }
         apps[i].stats.terminations[Int(reason.rawValue)] &+= 1
-        if reason == .memoryPressure, let kill = apps[i].memory.jettison {
+        if reason == .memoryPressure, let kill = memory.apps[i].jettison {
             record(app, .memoryKill(kill))
         } else {
             record(app, .terminate(reason: reason, detail: detailText ?? text("")))
         }
         setState(app, .notRunning, .terminated)
-        if apps[i].memory.hasUnsavedChanges { record(app, .changesLost(reason: reason)) }
-        if apps[i].memory.jettison != nil { jettisonsUnderway -= 1 }
+        if memory.apps[i].hasUnsavedChanges { record(app, .changesLost(reason: reason)) }
+        memory.killEnded(app)
         // The episode of low memory ends when a process's end frees enough, so the next one warns again.
-        if memoryWarned, freeMemory >= memoryWarningLevel { memoryWarned = false }
+        if memory.warned, freeMemory >= memoryWarningLevel { memory.warned = false }
         for task in apps[i].runningTasks {
             noteTaskHistory(app, task.identifier, "lost: the app was terminated (\(reason)) while it ran")
         }
@@ -446,6 +446,7 @@ extension Engine {
         // Asked here first: a call per termination, with none running, cost about 5 instructions per engine event.
         if !continuedTasks.isEmpty { dropContinuedTasks(of: app, forceQuit: reason == .userForceQuit) }
         apps[i].processEnded()
+        memory.processEnded(app)
         pushes.processEnded(app)
         backgroundTasks.processEnded(app)
         scheduler.processEnded(app)
