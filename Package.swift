@@ -80,16 +80,10 @@ let package = Package(
         .target(
             name: "BGXLiveTransfers",
             dependencies: [
+                "BGXLive",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
-            ]),
-        .testTarget(
-            name: "BGXLiveTransfersTests",
-            dependencies: [
-                "BGXLiveTransfers", .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "Crypto", package: "swift-crypto"), .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]),
         // BGXApp's app code as a real process under the daemon: its connection
         // to the system over the live protocol, and the loop that runs its delegate.
@@ -97,19 +91,34 @@ let package = Package(
         .executableTarget(
             name: "bgx-daemon",
             dependencies: [
-                "BGXLive", "BGXLiveStore", "BGXCore", "BGXSimulation", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "BGXLive", "BGXLiveStore", "BGXLiveTransfers", "BGXCore", "BGXSimulation",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             swiftSettings: v5),
         // A small app the live host's tests run as a real process.
         .executableTarget(name: "bgx-live-testapp", dependencies: ["BGXLive"], path: "Tests/LiveTestApp", swiftSettings: v5),
+        // The HTTP server (Hummingbird) the live transfer tests start on loopback, as a process of its own.
+        .executableTarget(
+            name: "bgx-test-httpserver",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Tests/TransferServer"),
+        // A BGXApp app whose background URLSession transfers the live host's tests follow.
+        .executableTarget(
+            name: "bgx-live-transferapp", dependencies: ["BGXApp", "BGXLiveApp"], path: "Tests/LiveTransferApp",
+            swiftSettings: v5),
         // A BGXApp app the live host's tests run as a real process.
         .executableTarget(
             name: "bgx-live-kitapp", dependencies: ["BGXApp", "BGXLiveApp"], path: "Tests/LiveKitApp", swiftSettings: v5),
         .testTarget(
             name: "BGXLiveTests",
             dependencies: [
-                "BGXLive", "BGXLiveStore", "BGXCore", "BGXSimulation", "BGXKit", "ColorFeedExample",
+                "BGXLive", "BGXLiveStore", "BGXLiveTransfers", "BGXCore", "BGXSimulation", "BGXKit", "ColorFeedExample",
+                // To check the bytes background transfers moved, and the downloader's timeouts.
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "NIOCore", package: "swift-nio"),
                 // Property tests of the frame decoder.
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
@@ -122,6 +131,10 @@ let package = Package(
         .executableTarget(
             name: "colorfeed-live", dependencies: ["ColorFeedExample", "BGXKit", "BGXLiveApp"],
             path: "Examples/ColorFeedLive", swiftSettings: v5),
+        // Examples/Messenger's unchanged app code (GCD's queues and all) as a real process.
+        .executableTarget(
+            name: "messenger-live", dependencies: ["MessengerExample", "BGXKit", "BGXLiveApp"],
+            path: "Examples/MessengerLive", swiftSettings: v5),
         .testTarget(
             name: "BGXKitTests",
             dependencies: ["BGXKit", "BGXSimulation", "BGXCore", "ColorFeedExample", "MessengerExample",

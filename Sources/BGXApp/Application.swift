@@ -82,7 +82,7 @@ public final class Application {
 
     /// The application whose code is running now.
     public static var shared: Application {
-        guard let current = ProcessContext.current else {
+        guard let current = ProcessContext.running else {
             preconditionFailure("Application.shared used outside app code run by a device")
         }
         return current

@@ -80,7 +80,7 @@ public class UNNotificationTrigger {
     /// When it would fire if added now, on the device's clock; nil if never
     /// (or outside app code).
     public func nextTriggerDate() -> Date? {
-        guard let connection = ProcessContext.current?.connection,
+        guard let connection = ProcessContext.running?.connection,
               let seconds = connection.firstFiring(of: value) else { return nil }
         return connection.now.addingTimeInterval(seconds)
     }
@@ -123,7 +123,7 @@ public final class UNCalendarNotificationTrigger: UNNotificationTrigger {
         let match = DateMatch(year: c.year, month: c.month, day: c.day, weekday: c.weekday,
                               hour: c.hour, minute: c.minute, second: c.second)
         // Rules for the zone from a day ago to four years ahead of the device's clock.
-        let now = ProcessContext.current?.connection.now ?? Date(timeIntervalSince1970: 0)
+        let now = ProcessContext.running?.connection.now ?? Date(timeIntervalSince1970: 0)
         let zone = c.timeZone.map {
             TimeZoneRules($0, from: now.addingTimeInterval(-86_400), through: now.addingTimeInterval(4 * 366 * 86_400))
         }

@@ -102,6 +102,11 @@ public protocol SystemConnection: AnyObject {
     func attach(_ session: URLSession)
     /// Returns the system's task identifier, or nil when the system refuses.
     func startTransfer(session: String, kind: TransferKind, bytes: Int64, earliestBegin: Date?) -> Int32?
+    /// The same, with the request (the live host moves its real bytes).
+    func startTransfer(session: String, kind: TransferKind, bytes: Int64, earliestBegin: Date?,
+                       request: TransferRequest?) -> Int32?
+    /// Where a finished download's real bytes are (nil: the host moved none).
+    func downloadedFile(task: Int32) -> URL?
     func cancelTransfer(_ task: Int32)
     func completeBackgroundSessionEvents(identifier: String)
     func pendingTransfers(session: String) -> [(task: Int32, kind: TransferKind, bytes: Int64, remaining: Int64)]
@@ -132,9 +137,39 @@ public protocol SystemConnection: AnyObject {
 /// it calls into an app, so `Application.shared` resolves to that app.
 public enum ProcessContext {
     @TaskLocal public static var current: Application?
+    /// A real process's one app (the live host sets it): code on threads no
+    /// device called into — GCD's global queues — belongs to it too.
+    public static var processApplication: Application?
+    /// The app whose code is running now, on any thread.
+    public static var running: Application? { current ?? processApplication }
+}
+
+/// What a host that moves real bytes needs of a transfer: the request as
+/// the app made it and, for an upload, the file whose bytes are the body.
+public struct TransferRequest: Sendable, Equatable {
+    public var url: String
+    public var method: String
+    public var headers: [String: String]
+    public var file: String?
+
+    public init(url: String, method: String, headers: [String: String], file: String?) {
+        self.url = url
+        self.method = method
+        self.headers = headers
+        self.file = file
+    }
 }
 
 extension SystemConnection {
+    /// A host that moves no real bytes (the simulated device) needs only the size.
+    public func startTransfer(session: String, kind: TransferKind, bytes: Int64, earliestBegin: Date?,
+                              request: TransferRequest?) -> Int32? {
+        startTransfer(session: session, kind: kind, bytes: bytes, earliestBegin: earliestBegin)
+    }
+    /// The file a finished download's bytes are in, if the host moved real
+    /// bytes (nil: the simulated device, which makes a file of the size).
+    public func downloadedFile(task: Int32) -> URL? { nil }
+
     /// A host that does not track task objects completes by identifier.
     public func completeTask(_ task: BGTask, success: Bool) {
         completeTask(identifier: task.identifier, success: success)

@@ -128,6 +128,7 @@ public final class URLSession {
     /// streams in background sessions); the file's size is what is sent.
     public func uploadTask(with request: URLRequest, fromFile fileURL: URL) -> URLSessionUploadTask {
         let task = URLSessionUploadTask(session: self, request: request, kind: .upload)
+        task.uploadFile = fileURL
         let size = (try? FileManager.default.attributesOfItem(atPath: fileURL.path)[.size]) as? NSNumber
         if let size { task.countOfBytesClientExpectsToSend = size.int64Value }
         return task
@@ -185,6 +186,12 @@ public final class URLSession {
     /// at `didFinishDownloadingTo`'s location; as on iOS it is gone once the
     /// delegate returns, so the app must move it before then.
     private func deliverDownloadedFile(_ task: URLSessionDownloadTask, bytes: Int64) {
+        if let systemID = task.systemID, let real = connection.downloadedFile(task: systemID) {
+            // The host moved real bytes (verified before the app gets them): that file, gone after the delegate returns.
+            delegate?.urlSession(self, downloadTask: task, didFinishDownloadingTo: real)
+            try? FileManager.default.removeItem(at: real)
+            return
+        }
         let location = URL(fileURLWithPath: NSTemporaryDirectory())
             .appendingPathComponent("CFNetworkDownload_\(ProcessInfo.processInfo.processIdentifier)_"
                                     + "\(ObjectIdentifier(self).hashValue)_\(task.taskIdentifier).tmp")
@@ -219,6 +226,8 @@ public class URLSessionTask {
     public internal(set) var state: State = .suspended
     /// The system's transfer task, once resumed.
     var systemID: Int32?
+    /// An upload's body.
+    var uploadFile: URL?
     /// Not before this date (virtual time, `Runtime.now`-based).
     public var earliestBeginDate: Date?
     /// The size the system plans for; the simulated network moves exactly this many bytes.
@@ -250,9 +259,13 @@ public class URLSessionTask {
         guard state == .suspended, let session else { return }
         let expected = kind == .download ? countOfBytesClientExpectsToReceive : countOfBytesClientExpectsToSend
         let bytes = expected >= 0 ? expected : URLSessionTask.assumedSize
+        let request = originalRequest.flatMap { r in r.url.map {
+            TransferRequest(url: $0.absoluteString, method: r.httpMethod ?? (kind == .upload ? "POST" : "GET"),
+                            headers: r.allHTTPHeaderFields ?? [:], file: uploadFile?.path)
+        } }
         let id = session.connection.startTransfer(
             session: session.configuration.identifier ?? "", kind: kind, bytes: bytes,
-            earliestBegin: earliestBeginDate)
+            earliestBegin: earliestBeginDate, request: request)
         guard let id else { return }
         systemID = id
         countOfBytesExpectedToTransfer = bytes

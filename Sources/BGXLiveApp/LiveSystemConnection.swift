@@ -10,16 +10,21 @@ import Glibc
 /// CPU, memory is really allocated. What the daemon refuses ("not yet
 /// supported: …") is written to the app's log and kept in `refusals`; the
 /// app gets what iOS gives when it says no (a nil, a false, an `.invalid`).
+/// App code may call from any thread (GCD's queues): the client writes each
+/// frame whole, and the bookkeeping here is under one lock, never held
+/// across a call to the daemon or into app code.
 public final class LiveSystemConnection: SystemConnection {
     public let client: LiveClient
+    let lock = NSLock()
     /// Every refusal the daemon sent this process, as `call: reason`.
-    public private(set) var refusals: [String] = []
+    public var refusals: [String] { locked { refused } }
+    var refused: [String] = []
     var expirationHandlers: [Int: () -> Void] = [:]
     var taskHandlers: [String: (BGTask) -> Void] = [:]
     var runningTasks: [String: BGTask] = [:]
-    /// `asyncAfter` work: (monotonic deadline, order, body), run by the host between callbacks.
-    var timers: [(at: Int64, order: Int, body: () -> Void)] = []
-    var timerOrder = 0
+    /// Expiring activities' blocks, by the daemon's id, until the expired call.
+    let activities = NSLock()
+    var activityBlocks: [Int: (Bool) -> Void] = [:]
     /// Memory the app asked for with `allocate(bytes:)`, really held (and touched).
     var held: [(pointer: UnsafeMutableRawPointer, bytes: Int)] = []
     var voipPushHandler: ((@escaping () -> Void) -> Void)?
@@ -27,14 +32,32 @@ public final class LiveSystemConnection: SystemConnection {
     var keepAliveHandler: (() -> Void)?
     var taskIdentifiers: [String: Int] = [:]
     var rememberedTransfers: [Int32: (taskIdentifier: Int, description: String?, bytes: Int64)] = [:]
-    public internal(set) var launchCause: LaunchCause?
-    public internal(set) var launchNotification: String?
+    var cause: LaunchCause?
+    var notification: String?
+    public var launchCause: LaunchCause? {
+        get { locked { cause } }
+        set { locked { cause = newValue } }
+    }
+    public var launchNotification: String? {
+        get { locked { notification } }
+        set { locked { notification = newValue } }
+    }
 
     public init(client: LiveClient) {
         self.client = client
         let cause = ProcessInfo.processInfo.environment["BGX_LAUNCH_CAUSE"]
-        launchCause = LaunchCause.allCases.first { "\($0)" == cause }
+        self.cause = LaunchCause.allCases.first { "\($0)" == cause }
     }
+
+    func locked<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+    func takeExpirationHandler(_ id: Int) -> (() -> Void)? { locked { expirationHandlers.removeValue(forKey: id) } }
+    func taskHandler(_ identifier: String) -> ((BGTask) -> Void)? { locked { taskHandlers[identifier] } }
+    func started(_ task: BGTask) { locked { runningTasks[task.identifier] = task } }
+    func runningTask(_ identifier: String) -> BGTask? { locked { runningTasks[identifier] } }
 
     /// A call; a refusal is logged and recorded. nil when the connection failed.
     @discardableResult
@@ -43,7 +66,7 @@ public final class LiveSystemConnection: SystemConnection {
             let reply = try client.call(name, args)
             if reply.ok != true {
                 let line = "\(name): \(reply.text ?? "refused")"
-                refusals.append(line)
+                locked { refused.append(line) }
                 FileHandle.standardError.write(Data("bgx live: \(line)\n".utf8))
             }
             return reply
@@ -68,17 +91,16 @@ public final class LiveSystemConnection: SystemConnection {
     public func beginBackgroundTask(name: String?, expirationHandler: (() -> Void)?) -> Int {
         let id = ask("beginBackgroundTask", name.map { ["name": $0] } ?? [:])?.args?["id"].flatMap(Int.init)
             ?? Engine.invalidBackgroundTask
-        if id != Engine.invalidBackgroundTask, let expirationHandler { expirationHandlers[id] = expirationHandler }
+        if id != Engine.invalidBackgroundTask, let expirationHandler { locked { expirationHandlers[id] = expirationHandler } }
         return id
     }
     public func endBackgroundTask(_ id: Int) {
-        expirationHandlers[id] = nil
+        _ = takeExpirationHandler(id)
         ask("endBackgroundTask", ["id": "\(id)"])
     }
+    /// GCD's main queue in real time: the main run loop runs it between callbacks.
     public func asyncAfter(seconds delay: Double, _ body: @escaping () -> Void) {
-        let at = MonotonicClock.now() + Int64(max(0, min(delay, 1e9)) * 1e9)
-        timerOrder += 1
-        timers.append((at, timerOrder, body))
+        DispatchQueue.main.asyncAfter(deadline: .now() + max(0, min(delay, 1e9)), execute: body)
     }
     /// Real work: the main thread spins for this long, and the CPU time is the process's own.
     public func work(seconds: Double) {
@@ -90,15 +112,6 @@ public final class LiveSystemConnection: SystemConnection {
         if x == 0 { print("") }
     }
     public func exit() { Glibc.exit(0) }
-
-    /// The earliest timer's moment, and the timers due by now, in order.
-    var nextTimer: Int64? { timers.map(\.at).min() }
-    func takeDueTimers() -> [() -> Void] {
-        let now = MonotonicClock.now()
-        let due = timers.filter { $0.at <= now }.sorted { ($0.at, $0.order) < ($1.at, $1.order) }
-        timers.removeAll { $0.at <= now }
-        return due.map(\.body)
-    }
 
     // MARK: UNUserNotificationCenter
 
@@ -154,7 +167,7 @@ public final class LiveSystemConnection: SystemConnection {
 
     public func registerTask(identifier: String, queue: ExecutionQueue, launchHandler: @escaping (BGTask) -> Void) -> Bool {
         let ok = succeeded("registerTask", ["identifier": identifier, "queue": queue == .main ? "main" : "background"])
-        if ok { taskHandlers[identifier] = launchHandler }
+        if ok { locked { taskHandlers[identifier] = launchHandler } }
         return ok
     }
     /// `earliestBegin` comes as a delay from now.
@@ -176,12 +189,12 @@ public final class LiveSystemConnection: SystemConnection {
         ask("setTaskExpirationHandler", ["identifier": identifier, "isSet": "\(isSet)"])
     }
     public func completeTask(identifier: String, success: Bool) {
-        runningTasks[identifier] = nil
+        locked { runningTasks[identifier] = nil }
         ask("setTaskCompleted", ["identifier": identifier, "success": "\(success)"])
     }
     /// An earlier run's task object completes nothing: its run has ended.
     public func completeTask(_ task: BGTask, success: Bool) {
-        guard runningTasks[task.identifier] === task else { return }
+        guard runningTask(task.identifier) === task else { return }
         completeTask(identifier: task.identifier, success: success)
     }
     public func submitContinuedProcessingTask(_ request: ContinuedProcessingRequest) throws {
@@ -200,11 +213,32 @@ public final class LiveSystemConnection: SystemConnection {
         ask("setMinimumBackgroundFetchInterval", seconds.map { ["seconds": "\($0)"] } ?? [:])
     }
     public func completeFetch(_ result: BackgroundFetchResult) { ask("completeFetch", ["result": "\(result)"]) }
-    /// Refused by the live host: the block runs once with `true`, as iOS runs
-    /// it when no assertion can be had.
+    /// The daemon takes a background assertion and calls the block back on
+    /// the app's background queue with `false` (the callback
+    /// `performExpiringActivity`); as the time runs out, again with `true`,
+    /// on the main thread. No assertion to be had: it runs once, with `true`,
+    /// on a global queue, as iOS runs it.
     public func performExpiringActivity(reason: String, block: @escaping (Bool) -> Void) {
-        ask("performExpiringActivity", ["reason": reason])
-        asyncAfter(seconds: 0) { block(true) }
+        activities.lock()
+        defer { activities.unlock() }
+        guard let id = ask("performExpiringActivity", ["reason": reason])?.args?["id"].flatMap(Int.init) else {
+            DispatchQueue.global().async { block(true) }
+            return
+        }
+        activityBlocks[id] = block
+    }
+    /// The block of activity `id`. Its callback can reach the reader before
+    /// the call that began it has stored the block: the lock, held across
+    /// that call, makes the callback wait for it.
+    func activityBlock(_ id: Int) -> ((Bool) -> Void)? {
+        activities.lock()
+        defer { activities.unlock() }
+        return activityBlocks[id]
+    }
+    func endActivity(_ id: Int) {
+        activities.lock()
+        activityBlocks[id] = nil
+        activities.unlock()
     }
 
     // MARK: Memory and the responsible-background rules
@@ -213,10 +247,10 @@ public final class LiveSystemConnection: SystemConnection {
     public func allocate(bytes: Int64) {
         if bytes > 0, let p = malloc(Int(bytes)) {
             memset(p, 1, Int(bytes))
-            held.append((p, Int(bytes)))
+            locked { held.append((p, Int(bytes))) }
         } else if bytes < 0 {
             var left = Int(-bytes)
-            while left > 0, let last = held.popLast() {
+            while left > 0, let last = locked({ held.popLast() }) {
                 free(last.pointer)
                 left -= last.bytes
             }
@@ -266,8 +300,12 @@ public final class LiveSystemConnection: SystemConnection {
     /// connection for the next process; the live host has no Bluetooth to keep,
     /// so nothing is restored and the app is told once.
     public func keepRestoreIdentifier(_ identifier: String, peripheral: Bool, kept: Bool) {
-        guard kept, !refusals.contains(Self.noBluetoothRestoration) else { return }
-        refusals.append(Self.noBluetoothRestoration)
+        let first = locked {
+            guard kept, !refused.contains(Self.noBluetoothRestoration) else { return false }
+            refused.append(Self.noBluetoothRestoration)
+            return true
+        }
+        guard first else { return }
         FileHandle.standardError.write(Data("bgx live: \(Self.noBluetoothRestoration)\n".utf8))
     }
     static let noBluetoothRestoration = "keepRestoreIdentifier: not yet supported: Core Bluetooth state restoration on the live host"
@@ -277,32 +315,66 @@ public final class LiveSystemConnection: SystemConnection {
 
     // MARK: Background transfers
 
+    /// The session objects this process made, by identifier: the daemon's
+    /// transfer callbacks name the session.
+    var sessions: [String: URLSession] = [:]
+    /// Finished downloads' verified files, while their result is delivered.
+    var downloadedFiles: [Int32: URL] = [:]
+
     public func attach(_ session: URLSession) {
-        ask("createBackgroundSession", ["identifier": session.configuration.identifier ?? ""])
+        let c = session.configuration
+        sessions[c.identifier ?? ""] = session
+        ask("createBackgroundSession", [
+            "identifier": c.identifier ?? "", "isDiscretionary": "\(c.isDiscretionary)",
+            "sessionSendsLaunchEvents": "\(c.sessionSendsLaunchEvents)", "allowsCellularAccess": "\(c.allowsCellularAccess)",
+            "timeoutIntervalForRequest": "\(c.timeoutIntervalForRequest)",
+            "timeoutIntervalForResource": "\(c.timeoutIntervalForResource)",
+        ])
     }
     public func startTransfer(session: String, kind: TransferKind, bytes: Int64, earliestBegin: Date?) -> Int32? {
-        ask("startTransfer", ["session": session, "kind": "\(kind)", "bytes": "\(bytes)"])?.args?["task"].flatMap(Int32.init)
+        startTransfer(session: session, kind: kind, bytes: bytes, earliestBegin: earliestBegin, request: nil)
     }
+    /// The daemon moves the request's real bytes; without a request it refuses.
+    public func startTransfer(session: String, kind: TransferKind, bytes: Int64, earliestBegin: Date?,
+                              request: TransferRequest?) -> Int32? {
+        var args = ["session": session, "kind": "\(kind)", "bytes": "\(bytes)"]
+        if let request {
+            args["url"] = request.url
+            args["method"] = request.method
+            args["headers"] = request.headers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: "\n")
+            if let file = request.file { args["file"] = file }
+        }
+        if let timeout = sessions[session]?.configuration.timeoutIntervalForRequest { args["requestTimeout"] = "\(timeout)" }
+        if let earliestBegin { args["earliestBegin"] = "\(max(0, earliestBegin.timeIntervalSinceNow))" }
+        return ask("startTransfer", args)?.args?["task"].flatMap(Int32.init)
+    }
+    public func downloadedFile(task: Int32) -> URL? { downloadedFiles[task] }
     public func cancelTransfer(_ task: Int32) { ask("cancelTransfer", ["task": "\(task)"]) }
     public func completeBackgroundSessionEvents(identifier: String) {
         ask("completeBackgroundSessionEvents", ["identifier": identifier])
     }
     public func pendingTransfers(session: String) -> [(task: Int32, kind: TransferKind, bytes: Int64, remaining: Int64)] {
-        ask("pendingTransfers", ["session": session])
-        return []
+        let lines = ask("pendingTransfers", ["session": session])?.args?["tasks"] ?? ""
+        return lines.split(separator: "\n").compactMap { line in
+            let f = line.split(separator: " ")
+            guard f.count == 4, let task = Int32(f[0]), let bytes = Int64(f[2]), let remaining = Int64(f[3]) else { return nil }
+            return (task, f[1] == "upload" ? .upload : .download, bytes, remaining)
+        }
     }
-    /// Task identifiers and descriptions, kept by this process only: the live
-    /// host refuses background transfers, so there is nothing for a next
-    /// process to reconnect to.
+    /// Task identifiers and descriptions, kept by this process only: a
+    /// relaunched process sees the system's task numbers instead (not yet
+    /// supported: the daemon keeping them for the next process).
     public func nextTaskIdentifier(session: String) -> Int {
-        taskIdentifiers[session, default: 0] += 1
-        return taskIdentifiers[session]!
+        locked {
+            taskIdentifiers[session, default: 0] += 1
+            return taskIdentifiers[session]!
+        }
     }
     public func rememberTransfer(_ task: Int32, taskIdentifier: Int, description: String?, bytes: Int64) {
-        rememberedTransfers[task] = (taskIdentifier, description, bytes)
+        locked { rememberedTransfers[task] = (taskIdentifier, description, bytes) }
     }
     public func rememberedTransfer(_ task: Int32) -> (taskIdentifier: Int, description: String?, bytes: Int64)? {
-        rememberedTransfers[task]
+        locked { rememberedTransfers[task] }
     }
 
     // MARK: Pushes and VoIP
@@ -310,16 +382,16 @@ public final class LiveSystemConnection: SystemConnection {
     public func completeRemoteNotification(number: UInt32, result: BackgroundFetchResult) {
         ask("completeRemoteNotification", ["number": "\(number)", "result": "\(result)"])
     }
-    public func setVoIPPushHandler(_ handler: ((@escaping () -> Void) -> Void)?) { voipPushHandler = handler }
-    public func setVoIPSocketHandler(_ handler: (() -> Void)?) { voipSocketHandler = handler }
+    public func setVoIPPushHandler(_ handler: ((@escaping () -> Void) -> Void)?) { locked { voipPushHandler = handler } }
+    public func setVoIPSocketHandler(_ handler: (() -> Void)?) { locked { voipSocketHandler = handler } }
     public func reportNewIncomingCall() { ask("reportNewIncomingCall") }
     public func setKeepAliveTimeout(seconds: Double, handler: @escaping () -> Void) -> Bool {
         let ok = succeeded("setKeepAliveTimeout", ["seconds": "\(seconds)"])
-        if ok { keepAliveHandler = handler }
+        if ok { locked { keepAliveHandler = handler } }
         return ok
     }
     public func clearKeepAliveTimeout() {
-        keepAliveHandler = nil
+        locked { keepAliveHandler = nil }
         ask("clearKeepAliveTimeout")
     }
 

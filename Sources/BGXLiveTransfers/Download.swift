@@ -16,8 +16,12 @@ public struct DownloadRequest: Sendable, Equatable, Codable {
     public var expectedLength: Int64?
     /// The SHA-256 the file must have, in lowercase hex; nil: computed and reported, not checked.
     public var sha256: String?
+    /// The app's request headers, sent with every attempt.
+    public var headers: [String: String] = [:]
 
-    public init(url: String, destination: String, expectedLength: Int64? = nil, sha256: String? = nil) {
+    public init(url: String, destination: String, expectedLength: Int64? = nil, sha256: String? = nil,
+                headers: [String: String] = [:]) {
+        self.headers = headers
         self.url = url
         self.destination = destination
         self.expectedLength = expectedLength
@@ -51,6 +55,8 @@ public final class ResumableDownloader: Sendable {
     }
 
     public func shutdown() async throws { try await client.shutdown() }
+    /// From a thread that is not in Swift concurrency (the daemon's loop).
+    public func shutdownNow() { try? client.syncShutdown() }
 
     /// Bytes already on disk for this download (the offset the next attempt resumes from).
     public static func offset(of request: DownloadRequest) -> Int64 {
@@ -60,6 +66,16 @@ public final class ResumableDownloader: Sendable {
     /// One attempt: resumes from the partial file's length, appends what
     /// arrives, and on the end of the body verifies and moves the file.
     public func attempt(_ request: DownloadRequest) async -> DownloadOutcome {
+        var request = request
+        if access(request.destination, F_OK) == 0, access(request.partialPath, F_OK) != 0 {
+            // An earlier attempt verified and moved the file, and its end was not heard (the daemon died).
+            let length = ((try? FileManager.default.attributesOfItem(atPath: request.destination))?[.size] as? NSNumber)?.int64Value ?? 0
+            if let digest = Self.sha256(ofFile: request.destination), request.expectedLength.map({ $0 == length }) ?? true,
+               request.sha256.map({ $0.lowercased() == digest }) ?? true {
+                return .finished(length: length, sha256: digest)
+            }
+            try? FileManager.default.removeItem(atPath: request.destination)
+        }
         var offset = Self.offset(of: request)
         if let expected = request.expectedLength, offset > expected {
             // More than the file can hold: not the same file; start again.
@@ -68,6 +84,7 @@ public final class ResumableDownloader: Sendable {
         }
         if offset == 0 { FileManager.default.createFile(atPath: request.partialPath, contents: nil) }
         var http = HTTPClientRequest(url: request.url)
+        for (name, value) in request.headers where name.lowercased() != "range" { http.headers.add(name: name, value: value) }
         if offset > 0 { http.headers.add(name: "Range", value: "bytes=\(offset)-") }
         let response: HTTPClientResponse
         do {
@@ -76,6 +93,10 @@ public final class ResumableDownloader: Sendable {
             return .failed(reason: "\(error)", retryable: true, offset: offset)
         }
         var total = request.expectedLength
+        // RFC 9530's digest of the whole file (a range's too): checked when the app gave none.
+        if request.sha256 == nil, let digest = ReprDigest.sha256(response.headers.first(name: "Repr-Digest") ?? "") {
+            request.sha256 = digest
+        }
         switch response.status.code {
         case 200:
             // The server ignored the range (or there was none): the body is the whole file.
@@ -138,6 +159,11 @@ public final class ResumableDownloader: Sendable {
         return .finished(length: length, sha256: digest)
     }
 
+    /// SHA-256 of bytes in memory, as lowercase hex.
+    public static func sha256(of data: Data) -> String {
+        SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+    }
+
     /// SHA-256 of a file, read in pieces, as lowercase hex.
     public static func sha256(ofFile path: String) -> String? {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
@@ -145,6 +171,20 @@ public final class ResumableDownloader: Sendable {
         var hasher = SHA256()
         while let data = try? handle.read(upToCount: 1 << 20), !data.isEmpty { hasher.update(data: data) }
         return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+    }
+}
+
+/// `Repr-Digest: sha-256=:BASE64:` (RFC 9530), as lowercase hex.
+enum ReprDigest {
+    static func sha256(_ header: String) -> String? {
+        for member in header.split(separator: ",") {
+            let parts = member.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1)
+            guard parts.count == 2, parts[0].lowercased() == "sha-256" else { continue }
+            let value = parts[1].trimmingCharacters(in: CharacterSet(charactersIn: ":"))
+            guard let bytes = Data(base64Encoded: value), bytes.count == 32 else { return nil }
+            return bytes.map { String(format: "%02x", $0) }.joined()
+        }
+        return nil
     }
 }
 

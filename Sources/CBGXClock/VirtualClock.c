@@ -17,6 +17,8 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <time.h>
@@ -625,6 +627,31 @@ void *dispatch_source_create(const void *type, uintptr_t handle, uintptr_t mask,
     if (in_app_code()) current.dispatch(current.context, BGX_ESCAPED_SOURCE, 0, 0, (bgx_work){0}, NULL);
     SLOT(dispatch_source_create);
     return REAL(dispatch_source_create_fn, dispatch_source_create)(type, handle, mask, queue);
+}
+
+/// Whether app code runs on the main queue: the device knows (its main-thread
+/// jobs run on whatever thread drives it, which libdispatch and Swift do not
+/// know as the main one). Other queues, and code outside app code, ask libdispatch.
+typedef void (*dispatch_assert_fn)(void *);
+static void fail_assertion(const char *message) {
+    fprintf(stderr, "BUG IN CLIENT OF LIBDISPATCH: %s\n", message);
+    abort();
+}
+void dispatch_assert_queue(void *queue) {
+    if (in_app_code() && queue == main_queue()) {
+        if (current.dispatch(current.context, BGX_ON_MAIN_QUEUE, 1, 0, (bgx_work){0}, NULL)) return;
+        fail_assertion("Assertion failed: Block was expected to execute on queue [com.apple.main-thread]");
+    }
+    SLOT(dispatch_assert_queue);
+    REAL(dispatch_assert_fn, dispatch_assert_queue)(queue);
+}
+void dispatch_assert_queue_not(void *queue) {
+    if (in_app_code() && queue == main_queue()) {
+        if (!current.dispatch(current.context, BGX_ON_MAIN_QUEUE, 1, 0, (bgx_work){0}, NULL)) return;
+        fail_assertion("Assertion failed: Block was not expected to execute on queue [com.apple.main-thread]");
+    }
+    SLOT(dispatch_assert_queue_not);
+    REAL(dispatch_assert_fn, dispatch_assert_queue_not)(queue);
 }
 
 #else  // not Linux: no interposition

@@ -2,6 +2,7 @@ import ArgumentParser
 import BGXCore
 import BGXLive
 import BGXLiveStore
+import BGXLiveTransfers
 import BGXSimulation
 import Foundation
 
@@ -57,6 +58,8 @@ struct Daemon: ParsableCommand {
             // What must outlive the daemon: STATE/state.sqlite (docs/live.md).
             try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
             options.store = try SQLiteStore(path: state + "/state.sqlite", fsync: fsync)
+            // Background transfers' real bytes, over real TCP (AsyncHTTPClient).
+            options.transferMover = HTTPTransferMover()
             daemon = try LiveDaemon(options: options)
         } catch { throw fail("\(error)") }
         daemon.run()

@@ -21,7 +21,7 @@ struct BGX: ParsableCommand {
         """
 
     /// ArgumentParser's own `main`, except that a command line it cannot
-    /// use is bad input like any other (DESIGN.md): `error: message` on
+    /// use is bad input like any other (docs/cli.md, exit codes): `error: message` on
     /// stderr and exit code 2, not its usage exit code 64. Help, and the
     /// exit codes the commands choose, pass through unchanged.
     static func main() {

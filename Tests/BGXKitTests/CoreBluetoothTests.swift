@@ -139,22 +139,34 @@ struct CoreBluetoothTests {
         device.run(until: device.now)
     }
 
+    /// A device where the person launched the app, used it `inFront` seconds and went
+    /// home; a minute later the peripheral or accessory sends data, and a minute passes.
+    func appInBackgroundGetsData(_ manifest: AppManifest, over transport: AccessoryTransport, inFront: Double? = nil,
+                                 _ make: @escaping () -> UIApplicationDelegate) -> (SimulatedDevice, AppID) {
+        let device = SimulatedDevice()
+        let app = device.install(manifest, delegate: make)
+        device.perform(.launch(app))
+        if let inFront { device.advance(seconds: inFront) }
+        device.perform(.home)
+        device.advance(seconds: 60)
+        data(device, app, transport)
+        device.advance(seconds: 60)
+        return (device, app)
+    }
+
+    /// Memory pressure below any process's limit: jetsam ends the suspended app.
+    func jetsam(_ device: SimulatedDevice, _ app: AppID) {
+        device.change(.memory(1))
+        device.change(.memory(DeviceState().memory))
+        #expect(device.state(of: app) == .notRunning)
+    }
+
     @Test("rules §4, §11: a central subscribed with bluetooth-central hears the peripheral while suspended; killed by the system, it is relaunched with its restore identifier in .bluetoothCentrals and willRestoreState brings back the subscription before the value arrives")
     func centralIsRestored() {
         HeartRateAppDelegate.journal.entries = []
-        let device = SimulatedDevice()
-        let app = device.install(AppManifest(bundleIdentifier: "com.example.hr", backgroundModes: [.bluetoothCentral])) {
-            HeartRateAppDelegate()
-        }
-        device.perform(.launch(app))
-        device.advance(seconds: 5)
-        device.perform(.home)
-        device.advance(seconds: 60)
-        data(device, app, .bluetooth)
-        device.advance(seconds: 60)
-        device.change(.memory(1))   // below any process's limit: jetsam
-        device.change(.memory(DeviceState().memory))
-        #expect(device.state(of: app) == .notRunning)
+        let (device, app) = appInBackgroundGetsData(AppManifest(bundleIdentifier: "com.example.hr", backgroundModes: [.bluetoothCentral]),
+                                                    over: .bluetooth, inFront: 5) { HeartRateAppDelegate() }
+        jetsam(device, app)
         data(device, app, .bluetooth)
         device.advance(seconds: 60)
 
@@ -169,18 +181,10 @@ struct CoreBluetoothTests {
     @Test("rules §4, §11: a peripheral manager with bluetooth-peripheral hears a central's write while suspended; killed by the system, it is relaunched with its restore identifier in .bluetoothPeripherals and willRestoreState brings back its service")
     func peripheralIsRestored() {
         CompanionAppDelegate.journal.entries = []
-        let device = SimulatedDevice()
-        let app = device.install(AppManifest(bundleIdentifier: "com.example.companion",
-                                             backgroundModes: [.bluetoothPeripheral])) { CompanionAppDelegate() }
-        device.perform(.launch(app))
-        device.advance(seconds: 5)
-        device.perform(.home)
-        device.advance(seconds: 60)
-        data(device, app, .bluetooth)
-        device.advance(seconds: 60)
-        device.change(.memory(1))
-        device.change(.memory(DeviceState().memory))
-        #expect(device.state(of: app) == .notRunning)
+        let (device, app) = appInBackgroundGetsData(AppManifest(bundleIdentifier: "com.example.companion",
+                                                                backgroundModes: [.bluetoothPeripheral]),
+                                                    over: .bluetooth, inFront: 5) { CompanionAppDelegate() }
+        jetsam(device, app)
         data(device, app, .bluetooth)
         device.advance(seconds: 60)
         #expect(CompanionAppDelegate.journal.entries == [
@@ -193,41 +197,26 @@ struct CoreBluetoothTests {
     @Test("rules §4: without bluetooth-central the connection drops when the app leaves the front; the peripheral's data does not reach it")
     func centralWithoutModeDisconnects() {
         HeartRateAppDelegate.journal.entries = []
-        let device = SimulatedDevice()
-        let app = device.install(AppManifest(bundleIdentifier: "com.example.hr")) { HeartRateAppDelegate() }
-        device.perform(.launch(app))
-        device.advance(seconds: 5)
-        device.perform(.home)
-        device.advance(seconds: 60)
-        data(device, app, .bluetooth)
-        device.advance(seconds: 60)
+        _ = appInBackgroundGetsData(AppManifest(bundleIdentifier: "com.example.hr"), over: .bluetooth, inFront: 5) {
+            HeartRateAppDelegate()
+        }
         #expect(HeartRateAppDelegate.journal.entries == ["launch by the person", "subscribed to 2A37"])
     }
 
     @Test("rules §4: an EASession kept open with external-accessory: the accessory's data reaches the input stream's delegate in the background")
     func accessoryDataReachesTheStream() {
         DashcamAppDelegate.journal.entries = []
-        let device = SimulatedDevice()
-        let app = device.install(AppManifest(bundleIdentifier: "com.example.dashcam", backgroundModes: [.externalAccessory])) {
-            DashcamAppDelegate()
-        }
-        device.perform(.launch(app))
-        device.perform(.home)
-        device.advance(seconds: 60)
-        data(device, app, .accessory)
-        device.advance(seconds: 60)
+        _ = appInBackgroundGetsData(AppManifest(bundleIdentifier: "com.example.dashcam", backgroundModes: [.externalAccessory]),
+                                    over: .accessory) { DashcamAppDelegate() }
         #expect(DashcamAppDelegate.journal.entries == ["bytes while background"])
     }
 
     @Test("rules §4: without external-accessory the accessory disconnects when the app leaves the front: EAAccessoryDidDisconnect is posted and data no longer arrives")
     func accessoryWithoutModeDisconnects() {
         DashcamAppDelegate.journal.entries = []
-        let device = SimulatedDevice()
-        let app = device.install(AppManifest(bundleIdentifier: "com.example.dashcam")) { DashcamAppDelegate() }
-        device.perform(.launch(app))
-        device.perform(.home)
-        device.advance(seconds: 60)
-        data(device, app, .accessory)
+        let (device, app) = appInBackgroundGetsData(AppManifest(bundleIdentifier: "com.example.dashcam"), over: .accessory) {
+            DashcamAppDelegate()
+        }
         device.perform(.launch(app))
         device.advance(seconds: 1)
         #expect(DashcamAppDelegate.journal.entries == ["accessory bgx accessory disconnected"])

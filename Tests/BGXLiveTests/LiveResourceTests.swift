@@ -67,11 +67,16 @@ struct LiveResourceTests {
     @Test("real CPU time: a process's cgroup cpu.stat or /proc stat grows as it works")
     func cpuTimeReads() throws {
         let before = try #require(ProcessResources.cpuTime(pid: getpid(), cgroup: nil))
+        // Works until the reading moves (/proc counts in clock ticks, and a busy machine may give this
+        // thread none for a while), bounded: a reading that never grows fails.
         var x: UInt64 = 1
-        let end = MonotonicClock.now() + 50_000_000
-        while MonotonicClock.now() < end { x = x &* 6364136223846793005 &+ 1 }
+        var after = before
+        let end = MonotonicClock.now() + 20_000_000_000
+        while after <= before, MonotonicClock.now() < end {
+            for _ in 0..<1_000_000 { x = x &* 6364136223846793005 &+ 1 }
+            after = try #require(ProcessResources.cpuTime(pid: getpid(), cgroup: nil))
+        }
         #expect(x != 0)
-        let after = try #require(ProcessResources.cpuTime(pid: getpid(), cgroup: nil))
         #expect(after > before)
         #expect(try #require(ProcessResources.residentBytes(pid: getpid(), cgroup: nil)) > 1_000_000)
     }

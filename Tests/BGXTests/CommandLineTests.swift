@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// The command line's contracts (DESIGN.md "Command line"), run against the
+/// The command line's contracts (docs/cli.md), run against the
 /// built `bgx` executable.
 @Suite("bgx command line")
 struct CommandLineTests {
@@ -103,7 +103,7 @@ struct CommandLineTests {
         #expect(help.stdout.contains("USAGE") || help.stdout.contains("Usage"))
     }
 
-    @Test("--trace - writes JSON Lines in DESIGN.md's format, byte-identical run to run")
+    @Test("--trace - writes JSON Lines in docs/scenarios.md's trace format, byte-identical run to run")
     func traceToStdout() throws {
         let path = repositoryRoot.appendingPathComponent("Scenarios/spec1-launch-and-suspend.yaml").path
         let first = try bgx(["run", path, "--trace", "-"])

@@ -2,8 +2,9 @@
 import PropertyBased
 import Testing
 
-/// DESIGN.md (deterministic time): events come out in (time, insertion
-/// order), whichever lane or heap holds them.
+/// Deterministic time: events come out in (time, insertion order), whichever
+/// lane or heap holds them, so a scenario and seed give one trace
+/// (docs/fuzzing.md, "Property tests").
 @Suite("The event queue")
 struct EventQueueTests {
     /// Kinds that wait in each lane, and one that always goes to the heap.
@@ -13,7 +14,7 @@ struct EventQueueTests {
         .timer(AppID(index: 0), epoch: 0, token: 0, continuation: false),
     ]
 
-    @Test("DESIGN.md: the queue pops in (time, insertion order) however pushes interleave with pops — sorted runs, out-of-order pushes, ties")
+    @Test("The queue pops in (time, insertion order) however pushes interleave with pops — sorted runs, out-of-order pushes, ties")
     func popsInTimeThenInsertionOrder() async {
         await propertyCheck(count: 500, input: Gen.uint64(in: 0...UInt64.max).array(of: 1...200)) { steps in
             var queue = EventQueue()
@@ -50,7 +51,7 @@ struct EventQueueTests {
         }
     }
 
-    @Test("DESIGN.md: an event of a lane's kind queued earlier than that lane's last still comes out first")
+    @Test("An event of a lane's kind queued earlier than that lane's last still comes out first")
     func outOfOrderPushOfALaneKind() {
         var queue = EventQueue()
         queue.push(.jetsamCheck, at: 100)

@@ -157,7 +157,7 @@ let runGenerators = (
     actions: Gen.uint64(in: 0...UInt64.max).array(of: 1...40)
 )
 
-@Suite("Properties over random user actions and app behaviour (DESIGN.md, \"How it is tested\")")
+@Suite("Properties over random user actions and app behaviour (docs/fuzzing.md, \"Property tests\")")
 struct PropertyTests {
 
     @Test("rules §1: a suspended or not-running app never receives a callback")
@@ -187,7 +187,7 @@ struct PropertyTests {
         }
     }
 
-    @Test("rules §1, DESIGN trace: every terminate has a reason and a detail, and every change to notRunning follows a terminate at the same moment")
+    @Test("rules §1, the trace's terminate (docs/scenarios.md): every terminate has a reason and a detail, and every change to notRunning follows a terminate at the same moment")
     func everyTerminationHasAReason() async {
         await propertyCheck(count: 500, input: runGenerators.device, runGenerators.apps, runGenerators.actions) {
             deviceGene, appGenes, actions in
@@ -215,7 +215,7 @@ struct PropertyTests {
         }
     }
 
-    @Test("DESIGN: the same inputs and seed give a byte-identical trace")
+    @Test("docs/scenarios.md `seed`: the same inputs and seed give a byte-identical trace")
     func sameInputsSameTrace() async {
         await propertyCheck(count: 200, input: runGenerators.device, runGenerators.apps, runGenerators.actions) {
             deviceGene, appGenes, actions in

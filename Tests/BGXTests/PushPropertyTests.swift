@@ -146,7 +146,7 @@ struct PushPropertyTests {
         }
     }
 
-    @Test("DESIGN: the same pushes and seed give a byte-identical trace")
+    @Test("docs/scenarios.md `seed`: the same pushes and seed give a byte-identical trace")
     func deterministic() async {
         await propertyCheck(count: 100, input: pushRunGenerators.device, pushRunGenerators.actions) { deviceGene, actions in
             let run = RandomPushRun(deviceGene: deviceGene, actions: actions)

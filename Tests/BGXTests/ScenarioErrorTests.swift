@@ -64,7 +64,7 @@ struct ScenarioErrorTests {
         #expect(s.timeline.first?.at == Time.seconds(22 * 3600 + 30 * 60))
     }
 
-    @Test("nothing of DESIGN.md's vocabulary is left 'not yet supported': the last of it (rules §9) is simulated")
+    @Test("nothing of docs/scenarios.md's vocabulary is left 'not yet supported': the last of it (rules §9) is simulated")
     func nothingLeftUnsupported() {
         #expect(error("apps:\n  - bundle: a\n    on:\n      didEnterBackground:\n"
                       + "        - notify: {id: n, after: 1m, sound: chime.caf, badge: 1}\n"

@@ -346,7 +346,7 @@ struct SchedulerPropertyTests {
         }
     }
 
-    @Test("DESIGN: the same seed and inputs give an identical scheduler trace")
+    @Test("docs/scenarios.md `seed`: the same seed and inputs give an identical scheduler trace")
     func sameSeedSameTrace() async {
         await propertyCheck(count: 150, input: schedulerRunGenerators.device, schedulerRunGenerators.app,
                             schedulerRunGenerators.plan, schedulerRunGenerators.actions) { device, app, plan, actions in

@@ -21,6 +21,8 @@ import Glibc
 //   counting-forker   starts a copy of itself as a child (in its process
 //                     group, not connected) that counts into `child-counter`,
 //                     and writes the child's pid to `child`
+//   setsid-forker     as counting-forker, but the child leaves the app's
+//                     process group and session (`setsid`) before counting
 //   burn              plays audio (so it stays in the background) and, once
 //                     there, spins four threads
 //   silent-hog        plays audio and, once in the background, a thread
@@ -35,6 +37,7 @@ let behaviour = (try? String(contentsOfFile: bundle + "/behaviour", encoding: .u
 
 // The counting child of `counting-forker`: it counts and nothing else.
 if env["BGX_TESTAPP_CHILD"] == "1" {
+    if env["BGX_TESTAPP_SETSID"] == "1", setsid() < 0 { exit(1) }
     let fd = open(bundle + "/child-counter", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
     var n = 0
     while true {
@@ -99,11 +102,12 @@ client.onCallback = { callback in
         if posix_spawn(&child, "/bin/sleep", nil, nil, argv, environ) == 0 {
             try? "\(child)".write(toFile: bundle + "/child", atomically: true, encoding: .utf8)
         }
-    case ("counting-forker", "didFinishLaunching"):
+    case ("counting-forker", "didFinishLaunching"), ("setsid-forker", "didFinishLaunching"):
         var child: pid_t = 0
         let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         let argv: [UnsafeMutablePointer<CChar>?] = [strdup(me), nil]
         let words: [String] = env.map { "\($0.key)=\($0.value)" } + ["BGX_TESTAPP_CHILD=1"]
+            + (behaviour == "setsid-forker" ? ["BGX_TESTAPP_SETSID=1"] : [])
         let childEnv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
         if posix_spawn(&child, me, nil, nil, argv, childEnv) == 0 {
             try? "\(child)".write(toFile: bundle + "/child", atomically: true, encoding: .utf8)

@@ -1,4 +1,4 @@
-/// The device's own conditions (DESIGN.md scenario `device:`). Later
+/// The device's own conditions (a scenario's `device:`, docs/scenarios.md). Later
 /// controllers (the scheduler, jetsam) read them; every change is traced.
 public struct DeviceState: Sendable, Equatable {
     public enum Network: String, Sendable, CaseIterable { case wifi, cellular, none }
@@ -61,7 +61,7 @@ public enum DeviceChange: Sendable, Equatable {
     case reboot
 }
 
-/// What the person holding the device does (DESIGN.md timeline `user:`).
+/// What the person holding the device does (a scenario timeline's `user:`, docs/scenarios.md).
 public enum UserAction: Sendable, Equatable {
     case launch(AppID)
     case home

@@ -1,4 +1,4 @@
-/// Per-app accounting for the summary (DESIGN.md issue 8, rules §12).
+/// Per-app accounting for the summary (docs/rules.md §12).
 /// Counters live in fixed-size SIMD vectors: inline storage, so updating
 /// them on the hot path touches no heap and checks no uniqueness.
 public struct AppStats: Sendable, Equatable {

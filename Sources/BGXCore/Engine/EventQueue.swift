@@ -2,8 +2,7 @@ import DequeModule
 import HeapModule
 
 /// Something the engine must handle at a moment of virtual time. Plain values
-/// in a heap, never closures (DESIGN.md: a closure per event measured 3–4×
-/// slower). A `Ticket` ties an event to one process lifetime and one moment
+/// in a heap, never closures (a closure per event measured 3–4× slower). A `Ticket` ties an event to one process lifetime and one moment
 /// of its controller: a stale ticket's event is dropped when it comes due.
 public enum EngineEvent: Sendable, Equatable {
     case user(UserAction)

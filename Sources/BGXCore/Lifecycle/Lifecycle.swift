@@ -376,7 +376,7 @@ extension Engine {
     /// Schedules app work `delay` from now. A continuation resumes the job
     /// running now (busy work inside a callback); any other timer queues on
     /// the main thread. A suspended app's timers wait for it to run again;
-    /// a terminated app's are dropped (DESIGN.md, "App code in virtual time").
+    /// a terminated app's are dropped (docs/bgxkit.md, "Virtual time in app code").
     public mutating func scheduleTimer(for app: AppID, after delay: Nanoseconds, continuation: Bool,
                                        on thread: ExecutionQueue = .main) -> Int32 {
         let token = nextTimerToken

@@ -1,5 +1,5 @@
 /// rules §10: jetsam priority bands, after XNU's `bsd/sys/kern_memorystatus.h`
-/// (DESIGN.md: "bands are plain numbers; kill order is a policy over them").
+/// Bands are plain numbers; the kill order is a policy over them (docs/rules.md §10).
 /// The numbers are docs/rules.md's (§10); the revision-2 header numbers the same bands
 /// 0, 1, 3, 10, 12 — the order, which is all jetsam uses, is the same.
 public enum JetsamBand: UInt8, Sendable, CaseIterable, Comparable, CustomStringConvertible, Encodable {

@@ -18,7 +18,7 @@ public enum LocationService: String, Sendable, CaseIterable, CustomStringConvert
 public enum AccessoryTransport: UInt8, Sendable, CaseIterable, CustomStringConvertible {
     case accessory, bluetooth
     public var description: String { self == .accessory ? "accessory" : "bluetooth" }
-    /// The launch cause a wake for it is recorded with (DESIGN.md).
+    /// The launch cause a wake for it is recorded with (the trace's `launch {cause}`, docs/scenarios.md).
     var cause: LaunchCause { self == .accessory ? .accessory : .bluetooth }
 }
 

@@ -31,7 +31,7 @@ public struct TraceNames: Sendable {
     @inlinable public func text(_ id: TextID) -> String { texts[Int(id.index)] }
 }
 
-/// One line of the trace (DESIGN.md "Trace (JSON Lines)"). Events are small
+/// One line of the trace (docs/scenarios.md, "The trace"). Events are small
 /// value types; names are resolved only when a line is rendered.
 public struct TraceEvent: Sendable, Equatable {
     public var time: Nanoseconds

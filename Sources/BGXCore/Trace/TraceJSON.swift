@@ -1,4 +1,4 @@
-/// Renders trace events as DESIGN.md's JSON Lines, byte for byte the same on
+/// Renders trace events as the JSON Lines docs/scenarios.md ("The trace") describes, byte for byte the same on
 /// every run: fields in a fixed order, times as exact decimals.
 public struct TraceRenderer: Sendable {
     public var names: TraceNames

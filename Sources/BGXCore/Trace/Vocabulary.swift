@@ -1,4 +1,4 @@
-/// The words the system and its trace speak (DESIGN.md, "Trace").
+/// The words the system and its trace speak (docs/scenarios.md, "The trace").
 
 /// rules §1: the five process states.
 public enum ProcessState: UInt8, Sendable, CaseIterable, CustomStringConvertible {
@@ -52,7 +52,7 @@ public enum LaunchCause: UInt8, Sendable, CaseIterable, CustomStringConvertible 
     public var launchesIntoForeground: Bool { self == .user || self == .notification }
 }
 
-/// Why the system ended a process (DESIGN.md `terminate {reason}`).
+/// Why the system ended a process (the trace's `terminate {reason}`, docs/scenarios.md).
 public enum TerminationReason: UInt8, Sendable, CaseIterable, CustomStringConvertible {
     case userForceQuit, memoryPressure, watchdog, backgroundTaskTimeout, taskNotCompleted,
          cpuLimit, voipCallNotReported, gpuInBackground, lockHeldWhileSuspended,

@@ -212,7 +212,7 @@ extension Engine {
         transfers.tasks[t].result = result
         switch result {
         case .success: record(task.app, .transferComplete(session: task.session, task: task.id))
-        case .timedOut, .cancelled:
+        case .timedOut, .cancelled, .badServerResponse:
             if let reason {
                 record(task.app, .transferFail(session: task.session, task: task.id, result: result,
                                                reason: appendText(reason)))

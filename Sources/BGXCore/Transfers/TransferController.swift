@@ -29,6 +29,10 @@ struct TransferController: Sendable {
     var scheduledAt: Nanoseconds?
     /// Per app, by `AppID.index`.
     var apps: [AppTransfers] = []
+    /// The live host moves the bytes over real connections: a running
+    /// transfer finishes when the host says so (`transferFinishedByHost`),
+    /// not when the bandwidth model's share covers it.
+    var bytesMovedByHost = false
 
     mutating func appInstalled() { apps.append(AppTransfers()) }
 
@@ -47,7 +51,7 @@ struct TransferController: Sendable {
     mutating func settle(now: Nanoseconds, network: DeviceState.Network, bandwidth: Int64) {
         let elapsed = now - settledAt
         settledAt = now
-        guard elapsed > 0, network != .none, bandwidth > 0 else { return }
+        guard !bytesMovedByHost, elapsed > 0, network != .none, bandwidth > 0 else { return }
         let running = runningCount
         guard running > 0 else { return }
         let share = TransferMath.mulDiv(bandwidth, elapsed, Int64(running) * Time.nanosecondsPerSecond, roundUp: false)
@@ -82,7 +86,7 @@ struct TransferController: Sendable {
             if task.phase == .stalled, !task.retryNoted, let since = task.stalledSince {
                 consider(since + task.requestTimeout)
             }
-            if task.phase == .running, bandwidth > 0 {
+            if task.phase == .running, bandwidth > 0, !bytesMovedByHost {
                 let share = TransferMath.mulDiv(task.remaining, Int64(running) * Time.nanosecondsPerSecond,
                                                 bandwidth, roundUp: true)
                 // Past the end of representable time (a vast transfer, a trickle of bandwidth): never.

@@ -33,6 +33,10 @@ public enum TransferResult: Sendable, Equatable, CustomStringConvertible {
     case cancelled
     /// NSURLErrorTimedOut (-1001): `timeoutIntervalForResource` elapsed.
     case timedOut
+    /// NSURLErrorBadServerResponse (-1011): on the live host, the server's
+    /// answer could not be used and another attempt cannot help (a 404, a
+    /// download whose length or checksum does not verify).
+    case badServerResponse
 
     /// The `NSURLErrorDomain` code the delegate's error carries (nil for success).
     public var errorCode: Int? {
@@ -40,6 +44,7 @@ public enum TransferResult: Sendable, Equatable, CustomStringConvertible {
         case .success: nil
         case .cancelled: -999
         case .timedOut: -1001
+        case .badServerResponse: -1011
         }
     }
     public var description: String {
@@ -47,6 +52,7 @@ public enum TransferResult: Sendable, Equatable, CustomStringConvertible {
         case .success: "success"
         case .cancelled: "cancelled"
         case .timedOut: "timedOut"
+        case .badServerResponse: "badServerResponse"
         }
     }
 }

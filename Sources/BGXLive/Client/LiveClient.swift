@@ -11,13 +11,22 @@ public struct LiveCallback: Sendable {
 /// (`BGX_SOCKET`, `BGX_BUNDLE_IDENTIFIER` in its environment); the client
 /// says hello, then runs the callbacks the system sends, acknowledging
 /// each when its handler returns — the acknowledgement is what the
-/// system's watchdogs wait for. One thread: calls made from a handler wait
-/// for their reply, holding back callbacks that arrive meanwhile.
+/// system's watchdogs wait for. By default one thread: calls made from a
+/// handler wait for their reply, holding back callbacks that arrive
+/// meanwhile. After `startReading`, a reader thread owns the socket's
+/// reading and calls may come from any thread (see there).
 public final class LiveClient {
     let connection: LiveConnection
     public let bundleIdentifier: String
     var nextSeq = 1
     var held: [LiveMessage] = []
+    /// Frames go out whole and one at a time, whichever thread sends them.
+    let writing = NSLock()
+    /// The reader thread's state: the calls waiting for their replies.
+    let replies = NSCondition()
+    var reader: Thread?
+    var waiting: [Int: LiveMessage?] = [:]
+    var readerEnded = false
     var expirationHandlers: [Int: () -> Void] = [:]
     var launchHandlers: [String: (String) -> Void] = [:]
     /// Every callback, after the client's own bookkeeping (launch and expiration handlers).
@@ -44,9 +53,10 @@ public final class LiveClient {
     /// A call into the system; its reply.
     @discardableResult
     public func call(_ name: String, _ args: [String: String] = [:]) throws -> LiveMessage {
+        if reader != nil { return try callThroughReader(name, args) }
         let seq = nextSeq
         nextSeq += 1
-        try connection.send(LiveMessage(type: "call", seq: seq, name: name, args: args))
+        try send(LiveMessage(type: "call", seq: seq, name: name, args: args))
         while let m = try connection.receive() {
             if m.type == "reply", m.seq == seq { return m }
             held.append(m)
@@ -109,7 +119,77 @@ public final class LiveClient {
 
     /// The callback's handler has returned: the watchdog waiting for it stands down.
     public func acknowledge(_ callback: LiveMessage) throws {
-        try connection.send(LiveMessage(type: "ack", seq: callback.seq))
+        try send(LiveMessage(type: "ack", seq: callback.seq))
+    }
+
+    func send(_ message: LiveMessage) throws {
+        writing.lock()
+        defer { writing.unlock() }
+        try connection.send(message)
+    }
+
+    // MARK: Calls from any thread
+
+    /// Hands the socket's reading to a thread of its own, for a process whose
+    /// main thread runs a run loop (GCD's main queue, timers) instead of
+    /// waiting on the socket: it blocks in `recv`, never polls. A reply
+    /// wakes the call waiting for it, on whatever thread that call was
+    /// made; every other message (callbacks, held-back ones first) goes to
+    /// `deliver`, on the reader thread, in order; `ended` runs once when the
+    /// daemon closes the connection. From then on `call` is safe from any
+    /// thread: frames are written whole under one lock.
+    public func startReading(deliver: @escaping (LiveMessage) -> Void, ended: @escaping () -> Void) {
+        precondition(reader == nil, "the client already has a reader")
+        for m in held { deliver(m) }
+        held.removeAll()
+        let thread = Thread { [self] in
+            while true {
+                guard let m = try? connection.receive() else { break }
+                if m.type == "reply", let seq = m.seq {
+                    replies.lock()
+                    if waiting.keys.contains(seq) { waiting[seq] = m }
+                    replies.broadcast()
+                    replies.unlock()
+                } else {
+                    deliver(m)
+                }
+            }
+            replies.lock()
+            readerEnded = true
+            replies.broadcast()
+            replies.unlock()
+            ended()
+        }
+        thread.name = "bgx live reader"
+        reader = thread
+        thread.start()
+    }
+
+    func callThroughReader(_ name: String, _ args: [String: String]) throws -> LiveMessage {
+        replies.lock()
+        let seq = nextSeq
+        nextSeq += 1
+        waiting[seq] = .some(nil)
+        replies.unlock()
+        do { try send(LiveMessage(type: "call", seq: seq, name: name, args: args)) } catch {
+            replies.lock()
+            waiting[seq] = nil
+            replies.unlock()
+            throw error
+        }
+        replies.lock()
+        defer { replies.unlock() }
+        while true {
+            if case let reply?? = waiting[seq] {
+                waiting[seq] = nil
+                return reply
+            }
+            if readerEnded {
+                waiting[seq] = nil
+                throw Refused(description: "the daemon closed the connection")
+            }
+            replies.wait()
+        }
     }
 
     func nextMessage() throws -> LiveMessage? {
@@ -128,6 +208,6 @@ public final class LiveClient {
         default: break
         }
         onCallback(LiveCallback(name: name, args: args))
-        try connection.send(LiveMessage(type: "ack", seq: m.seq))
+        try send(LiveMessage(type: "ack", seq: m.seq))
     }
 }

@@ -21,6 +21,9 @@ public enum JournalInput: Codable, Sendable, Equatable {
     /// The app's process ended without the engine asking: it exited, could not
     /// start, or was lost with a daemon that died.
     case exited(app: String, detail: String)
+    /// An attempt at a background transfer ended (`finished`, `retry` or
+    /// `failed`), as the host that moved its bytes saw it.
+    case transfer(app: String, task: Int32, outcome: String, detail: String)
 
     /// The column a person filters the journal by.
     public var kind: String {
@@ -32,13 +35,15 @@ public enum JournalInput: Codable, Sendable, Equatable {
         case .resident: "resident"
         case .busy: "busy"
         case .exited: "exited"
+        case .transfer: "transfer"
         }
     }
 
     public var app: String? {
         switch self {
         case .install, .control: nil
-        case let .call(app, _, _), let .returned(app, _), let .resident(app, _), let .busy(app, _), let .exited(app, _): app
+        case let .call(app, _, _), let .returned(app, _), let .resident(app, _), let .busy(app, _), let .exited(app, _),
+             let .transfer(app, _, _, _): app
         }
     }
 }

@@ -76,6 +76,7 @@ extension LiveDaemon {
         device.memory = session.memory
         engine = Engine(profile: profile, device: device, seed: session.seed, wallClockOffset: session.wallClockOffset,
                         startEpochSeconds: session.startEpochSeconds)
+        engine.letHostMoveTransferBytes()
         start = session.monotonicStart
         durable.steps = 0
 
@@ -196,6 +197,8 @@ extension LiveDaemon {
         case let .exited(bundle, detail):
             guard let app = engine.app(named: bundle) else { return }
             engine.terminate(app, .exit, detail: detail)
+        case let .transfer(_, task, outcome, detail):
+            applyTransferOutcome(task: task, outcome: outcome, detail: detail)
         }
     }
 

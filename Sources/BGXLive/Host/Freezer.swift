@@ -222,12 +222,16 @@ final class CgroupV1Freezer: Freezer {
     func removeRoot() { CgroupFiles.remove(base) }
 }
 
-/// No usable cgroup: SIGSTOP and SIGCONT to the app's whole process group
-/// (the daemon starts each app as the leader of its own group, and its
-/// children inherit it). The group is signalled only while its leader is
-/// unreaped — the daemon holds it with a pidfd — so the group's id, the
-/// leader's pid, cannot have been reused. A child that leaves the group
-/// (`setsid`, `setpgid`) escapes: only a cgroup holds every process.
+/// No usable cgroup: SIGSTOP and SIGCONT to the app's whole family — its
+/// process group (the daemon starts each app as the leader of its own group,
+/// and its children inherit it) and every descendant, found by parent pid in
+/// /proc, so a child that left the group (`setsid`, `setpgid`) is stopped
+/// with it too. The leader is signalled through its pidfd (the daemon holds
+/// it unreaped, so the group's id cannot have been reused); every other
+/// member through a pidfd opened and then checked to still be in the family,
+/// so a pid that died and was reused meanwhile is never signalled. What no
+/// walk finds: a process whose parent exited after it left the group (a
+/// double fork) belongs to PID 1 now — only a cgroup holds every process.
 final class SignalFreezer: Freezer {
     let mechanism = "sigstop"
     var root: String? { nil }
@@ -235,41 +239,71 @@ final class SignalFreezer: Freezer {
     func prepare(bundle: String) throws -> (cgroup: String, procs: String)? { nil }
 
     func freeze(_ process: LiveProcess) throws {
-        try signalGroup(process, SIGSTOP)
-        try Self.wait(Self.group(of: process.pid), stopped: true)
+        let members = try signalFamily(process, SIGSTOP)
+        try Self.wait(members, stopped: true)
     }
 
     func thaw(_ process: LiveProcess) throws {
-        try signalGroup(process, SIGCONT)
-        try Self.wait(Self.group(of: process.pid), stopped: false)
+        let members = try signalFamily(process, SIGCONT)
+        try Self.wait(members, stopped: false)
     }
 
-    /// The leader through its pidfd (proof that it is still ours), then the rest of its group.
-    func signalGroup(_ process: LiveProcess, _ signal: Int32) throws {
+    /// The leader through its pidfd (proof that it is still ours), then its
+    /// group, then each other member of its family; returns the members.
+    @discardableResult
+    func signalFamily(_ process: LiveProcess, _ signal: Int32) throws -> [pid_t] {
+        // Found and held first: once the leader dies its children belong to PID 1.
+        let members = Self.family(of: process.pid)
+        var held: [Int32] = []
+        defer { held.forEach { close($0) } }
+        for pid in members where pid != process.pid {
+            let fd = bgx_pidfd_open(pid)
+            guard fd >= 0 else { continue }   // gone already
+            // Still the same process: its stat still places it in the family (a reused pid would not).
+            if let entry = Self.stat(of: pid), entry.group == process.pid || members.contains(entry.parent) {
+                held.append(fd)
+            } else {
+                close(fd)
+            }
+        }
         guard bgx_pidfd_send_signal(process.pidfd, signal) == 0 else { throw SystemError("pidfd_send_signal \(signal)") }
         if killpg(process.pid, signal) != 0, errno != ESRCH { throw SystemError("killpg \(signal)") }
+        for fd in held { _ = bgx_pidfd_send_signal(fd, signal) }
+        return members
     }
 
-    /// The pids of a process group, from /proc (field 5 of each stat).
-    static func group(of pgid: pid_t) -> [pid_t] {
-        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [pgid] }
-        var members: [pid_t] = []
+    /// Parent, process group and state of a process, from /proc/PID/stat.
+    static func stat(of pid: pid_t) -> (parent: pid_t, group: pid_t, state: Character)? {
+        guard let stat = CgroupFiles.read("/proc/\(pid)/stat"), let close = stat.lastIndex(of: ")") else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 2, let state = fields[0].first, let parent = pid_t(fields[1]), let group = pid_t(fields[2])
+        else { return nil }
+        return (parent, group, state)
+    }
+
+    /// The leader, its process group, and every descendant of either, from one walk of /proc.
+    static func family(of leader: pid_t) -> [pid_t] {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [leader] }
+        var children: [pid_t: [pid_t]] = [:]
+        var members: [pid_t] = [leader]
         for entry in entries {
-            guard let pid = pid_t(entry), let stat = CgroupFiles.read("/proc/\(pid)/stat"),
-                  let close = stat.lastIndex(of: ")") else { continue }
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            if fields.count > 2, pid_t(fields[2]) == pgid { members.append(pid) }
+            guard let pid = pid_t(entry), let s = stat(of: pid) else { continue }
+            children[s.parent, default: []].append(pid)
+            if s.group == leader, pid != leader { members.append(pid) }
+        }
+        var seen = Set(members)
+        var next = 0
+        while next < members.count {
+            for child in children[members[next]] ?? [] where seen.insert(child).inserted { members.append(child) }
+            next += 1
         }
         return members
     }
 
     /// The state letter in /proc/PID/stat (`T` once the stop has taken).
-    static func state(of pid: pid_t) -> Character? {
-        guard let stat = CgroupFiles.read("/proc/\(pid)/stat"), let close = stat.lastIndex(of: ")") else { return nil }
-        return stat[stat.index(after: close)...].first { $0 != " " }
-    }
+    static func state(of pid: pid_t) -> Character? { stat(of: pid)?.state }
 
-    /// Until every member of the group has (or has not) stopped.
+    /// Until every member has (or has not) stopped.
     static func wait(_ pids: [pid_t], stopped: Bool) throws {
         let deadline = MonotonicClock.now() + freezeDeadline
         for pid in pids {
@@ -283,8 +317,8 @@ final class SignalFreezer: Freezer {
     }
 
     func kill(_ process: LiveProcess) throws -> String {
-        try signalGroup(process, SIGKILL)
-        return "pidfd SIGKILL and its process group"
+        try signalFamily(process, SIGKILL)
+        return "pidfd SIGKILL to its process group and descendants"
     }
 
     func release(_ process: LiveProcess) {}

@@ -9,7 +9,7 @@ extension LiveDaemon {
             send(.reply(to: message.seq, ok: ok, text: text, args: values), to: fd)
         }
         // On disk before the engine hears it (reads change nothing).
-        if !["backgroundTimeRemaining", "applicationState"].contains(message.name ?? ""),
+        if !["backgroundTimeRemaining", "applicationState", "devicePosition"].contains(message.name ?? ""),
            !journal(.call(app: engine.bundleIdentifier(app), name: message.name ?? "", args: args)) {
             return reply(false, "the daemon could not record the call")
         }

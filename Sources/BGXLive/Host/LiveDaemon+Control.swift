@@ -43,6 +43,19 @@ extension LiveDaemon {
                 guard let priority, priority == 5 || priority == 10 else { return .failure(LiveError("push priority is 5 or 10")) }
                 return .success(.push(app, Push(type: type, priority: priority)))
             })
+        case "move":
+            guard args.count == 1, let metres = Double(args[0]), metres.isFinite, abs(metres) <= 1e9 else {
+                return reply(.failure(LiveError("move takes the metres the device travels (negative: back along its route)")))
+            }
+            input(.success(.locationMove(meters: Int64(metres))))
+        case "accessory":
+            input(app(0).flatMap { app in
+                let name = args.count > 1 ? args[1] : "accessory"
+                guard let transport = AccessoryTransport.allCases.first(where: { "\($0)" == name }) else {
+                    return .failure(LiveError("accessory data comes over accessory or bluetooth"))
+                }
+                return .success(.accessoryData(app, transport))
+            })
         case "device":
             guard args.count == 1 else { return reply(.failure(LiveError("device takes one KEY=VALUE"))) }
             input(DeviceSetting.change(args[0]).map { .device($0) })

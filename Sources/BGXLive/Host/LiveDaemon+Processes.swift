@@ -3,7 +3,7 @@ import CBGXLive
 import Foundation
 import Glibc
 
-/// The engine's directives, carried out on real processes (DESIGN.md's mapping).
+/// The engine's directives, carried out on real processes (docs/live.md, "The mapping").
 extension LiveDaemon {
     func carryOut(_ directive: Directive) {
         switch directive {
@@ -105,6 +105,12 @@ extension LiveDaemon {
         case let .voipPush(number): args["number"] = "\(number)"
         case let .didUpdateLocations(service): args["service"] = "\(service)"
         case let .didEnterRegion(id), let .didExitRegion(id): args["region"] = engine.text(id)
+        case .handleEventsForBackgroundURLSession, .urlSessionTaskDidComplete, .urlSessionDidFinishEvents:
+            transferCallbackArgs(callback, &args)
+        case let .accessoryData(transport), let .accessoryDidDisconnect(transport): args["transport"] = "\(transport)"
+        case let .expiringActivity(id, expired):
+            args["id"] = "\(id)"
+            args["expired"] = "\(expired)"
         default: break
         }
         p.awaitingAck[seq] = engine.queue(of: callback, for: app)

@@ -1,7 +1,8 @@
 import BGXCore
 
 /// The app's calls beyond background tasks and BGTaskScheduler: local
-/// notifications, background fetch, audio and location — each on the calling
+/// notifications, background fetch, audio, location and region monitoring,
+/// accessory sessions, expiring activities — each on the calling
 /// app's own state. What the live host cannot carry out yet is refused with
 /// "not yet supported: …", never pretended.
 extension LiveDaemon {
@@ -89,10 +90,33 @@ extension LiveDaemon {
         case "setAllowsBackgroundLocationUpdates":
             engine.setAllowsBackgroundLocationUpdates(for: app, flag("allowed"))
             reply(true, nil, nil)
-        case "createBackgroundSession", "startTransfer":
-            reply(false, "not yet supported: background transfers on the live host", nil)
+        case "startMonitoringRegion":
+            guard let identifier = args["identifier"], let radius = args["radius"].flatMap(Double.init), radius.isFinite else {
+                reply(false, "startMonitoringRegion needs an identifier and a radius", nil); return true
+            }
+            engine.startMonitoringRegion(for: app, identifier: identifier, radius: Int64(max(1, min(radius, 1e9))))
+            reply(true, nil, nil)
+        case "stopMonitoringRegion":
+            engine.stopMonitoringRegion(for: app, identifier: args["identifier"] ?? "")
+            reply(true, nil, nil)
+        case "devicePosition":
+            reply(true, nil, ["metres": "\(engine.devicePosition)"])
+        case "openAccessorySession", "closeAccessorySession":
+            guard let transport = AccessoryTransport.allCases.first(where: { "\($0)" == args["transport"] }) else {
+                reply(false, "\(name) needs a transport (accessory, bluetooth)", nil); return true
+            }
+            if name == "openAccessorySession" { engine.openAccessorySession(for: app, transport) }
+            else { engine.closeAccessorySession(for: app, transport) }
+            reply(true, nil, nil)
+        case "performExpiringActivity":
+            // The engine queues the block's first call (expired = false) on the background queue.
+            if let id = engine.performExpiringActivity(for: app, reason: args["reason"] ?? "") {
+                reply(true, nil, ["id": "\(id)"])
+            } else {
+                reply(false, "no background time to be had (see the trace): the block is called once, with expired = true", nil)
+            }
         default:
-            return false
+            return transferCall(name, args, from: app, reply: reply)
         }
         return true
     }

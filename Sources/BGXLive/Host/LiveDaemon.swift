@@ -17,6 +17,9 @@ public struct DaemonOptions: Sendable {
     /// Where the state that outlives the daemon is kept (`BGXLiveStore`'s
     /// SQLite file); nil: in memory only, gone with the daemon.
     public var store: DurableStore?
+    /// What moves background transfers' real bytes (BGXLiveTransfers' in
+    /// bgx-daemon); nil: background transfers are refused.
+    public var transferMover: TransferMover?
 
     public init(stateDirectory: String, socketPath: String) {
         self.stateDirectory = stateDirectory
@@ -58,6 +61,8 @@ public final class LiveDaemon {
     var pressurePath: String?
     var lastPressure: PressureStall?
     var pressureLevel = DeviceState.MemoryPressure.normal
+    /// Background transfers' requests and attempts (Transfers/).
+    var transfers = LiveTransfers()
 
     public init(options: DaemonOptions) throws {
         self.options = options
@@ -71,6 +76,8 @@ public final class LiveDaemon {
         let epoch = Int64(wall)
         engine = Engine(profile: options.profile, device: device, seed: UInt64(truncatingIfNeeded: epoch),
                         wallClockOffset: (epoch % 86_400) * Time.nanosecondsPerSecond, startEpochSeconds: epoch)
+        // Real bytes over real connections: a transfer ends when the host says so.
+        engine.letHostMoveTransferBytes()
         start = MonotonicClock.now()
         // A restarted daemon carries on its predecessor's trace (its lines' times continue).
         let resuming = try options.store?.session() != nil
@@ -117,6 +124,7 @@ public final class LiveDaemon {
             drain()
         }
         if target > engine.now { engine.advanceClock(to: target) }
+        reconcileTransfers()
         flushTrace()
     }
 
@@ -136,7 +144,8 @@ public final class LiveDaemon {
         while running {
             pump()
             var fds: [pollfd] = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0),
-                                 pollfd(fd: signals, events: Int16(POLLIN), revents: 0)]
+                                 pollfd(fd: signals, events: Int16(POLLIN), revents: 0),
+                                 pollfd(fd: transfers.inbox.readFD, events: Int16(POLLIN), revents: 0)]
             for (fd, c) in connections {
                 fds.append(pollfd(fd: fd, events: Int16(POLLIN) | (c.out.isEmpty ? 0 : Int16(POLLOUT)), revents: 0))
             }
@@ -145,7 +154,7 @@ public final class LiveDaemon {
             // Exactly until the engine's next event (or the next look at running processes' CPU and
             // memory); with neither, until something happens.
             let now = MonotonicClock.now()
-            let wake = [engine.nextEventTime.map(monotonicTime), nextResourceSample].compactMap { $0 }.min()
+            let wake = [engine.nextEventTime.map(monotonicTime), nextResourceSample, nextTransferRetry].compactMap { $0 }.min()
             let timeout = wake.map { max(0, $0 - now) } ?? -1
             let ready = bgx_ppoll(&fds, nfds_t(fds.count), timeout)
             if ready < 0 { if errno == EINTR { continue }; log("error: ppoll: \(SystemError("ppoll"))"); break }
@@ -153,6 +162,7 @@ public final class LiveDaemon {
             for p in fds where p.revents != 0 {
                 if p.fd == listener { acceptConnections() }
                 else if p.fd == signals { running = false }
+                else if p.fd == transfers.inbox.readFD { transferReportsArrived() }
                 else if let process = processes.values.first(where: { $0.pidfd == p.fd }) ?? exiting.first(where: { $0.pidfd == p.fd }) {
                     reap(process)
                 }
@@ -167,6 +177,7 @@ public final class LiveDaemon {
 
     /// Ends every app's process, removes the cgroups and the socket.
     func shutdown() {
+        options.transferMover?.shutdown()
         for process in Array(processes.values) + exiting {
             process.killedFor = "daemon shutdown"
             _ = try? freezer.kill(process)

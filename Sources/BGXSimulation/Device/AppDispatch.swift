@@ -122,6 +122,8 @@ extension AppRuntime {
         case BGX_ESCAPED_THREAD:
             logEscapeOnce("Thread", "not yet supported: a Thread started in app code runs on a real thread and the "
                           + "real clock, beside the device; use a DispatchQueue")
+        case BGX_ON_MAIN_QUEUE:
+            return currentQueue == .main
         case BGX_ESCAPED_SOURCE:
             logEscapeOnce("DispatchSource", "not yet supported: a DispatchSource (timer or file descriptor) in app code "
                           + "runs on libdispatch's threads and the real clock, beside the device")

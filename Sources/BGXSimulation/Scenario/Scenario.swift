@@ -26,7 +26,7 @@ public struct ScenarioError: Error, Sendable, Equatable, CustomStringConvertible
     public var description: String { "error: \(location): \(message)" }
 }
 
-/// A scenario file (DESIGN.md "Scenario files"), parsed and checked.
+/// A scenario file (docs/scenarios.md), parsed and checked.
 public struct Scenario: Sendable {
     public var file: String
     public var profile: PolicyProfile = .modern

@@ -1,8 +1,8 @@
 import BGXCore
 import Foundation
 
-/// An app written as a scenario's handler lists (DESIGN.md "Scenario
-/// files"), run by a small interpreter. `work` keeps the main thread busy
+/// An app written as a scenario's handler lists (docs/scenarios.md,
+/// "Handlers"), run by a small interpreter. `work` keeps the main thread busy
 /// (the callback has not returned); `wait` is asynchronous work (the callback
 /// returns, and the rest continues later — frozen while suspended, lost if
 /// the app is terminated).

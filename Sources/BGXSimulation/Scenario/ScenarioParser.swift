@@ -2,7 +2,7 @@ import BGXCore
 import Foundation
 import Yams
 
-/// Reads a scenario file (DESIGN.md "Scenario files") into a `Scenario`.
+/// Reads a scenario file (docs/scenarios.md) into a `Scenario`.
 /// Every value is read as the raw text YAML gave it — `22:30` stays a time,
 /// not YAML 1.1's base-60 number, and `on:` stays a key, not `true`.
 /// Every mistake is a `ScenarioError` pointing at the offending node.

@@ -41,6 +41,10 @@ typedef enum {
     /// 1 for the main run loop, 2 for the calling thread's, 0 for another's.
     /// 1 when the device took it (it fires it in virtual time).
     BGX_RUN_LOOP_TIMER_ADDED,
+    /// App code asks whether it runs on the main queue (`dispatch_assert_queue`,
+    /// which `dispatchPrecondition` and `MainActor.assumeIsolated` call): 1 when
+    /// the job running now is a main-thread job of the app.
+    BGX_ON_MAIN_QUEUE,
 } bgx_dispatch_request;
 
 /// The clocks one thread reads while a simulated device runs app code on it.
