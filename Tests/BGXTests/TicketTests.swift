@@ -8,16 +8,16 @@ import Testing
         var engine = Engine()
         let app = engine.install(AppManifest(bundleIdentifier: "com.example.a"))
         let i = Int(app.index)
-        let window = engine.ticket(app, engine.apps[i].windowNumber)
+        let window = engine.ticket(app, engine.backgroundTasks.apps[i].windowNumber)
         #expect(engine.isOutstanding(window, .backgroundWindow, app))
-        engine.apps[i].windowNumber &+= 1
+        engine.backgroundTasks.apps[i].windowNumber &+= 1
         #expect(!engine.isOutstanding(window, .backgroundWindow, app))
 
-        let check = engine.ticket(app, engine.apps[i].cpu.checkNumber)
+        let check = engine.ticket(app, engine.memory.cpu[i].checkNumber)
         #expect(engine.isOutstanding(check, .cpuCheck, app))
         engine.apps[i].processEnded()
         #expect(!engine.isOutstanding(check, .cpuCheck, app))
-        #expect(engine.isOutstanding(engine.ticket(app, engine.apps[i].cpu.checkNumber), .cpuCheck, app))
+        #expect(engine.isOutstanding(engine.ticket(app, engine.memory.cpu[i].checkNumber), .cpuCheck, app))
     }
 
     @Test func aPushTicketIsOutstandingUntilItsCompletionHandlerIsCalled() {

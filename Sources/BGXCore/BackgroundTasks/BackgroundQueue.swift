@@ -73,7 +73,7 @@ extension Engine {
             guard apps[i].runningTasks.contains(where: { $0.identifier == id }) else { return }
             deliverInBackground(.bgTask(id), to: app, number: number)
         case let .expiringActivity(id):
-            guard apps[i].tasks.contains(where: { $0.id == id }) else { return }
+            guard backgroundTasks.isOpen(app, id) else { return }
             deliverInBackground(.expiringActivity(id, expired: false), to: app, number: number)
         case let .timer(token):
             apps[i].backgroundQueue!.inFlight = InFlightJob(number: number, isCallback: false, callback: nil,

@@ -21,9 +21,7 @@ extension Engine {
             record(app, .activityRefuse(name: name, reason: text(refusal + ": the block is called once, with expired = true")))
             return nil
         }
-        let id = apps[i].nextTaskID
-        apps[i].nextTaskID += 1
-        apps[i].tasks.append(BackgroundTaskRecord(id: id, name: label, nameText: name, began: now, isExpiringActivity: true))
+        let id = backgroundTasks.begin(app, name: label, text: name, now: now, expiringActivity: true)
         setAssertion(.backgroundTask, true, i)
         record(app, .activityBegin(id: id, name: name))
         if apps[i].state == .background { scheduleBudgetTimers(app) }
@@ -32,12 +30,10 @@ extension Engine {
     }
 
     /// The time runs out: the block is called again, with `expired == true`.
-    mutating func expireActivity(_ app: AppID, at t: Int) {
-        let i = Int(app.index)
-        let id = apps[i].tasks[t].id
-        record(app, .activityExpire(id: id, name: apps[i].tasks[t].nameText, reason: text(
+    mutating func expireActivity(_ app: AppID, _ activity: ExpirationDue) {
+        record(app, .activityExpire(id: activity.id, name: activity.nameText, reason: text(
             "the background time is about to run out: the block is called again with expired = true")))
-        apps[i].jobs.append(.expiringActivityExpired(id))
+        apps[Int(app.index)].jobs.append(.expiringActivityExpired(activity.id))
     }
 
     /// The block's first call (`expired == false`) returned: the activity is over.
@@ -52,9 +48,8 @@ extension Engine {
 
     mutating func endActivity(_ app: AppID, _ id: Int, _ why: String) {
         let i = Int(app.index)
-        guard let t = apps[i].tasks.firstIndex(where: { $0.id == id && $0.isExpiringActivity }) else { return }
-        let name = apps[i].tasks.remove(at: t).nameText
-        setAssertion(.backgroundTask, !apps[i].tasks.isEmpty, i)
+        guard let name = backgroundTasks.endActivity(app, id) else { return }
+        setAssertion(.backgroundTask, backgroundTasks.holdsApp(app), i)
         record(app, .activityEnd(id: id, name: name, reason: text(why)))
         suspendIfThreadFree(app)
     }
@@ -68,7 +63,7 @@ extension Engine {
         if !apps[i].state.isRunning { return "the app is not running" }
         if !device.multitasking { return "this device does not support multitasking" }
         if apps[i].manifest.exitsOnSuspend { return "the app exits on suspend (UIApplicationExitsOnSuspend)" }
-        if apps[i].state == .background, let window = apps[i].window, now >= window.deadline - profile.expirationLeadTime {
+        if apps[i].state == .background, backgroundTasks.windowExpired(app, now: now, leadTime: profile.expirationLeadTime) {
             return "the app's background time has expired"
         }
         return nil

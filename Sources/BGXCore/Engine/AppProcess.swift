@@ -20,12 +20,7 @@ struct AppProcess: Sendable {
     var launchHandlersOnMain: Set<TextID> = []
     var heldTimers: [(token: Int32, continuation: Bool)] = []
 
-    var tasks: [BackgroundTaskRecord] = []
-    /// The last task name and its interned text: apps reuse a few names.
-    var lastTaskName: (name: String, text: TextID)?
-    var nextTaskID = 1
-    var window: BackgroundWindow?
-    var windowNumber: UInt32 = 0
+    // `beginBackgroundTask` assertions and the background-time window are the background-task controller's.
 
     var stats = AppStats()
 
@@ -41,11 +36,7 @@ struct AppProcess: Sendable {
     /// Files the app wrote, with their protection class (rules §13): on disk, so they outlive the process.
     var files: [TextID: ProtectedFile] = [:]
 
-    // MARK: CPU monitor (rules §10)
-    var cpu = CPUUsage()
-
-    // MARK: Memory and the responsible-background rules (rules §10)
-    var memory = ProcessMemory()
+    // Memory, the CPU monitor and the responsible-background rules are the memory controller's.
 
     init(manifest: AppManifest) {
         self.manifest = manifest
@@ -59,7 +50,6 @@ extension AppProcess {
     /// next launch — under memory pressure processes come and go all the time —
     /// and what is already empty is not touched (emptying checks uniqueness).
     mutating func processEnded() {
-        memory.processEnded()
         assertions = []
         epoch &+= 1
         inFlight = nil
@@ -67,14 +57,10 @@ extension AppProcess {
         if backgroundQueue != nil { backgroundQueue = nil }
         if !launchHandlersOnMain.isEmpty { launchHandlersOnMain.removeAll(keepingCapacity: true) }
         heldTimers.clearKeepingCapacity()
-        tasks.clearKeepingCapacity()
-        window = nil
-        windowNumber &+= 1
         if !registered.isEmpty { registered.removeAll(keepingCapacity: true) }
         launchFinished = false
         runningTasks.clearKeepingCapacity()
         taskDeadline = nil
         taskWindowNumber &+= 1
-        cpu.intervals.clearKeepingCapacity()
     }
 }

@@ -56,7 +56,7 @@ extension Engine {
     /// suspend it early, without a trace saying so.
     func assertionsMatchConcerns(_ i: Int) -> Bool {
         let a = apps[i]
-        return a.assertions.contains(.backgroundTask) == !a.tasks.isEmpty
+        return a.assertions.contains(.backgroundTask) == !backgroundTasks.apps[i].tasks.isEmpty
             && a.assertions.contains(.scheduledTask) == !a.runningTasks.isEmpty
             && a.assertions.contains(.fetch) == (scheduler.apps[i].fetchInFlight != nil)
             && a.assertions.contains(.transferEvents) == (transfers.apps[i].eventsWake != nil)

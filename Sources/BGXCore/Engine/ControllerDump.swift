@@ -40,6 +40,10 @@ extension Engine {
         var dumps: [any ControllerDump] = []
         if let transfers = transferControllerDump(of: app) { dumps.append(transfers) }
         dumps.append(pushControllerDump(of: app))
+        let backgroundTasks = backgroundTasksDump(of: app)
+        if !backgroundTasks.open.isEmpty { dumps.append(backgroundTasks) }
+        let memory = memoryControllerDump(of: app)
+        if memory.jettison != nil || !memory.locks.isEmpty || !memory.sockets.isEmpty { dumps.append(memory) }
         let notifications = notificationControllerDump(of: app)
         if !notifications.isEmpty { dumps.append(notifications) }
         let services = servicesControllerDump(of: app)

@@ -32,14 +32,10 @@ public struct Engine: Sendable {
     var pushes = PushController()
     /// Who may be launched into the background, and the verdicts acted on (rules §11).
     var launches: LaunchController
-    /// Footprints of every running process, in bytes (see `freeMemory`).
-    var residentBytes: Int64 = 0
-    /// Apps jetsam has chosen that have not yet ended.
-    var jettisonsUnderway = 0
-    /// Suspended apps in the order they were suspended, then by index (jetsam's idle band).
-    var idleOrder = Deque<IdleEntry>()
-    /// The latest instant an app entered `idleOrder`: an app suspended later goes at the back.
-    var idleOrderNewest: Nanoseconds = .min
+    /// Each app's `beginBackgroundTask` assertions and background-time window (rules §2, §13).
+    var backgroundTasks = BackgroundTaskController()
+    /// What each process holds of memory and CPU, and jetsam's books (rules §10).
+    var memory = MemoryController()
     /// Local notifications and Notification Center (rules §9).
     var notifications = NotificationController()
     /// The transfer daemon and each app's events wake and rate limiter (rules §8).
@@ -83,11 +79,6 @@ public struct Engine: Sendable {
     var lastBoot: Nanoseconds?
     var herdTrigger: Nanoseconds?
 
-    // MARK: Memory (rules §10)
-    /// Running apps have been warned in this episode of low memory.
-    var memoryWarned = false
-    var jetsamCheckQueued = false
-
     /// Directives not yet taken by the host, in order.
     @usableFromInline var outbox: [Directive] = []
     /// Trace events not yet taken by the host, in order.
@@ -119,6 +110,8 @@ public struct Engine: Sendable {
         notifications.appInstalled()
         transfers.appInstalled()
         services.appInstalled()
+        backgroundTasks.appInstalled()
+        memory.appInstalled()
         let index = Int32(apps.count - 1)
         // The first app of a name is the one a name finds.
         if appIndex[manifest.bundleIdentifier] == nil { appIndex[manifest.bundleIdentifier] = index }
@@ -136,11 +129,11 @@ public struct Engine: Sendable {
     /// the process is terminated, before the host hears of it.
     public func processEpoch(of app: AppID) -> UInt32 { apps[Int(app.index)].epoch }
     public func openBackgroundTasks(of app: AppID) -> [(id: Int, name: String)] {
-        apps[Int(app.index)].tasks.filter { !$0.isExpiringActivity }.map { ($0.id, $0.name) }
+        backgroundTasks.apps[Int(app.index)].tasks.filter { !$0.isExpiringActivity }.map { ($0.id, $0.name) }
     }
     /// `performExpiringActivity` assertions the app holds (rules §13).
     public func openExpiringActivities(of app: AppID) -> [(id: Int, name: String)] {
-        apps[Int(app.index)].tasks.filter(\.isExpiringActivity).map { ($0.id, $0.name) }
+        backgroundTasks.apps[Int(app.index)].tasks.filter(\.isExpiringActivity).map { ($0.id, $0.name) }
     }
 
     /// Statistics with the current state's time counted up to `now`.
@@ -281,10 +274,10 @@ public struct Engine: Sendable {
         // Resident memory is counted as processes start and end (rules §10),
         // so free memory is known without a pass over every app.
         if from == .notRunning {
-            residentBytes += apps[i].manifest.memory + apps[i].memory.allocated
+            memory.residentBytes += apps[i].manifest.memory + memory.apps[i].allocated
             residentApps.insert(app.index)
         } else if to == .notRunning {
-            residentBytes -= apps[i].manifest.memory + apps[i].memory.allocated
+            memory.residentBytes -= apps[i].manifest.memory + memory.apps[i].allocated
             residentApps.remove(app.index)
         }
         if to == .suspended { noteSuspended(app) }

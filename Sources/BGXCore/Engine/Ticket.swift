@@ -41,8 +41,8 @@ extension Engine {
         guard apps[i].epoch == ticket.epoch else { return false }
         switch counter {
         case .job: return apps[i].inFlight?.number == ticket.number
-        case .backgroundWindow: return apps[i].windowNumber == ticket.number
-        case .cpuCheck: return apps[i].cpu.checkNumber == ticket.number
+        case .backgroundWindow: return backgroundTasks.apps[i].windowNumber == ticket.number
+        case .cpuCheck: return memory.cpu[i].checkNumber == ticket.number
         case .audio: return services.apps[i].audio?.number == ticket.number
         case .serviceWake: return services.apps[i].wakeNumber == ticket.number
         case .keepAlive: return services.apps[i].voip.keepAliveGeneration == ticket.number

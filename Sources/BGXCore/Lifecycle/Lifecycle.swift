@@ -242,7 +242,7 @@ extension Engine {
         case let .terminateGracefully(reason):
             deliver(.willTerminate, to: app, watchdog: profile.willTerminateWatchdog, thenTerminate: reason)
         case let .expirationHandler(id):
-            guard apps[i].tasks.contains(where: { $0.id == id }) else { return }
+            guard backgroundTasks.isOpen(app, id) else { return }
             deliver(.backgroundTaskExpired(id), to: app, watchdog: nil)
         case let .timer(token):
             apps[i].jobCounter &+= 1
@@ -291,7 +291,7 @@ extension Engine {
         case .keepAlive:
             deliver(.keepAlive, to: app, watchdog: nil)
         case let .expiringActivityExpired(id):
-            guard apps[i].tasks.contains(where: { $0.id == id }) else { return }
+            guard backgroundTasks.isOpen(app, id) else { return }
             deliver(.expiringActivity(id, expired: true), to: app, watchdog: nil)
         case .expiringActivity:
             preconditionFailure("an expiring activity's block runs on the background queue")
@@ -419,7 +419,7 @@ extension Engine {
     public mutating func terminate(_ app: AppID, _ reason: TerminationReason, detail: String) {
         guard apps[Int(app.index)].state != .notRunning else { return }
         // A process jetsam chose: its line is made from the kill's numbers.
-        let words = reason == .memoryPressure && apps[Int(app.index)].memory.jettison != nil ? nil : text(detail)
+        let words = reason == .memoryPressure && memory.apps[Int(app.index)].jettison != nil ? nil : text(detail)
         terminate(app, reason, detailText: words)
     }
 
@@ -428,16 +428,16 @@ extension Engine {
         let i = Int(app.index)
         guard apps[i].state != .notRunning else { return }
         apps[i].stats.terminations[Int(reason.rawValue)] &+= 1
-        if reason == .memoryPressure, let kill = apps[i].memory.jettison {
+        if reason == .memoryPressure, let kill = memory.apps[i].jettison {
             record(app, .memoryKill(kill))
         } else {
             record(app, .terminate(reason: reason, detail: detailText ?? text("")))
         }
         setState(app, .notRunning, .terminated)
-        if apps[i].memory.hasUnsavedChanges { record(app, .changesLost(reason: reason)) }
-        if apps[i].memory.jettison != nil { jettisonsUnderway -= 1 }
+        if memory.apps[i].hasUnsavedChanges { record(app, .changesLost(reason: reason)) }
+        memory.killEnded(app)
         // The episode of low memory ends when a process's end frees enough, so the next one warns again.
-        if memoryWarned, freeMemory >= memoryWarningLevel { memoryWarned = false }
+        if memory.warned, freeMemory >= memoryWarningLevel { memory.warned = false }
         for task in apps[i].runningTasks {
             noteTaskHistory(app, task.identifier, "lost: the app was terminated (\(reason)) while it ran")
         }
@@ -446,7 +446,9 @@ extension Engine {
         // Asked here first: a call per termination, with none running, cost about 5 instructions per engine event.
         if !continuedTasks.isEmpty { dropContinuedTasks(of: app, forceQuit: reason == .userForceQuit) }
         apps[i].processEnded()
+        memory.processEnded(app)
         pushes.processEnded(app)
+        backgroundTasks.processEnded(app)
         scheduler.processEnded(app)
         transfers.processEnded(app)
         services.processEnded(app)

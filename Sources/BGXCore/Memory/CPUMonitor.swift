@@ -7,10 +7,7 @@ extension Engine {
     public mutating func noteBusy(_ app: AppID, _ duration: Nanoseconds) {
         let i = Int(app.index)
         guard duration > 0, apps[i].state == .background, !isExemptFromCPUMonitor(app) else { return }
-        let window = schedulerSettings.cpuLimitWindow
-        apps[i].cpu.intervals.removeAll { $0.end <= now - window }
-        let start = max(now, apps[i].cpu.intervals.last?.end ?? now)
-        apps[i].cpu.intervals.append((start, start + duration))
+        memory.noteBusy(app, now: now, for: duration, window: schedulerSettings.cpuLimitWindow)
         scheduleCPUCheck(app)
     }
 
@@ -21,35 +18,15 @@ extension Engine {
         }
     }
 
-    func busy(_ app: AppID, from: Nanoseconds, to: Nanoseconds) -> Nanoseconds {
-        var total: Nanoseconds = 0
-        for interval in apps[Int(app.index)].cpu.intervals {
-            let s = max(interval.start, from), e = min(interval.end, to)
-            if e > s { total += e - s }
-        }
-        return total
-    }
-
     var cpuLimitBusy: Nanoseconds {
         Nanoseconds(schedulerSettings.cpuLimitFraction * Double(schedulerSettings.cpuLimitWindow))
     }
 
-    /// Finds the first moment the busy time in the trailing window reaches the
-    /// limit (busy time grows at most one second per second, so each step
-    /// never overshoots), and checks then.
+    /// Checks when the busy time in the trailing window would reach the limit.
     mutating func scheduleCPUCheck(_ app: AppID) {
-        let i = Int(app.index)
-        guard let lastEnd = apps[i].cpu.intervals.last?.end else { return }
-        let window = schedulerSettings.cpuLimitWindow
-        var t = now
-        for _ in 0..<32 {
-            let b = busy(app, from: t - window, to: t)
-            if b >= cpuLimitBusy { break }
-            t += cpuLimitBusy - b
-            if t > lastEnd { return }
-        }
-        apps[i].cpu.checkNumber &+= 1
-        queue.push(.cpuCheck(app, ticket(app, apps[i].cpu.checkNumber)), at: t)
+        guard let t = memory.nextCPUCheck(app, now: now, window: schedulerSettings.cpuLimitWindow, limit: cpuLimitBusy)
+        else { return }
+        queue.push(.cpuCheck(app, ticket(app, memory.cpu[Int(app.index)].checkNumber)), at: t)
     }
 
     mutating func cpuCheckFired(_ app: AppID) {
@@ -57,7 +34,7 @@ extension Engine {
         guard apps[i].state == .background,
               !isExemptFromCPUMonitor(app) else { return }
         let window = schedulerSettings.cpuLimitWindow
-        let b = busy(app, from: now - window, to: now)
+        let b = memory.busy(app, from: now - window, to: now)
         if b >= cpuLimitBusy {
             terminate(app, .cpuLimit, detail: "CPU time \(Time.describe(b)) over the last \(Time.describe(window)) "
                       + "in the background exceeds \(Int(schedulerSettings.cpuLimitFraction * 100)) %")

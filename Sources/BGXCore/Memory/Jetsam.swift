@@ -8,37 +8,6 @@ import HeapModule
 /// lowest band up — suspended apps first, with no notice. An app above its
 /// own limit is killed at once.
 
-/// What one process holds and owes (rules §10); gone with the process.
-struct ProcessMemory: Sendable {
-    /// Bytes allocated beyond the manifest's footprint (never below 0: an
-    /// app can free only what it allocated).
-    var allocated: Int64 = 0
-    /// Chosen by jetsam and on its way out (it hears `willTerminate` first).
-    var jettison: JetsamKill?
-    /// File locks held (`holdLock`); suspension with one held is fatal.
-    var locks: [String] = []
-    /// Listening sockets, Bonjour services and connections the app has open.
-    var sockets: [OpenSocket] = []
-    /// Sockets closed while the app was suspended, not yet told to it.
-    var closedWhileSuspended: [(name: String, reason: String)] = []
-    /// What the UI shows; the app-switcher snapshot captures it.
-    var sensitiveContentVisible = false
-    /// Work the person did that is not yet saved.
-    var hasUnsavedChanges = false
-
-    /// Back to a new process's state, field by field: assigning a fresh
-    /// value releases and replaces arrays that are usually empty already.
-    mutating func processEnded() {
-        allocated = 0
-        jettison = nil
-        locks.clearKeepingCapacity()
-        sockets.clearKeepingCapacity()
-        closedWhileSuspended.clearKeepingCapacity()
-        sensitiveContentVisible = false
-        hasUnsavedChanges = false
-    }
-}
-
 /// An app suspended at `since` (see `leastRecentlyUsedIdleApp`), ordered
 /// by when, then by index.
 struct IdleEntry: Sendable, Comparable {
@@ -85,7 +54,7 @@ extension Engine {
     @inline(__always) public func footprint(of app: AppID) -> Int64 {
         // Fields read in place: `let p = apps[i]` would copy (and retain) the whole process.
         let i = Int(app.index)
-        return apps[i].state == .notRunning ? 0 : apps[i].manifest.memory + apps[i].memory.allocated
+        return apps[i].state == .notRunning ? 0 : apps[i].manifest.memory + memory.apps[i].allocated
     }
 
     /// The per-process limit on this device.
@@ -96,7 +65,7 @@ extension Engine {
 
     /// RAM neither the system nor any app holds (negative when overcommitted,
     /// until jetsam has acted).
-    @inline(__always) public var freeMemory: Int64 { device.memory - systemMemory - residentBytes }
+    @inline(__always) public var freeMemory: Int64 { device.memory - systemMemory - memory.residentBytes }
 
     /// The app's jetsam band; nil when it is not running.
     @inline(__always) public func jetsamBand(of app: AppID) -> JetsamBand? {
@@ -116,15 +85,10 @@ extension Engine {
     }
 
     /// Jetsam has chosen the app and it is on its way out.
-    public func isBeingJettisoned(_ app: AppID) -> Bool { apps[Int(app.index)].memory.jettison != nil }
+    public func isBeingJettisoned(_ app: AppID) -> Bool { memory.apps[Int(app.index)].jettison != nil }
 
-    /// Marks the app as on its way out, counted once in `jettisonsUnderway`
-    /// (an app already chosen, still in its willTerminate, may be chosen again).
-    mutating func choose(_ app: AppID, _ kill: JetsamKill) {
-        let i = Int(app.index)
-        if apps[i].memory.jettison == nil { jettisonsUnderway += 1 }
-        apps[i].memory.jettison = kill
-    }
+    /// Apps jetsam has chosen that have not yet ended.
+    var jettisonsUnderway: Int { memory.jettisonsUnderway }
 
     // MARK: The app's side
 
@@ -133,13 +97,13 @@ extension Engine {
     public mutating func allocate(for app: AppID, bytes: Int64) {
         let i = Int(app.index)
         guard apps[i].state.isRunning else { return }
-        let before = apps[i].memory.allocated
+        let before = memory.apps[i].allocated
         // Clamped so no request, however large, overflows: anything near it is far past any limit.
         let cap = Int64(1) << 50
-        apps[i].memory.allocated = min(cap, max(0, before + max(-cap, min(cap, bytes))))
-        residentBytes += apps[i].memory.allocated - before
+        memory.apps[i].allocated = min(cap, max(0, before + max(-cap, min(cap, bytes))))
+        memory.residentBytes += memory.apps[i].allocated - before
         guard bytes > 0 else {
-            if freeMemory >= memoryWarningLevel { memoryWarned = false }
+            if freeMemory >= memoryWarningLevel { memory.warned = false }
             return
         }
         if enforceLimit(app) { checkMemoryPressure() }
@@ -150,7 +114,7 @@ extension Engine {
         let fp = footprint(of: app), limit = appMemoryLimit
         guard fp > limit, let band = jetsamBand(of: app) else { return true }
         let percent = UInt8(clamping: Int(profile.memory.appLimitFraction * 100))
-        choose(app, JetsamKill(footprint: fp, level: limit, memory: device.memory, band: band,
+        memory.choose(app, JetsamKill(footprint: fp, level: limit, memory: device.memory, band: band,
                                cause: .perProcessLimit, percent: percent))
         terminate(app, .memoryPressure, detail: "")  // words from the kill's numbers
         return false
@@ -170,10 +134,10 @@ extension Engine {
     /// handlers have had their turn.
     mutating func checkMemoryPressure() {
         let free = freeMemory
-        guard free < memoryWarningLevel else { memoryWarned = false; return }
-        if !memoryWarned {
-            memoryWarned = true
-            for index in residentApps.sorted() where apps[Int(index)].state.isRunning && apps[Int(index)].memory.jettison == nil {
+        guard free < memoryWarningLevel else { memory.warned = false; return }
+        if !memory.warned {
+            memory.warned = true
+            for index in residentApps.sorted() where apps[Int(index)].state.isRunning && memory.apps[Int(index)].jettison == nil {
                 let i = Int(index)
                 let app = AppID(index: index)
                 record(app, .memoryWarning(footprint: footprint(of: app), free: free))
@@ -181,8 +145,8 @@ extension Engine {
                 pump(app)
             }
         }
-        if free < memoryCriticalLevel, !jetsamCheckQueued {
-            jetsamCheckQueued = true
+        if free < memoryCriticalLevel, !memory.jetsamCheckQueued {
+            memory.jetsamCheckQueued = true
             queue.push(.jetsamCheck, at: now + profile.memory.killDelay)
         }
     }
@@ -190,10 +154,10 @@ extension Engine {
     /// Kills from the lowest band up until free memory (counting what the
     /// apps already chosen will give back) is above the critical level.
     mutating func jetsamCheckFired() {
-        jetsamCheckQueued = false
+        memory.jetsamCheckQueued = false
         var reclaiming: Int64 = 0
-        if jettisonsUnderway > 0 {
-            for i in residentApps where apps[Int(i)].memory.jettison != nil {
+        if memory.jettisonsUnderway > 0 {
+            for i in residentApps where memory.apps[Int(i)].jettison != nil {
                 reclaiming += footprint(of: AppID(index: i))
             }
         }
@@ -201,7 +165,7 @@ extension Engine {
             let fp = footprint(of: victim)
             if jettison(victim) { reclaiming += fp }
         }
-        if freeMemory >= memoryWarningLevel { memoryWarned = false }
+        if freeMemory >= memoryWarningLevel { memory.warned = false }
     }
 
     /// The lowest band's first app by the profile's order.
@@ -213,7 +177,7 @@ extension Engine {
     /// The same choice, by a pass over every resident app (ties to the lowest index).
     func jetsamVictimByFullPass() -> AppID? {
         var best: (app: AppID, band: JetsamBand, key: Int64)?
-        for index in residentApps where apps[Int(index)].memory.jettison == nil {
+        for index in residentApps where memory.apps[Int(index)].jettison == nil {
             let i = Int(index)
             let app = AppID(index: index)
             guard let band = jetsamBand(of: app) else { continue }
@@ -240,38 +204,26 @@ extension Engine {
     /// instructions per engine event in `bgx bench`, callgrind.)
     mutating func leastRecentlyUsedIdleApp() -> AppID? {
         var k = 0
-        while k < idleOrder.count {
-            let entry = idleOrder[k]
+        while k < memory.idleOrder.count {
+            let entry = memory.idleOrder[k]
             guard isStillSuspended(entry) else {
-                if k == 0 { idleOrder.removeFirst() } else { idleOrder.remove(at: k) }
+                if k == 0 { memory.idleOrder.removeFirst() } else { memory.idleOrder.remove(at: k) }
                 continue
             }
             let i = Int(entry.app.index)
-            if apps[i].memory.jettison == nil, jetsamBand(of: entry.app) == .idle { return entry.app }
+            if memory.apps[i].jettison == nil, jetsamBand(of: entry.app) == .idle { return entry.app }
             k += 1  // suspended, yet not a candidate now: kept in its place for later
         }
         return nil
     }
 
-    /// An app entered the idle band's order (it was suspended). Time only
-    /// moves forward, so it goes at the back, past only entries of this
-    /// instant with a higher index.
+    /// An app entered the idle band's order (it was suspended).
     mutating func noteSuspended(_ app: AppID) {
-        let entry = IdleEntry(app: app, since: now)
-        if now > idleOrderNewest {
-            // The first suspension of this instant: nothing to pass. (Reading
-            // the deque's back entry first cost about 6 instructions per engine event, callgrind.)
-            idleOrderNewest = now
-            idleOrder.append(entry)
-        } else {
-            var k = idleOrder.count
-            while k > 0, entry < idleOrder[k - 1] { k -= 1 }
-            if k == idleOrder.count { idleOrder.append(entry) } else { idleOrder.insert(entry, at: k) }
-        }
+        memory.enterIdleOrder(app, now: now)
         // Entries of apps no longer suspended go when they reach the front;
         // without memory pressure nothing asks, so sweep them now and then.
-        if idleOrder.count > 2 * apps.count + 64 {
-            idleOrder = Deque(idleOrder.filter(isStillSuspended))
+        if memory.idleOrder.count > 2 * apps.count + 64 {
+            memory.idleOrder = Deque(memory.idleOrder.filter(isStillSuspended))
         }
     }
 
@@ -287,7 +239,7 @@ extension Engine {
     mutating func jettison(_ app: AppID) -> Bool {
         let i = Int(app.index)
         guard let band = jetsamBand(of: app) else { return false }
-        choose(app, JetsamKill(footprint: footprint(of: app), level: memoryCriticalLevel, memory: freeMemory,
+        memory.choose(app, JetsamKill(footprint: footprint(of: app), level: memoryCriticalLevel, memory: freeMemory,
                                band: band, cause: .pressure))
         if apps[i].state == .background, apps[i].inFlight == nil {
             apps[i].jobs.removeAll()

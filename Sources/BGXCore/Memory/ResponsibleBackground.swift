@@ -37,37 +37,37 @@ extension Engine {
     public mutating func holdLock(for app: AppID, _ name: String) {
         let i = Int(app.index)
         guard apps[i].state.isRunning else { return }
-        if !apps[i].memory.locks.contains(name) { apps[i].memory.locks.append(name) }
+        if !memory.apps[i].locks.contains(name) { memory.apps[i].locks.append(name) }
     }
 
     public mutating func releaseLock(for app: AppID, _ name: String) {
         let i = Int(app.index)
         guard apps[i].state.isRunning else { return }
-        guard let k = apps[i].memory.locks.firstIndex(of: name) else {
+        guard let k = memory.apps[i].locks.firstIndex(of: name) else {
             log(app, "releaseLock: the lock '\(name)' is not held")
             return
         }
-        apps[i].memory.locks.remove(at: k)
+        memory.apps[i].locks.remove(at: k)
     }
 
-    public func heldLocks(of app: AppID) -> [String] { apps[Int(app.index)].memory.locks }
+    public func heldLocks(of app: AppID) -> [String] { memory.apps[Int(app.index)].locks }
 
     /// About to be suspended: a held lock kills the app [S] (0xdead10cc).
     /// Returns false if it did.
     mutating func releaseResourcesForSuspension(_ app: AppID) -> Bool {
         let i = Int(app.index)
-        if let lock = apps[i].memory.locks.first {
+        if let lock = memory.apps[i].locks.first {
             terminate(app, .lockHeldWhileSuspended,
                       detail: "held the file lock '\(lock)' when it was suspended (0xdead10cc)")
             return false
         }
-        guard !apps[i].memory.sockets.isEmpty else { return true }
+        guard !memory.apps[i].sockets.isEmpty else { return true }
         var kept: [OpenSocket] = []
-        for socket in apps[i].memory.sockets {
+        for socket in memory.apps[i].sockets {
             guard socket.kind != .connection else { kept.append(socket); continue }
             closeSocket(app, socket, reason: "listening sockets and Bonjour services are closed on suspension")
         }
-        apps[i].memory.sockets = kept
+        memory.apps[i].sockets = kept
         return true
     }
 
@@ -76,21 +76,21 @@ extension Engine {
     public mutating func openSocket(for app: AppID, name: String, kind: SocketKind) {
         let i = Int(app.index)
         guard apps[i].state.isRunning else { return }
-        apps[i].memory.sockets.removeAll { $0.name == name }
-        apps[i].memory.sockets.append(OpenSocket(name: name, kind: kind))
+        memory.apps[i].sockets.removeAll { $0.name == name }
+        memory.apps[i].sockets.append(OpenSocket(name: name, kind: kind))
     }
 
     public mutating func closeSocket(for app: AppID, name: String) {
-        apps[Int(app.index)].memory.sockets.removeAll { $0.name == name }
+        memory.apps[Int(app.index)].sockets.removeAll { $0.name == name }
     }
 
     public func openSockets(of app: AppID) -> [(name: String, kind: SocketKind)] {
-        apps[Int(app.index)].memory.sockets.map { ($0.name, $0.kind) }
+        memory.apps[Int(app.index)].sockets.map { ($0.name, $0.kind) }
     }
 
     mutating func closeSocket(_ app: AppID, _ socket: OpenSocket, reason: String) {
         record(app, .socketClose(name: text(socket.name), kind: socket.kind, reason: text(reason)))
-        apps[Int(app.index)].memory.closedWhileSuspended.append((socket.name, reason))
+        memory.apps[Int(app.index)].closedWhileSuspended.append((socket.name, reason))
     }
 
     /// Back from suspension: connections left idle that long are gone; the
@@ -98,19 +98,19 @@ extension Engine {
     mutating func noteSocketsOnResume(_ app: AppID, suspendedFor: Nanoseconds) {
         let i = Int(app.index)
         if let limit = profile.memory.suspendedSocketTeardown, suspendedFor >= limit {
-            for socket in apps[i].memory.sockets {
+            for socket in memory.apps[i].sockets {
                 closeSocket(app, socket, reason: "torn down after \(Time.describe(suspendedFor)) suspended")
             }
-            apps[i].memory.sockets.removeAll()
+            memory.apps[i].sockets.removeAll()
         }
-        if !apps[i].memory.closedWhileSuspended.isEmpty { apps[i].jobs.append(.socketsClosed) }
+        if !memory.apps[i].closedWhileSuspended.isEmpty { apps[i].jobs.append(.socketsClosed) }
     }
 
     /// The sockets closed while the app was suspended (the host tells the app's objects).
     public mutating func takeClosedSockets(of app: AppID) -> [(name: String, reason: String)] {
         let i = Int(app.index)
-        defer { apps[i].memory.closedWhileSuspended.removeAll() }
-        return apps[i].memory.closedWhileSuspended
+        defer { memory.apps[i].closedWhileSuspended.removeAll() }
+        return memory.apps[i].closedWhileSuspended
     }
 
     // MARK: The snapshot
@@ -119,10 +119,10 @@ extension Engine {
     public mutating func setSensitiveContentVisible(for app: AppID, _ visible: Bool) {
         let i = Int(app.index)
         guard apps[i].state.isRunning else { return }
-        apps[i].memory.sensitiveContentVisible = visible
+        memory.apps[i].sensitiveContentVisible = visible
     }
 
-    public func isSensitiveContentVisible(_ app: AppID) -> Bool { apps[Int(app.index)].memory.sensitiveContentVisible }
+    public func isSensitiveContentVisible(_ app: AppID) -> Bool { memory.apps[Int(app.index)].sensitiveContentVisible }
 
     /// `requestSceneSessionRefresh`: in the background, the app-switcher
     /// snapshot is taken again with what the UI shows now.
@@ -132,7 +132,7 @@ extension Engine {
     }
 
     mutating func takeSnapshot(_ app: AppID) {
-        record(app, .snapshot(sensitiveContentVisible: apps[Int(app.index)].memory.sensitiveContentVisible))
+        record(app, .snapshot(sensitiveContentVisible: memory.apps[Int(app.index)].sensitiveContentVisible))
     }
 
     // MARK: Unsaved changes
@@ -142,9 +142,9 @@ extension Engine {
     public mutating func setUnsavedChanges(for app: AppID, _ unsaved: Bool) {
         let i = Int(app.index)
         guard apps[i].state.isRunning else { return }
-        if !unsaved && apps[i].memory.hasUnsavedChanges { record(app, .changesSave) }
-        apps[i].memory.hasUnsavedChanges = unsaved
+        if !unsaved && memory.apps[i].hasUnsavedChanges { record(app, .changesSave) }
+        memory.apps[i].hasUnsavedChanges = unsaved
     }
 
-    public func hasUnsavedChanges(_ app: AppID) -> Bool { apps[Int(app.index)].memory.hasUnsavedChanges }
+    public func hasUnsavedChanges(_ app: AppID) -> Bool { memory.apps[Int(app.index)].hasUnsavedChanges }
 }
