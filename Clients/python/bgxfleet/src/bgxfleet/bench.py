@@ -47,7 +47,7 @@ def main(argv=None):
     parser.add_argument("scenario")
     parser.add_argument("--devices", type=int, required=True)
     parser.add_argument("--days", type=int, required=True)
-    parser.add_argument("--shards", type=int, default=8)
+    parser.add_argument("--shards", type=int, default=16)
     parser.add_argument("--bgx", help="the bgx executable (default: on PATH, else .build/release or .build/debug)")
     parser.add_argument("--out", help="keep the results here (default: a temporary directory)")
     args = parser.parse_args(argv)
