@@ -287,31 +287,14 @@ struct LiveHostTests {
         try host.wait(for: ["kind": "state", "to": "active"])
         let child = try #require(pid_t(String(contentsOfFile: dir + "/child", encoding: .utf8)))
         // The child has started counting (its first write).
-        let deadline = MonotonicClock.now() + 20_000_000_000
-        while (Int((try? String(contentsOfFile: dir + "/child-counter", encoding: .utf8)) ?? "") ?? 0) == 0 {
-            try #require(MonotonicClock.now() < deadline, "the child never counted")
-            sched_yield()
-        }
+        try Self.waitUntilCounting(dir)
         try host.ctl("home")
         try host.wait(for: ["kind": "process.freeze", "mechanism": "sigstop"])
-        let stat = try String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8)
-        #expect(stat.split(separator: ")").last?.split(separator: " ").first == "T", "child: \(stat)")
-        let frozen = try String(contentsOfFile: dir + "/child-counter", encoding: .utf8)
-        // Not synchronisation: time passing, during which a running child would count.
-        usleep(300_000)
-        #expect(try String(contentsOfFile: dir + "/child-counter", encoding: .utf8) == frozen, "the child counted while frozen")
+        try Self.expectStoppedAndNotCounting(child, dir)
         try host.ctl("forcequit", "com.example.family")
         try host.wait(for: ["kind": "process.kill", "mechanism": "pidfd SIGKILL to its process group and descendants"])
         try host.wait(for: ["kind": "process.exit"])
-        // Reparented, not the daemon's to reap: gone, or a zombie for its new parent. The group's
-        // SIGKILL is sent with the leader's, but the child's exit is its own: wait for it, bounded.
-        func ended() -> (Bool, String) {
-            let stat = try? String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8)
-            return (stat == nil || stat!.split(separator: ")").last?.split(separator: " ").first == "Z", stat ?? "")
-        }
-        let exitDeadline = MonotonicClock.now() + 10_000_000_000
-        while !ended().0 && MonotonicClock.now() < exitDeadline { sched_yield() }
-        #expect(ended().0, "child: \(ended().1)")
+        Self.expectEnded(child)
     }
 
     @Test("SIGSTOP finds the app's descendants: a child that left its group and session (setsid) stops counting while frozen, and dies with it")
@@ -322,11 +305,7 @@ struct LiveHostTests {
         let spawn = try host.wait(for: ["kind": "process.spawn"])
         try host.wait(for: ["kind": "state", "to": "active"])
         let child = try #require(pid_t(String(contentsOfFile: dir + "/child", encoding: .utf8)))
-        let deadline = MonotonicClock.now() + 20_000_000_000
-        while (Int((try? String(contentsOfFile: dir + "/child-counter", encoding: .utf8)) ?? "") ?? 0) == 0 {
-            try #require(MonotonicClock.now() < deadline, "the child never counted")
-            sched_yield()
-        }
+        try Self.waitUntilCounting(dir)
         // It counts only after its setsid: it is in a group (and session) of its own, out of the app's.
         let fields = try String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8).split(separator: ")").last?
             .split(separator: " ") ?? []
@@ -334,15 +313,35 @@ struct LiveHostTests {
         #expect("\(spawn["pid"] ?? "")" != "\(child)")
         try host.ctl("home")
         try host.wait(for: ["kind": "process.freeze", "mechanism": "sigstop"])
+        try Self.expectStoppedAndNotCounting(child, dir)
+        try host.ctl("forcequit", "com.example.escaper")
+        try host.wait(for: ["kind": "process.kill", "mechanism": "pidfd SIGKILL to its process group and descendants"])
+        try host.wait(for: ["kind": "process.exit"])
+        Self.expectEnded(child)
+    }
+
+    // An app's child that counts into `DIR/child-counter` (the test app's forker behaviours).
+
+    static func waitUntilCounting(_ dir: String) throws {
+        let deadline = MonotonicClock.now() + 20_000_000_000
+        while (Int((try? String(contentsOfFile: dir + "/child-counter", encoding: .utf8)) ?? "") ?? 0) == 0 {
+            try #require(MonotonicClock.now() < deadline, "the child never counted")
+            sched_yield()
+        }
+    }
+
+    static func expectStoppedAndNotCounting(_ child: pid_t, _ dir: String) throws {
         let stat = try String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8)
         #expect(stat.split(separator: ")").last?.split(separator: " ").first == "T", "child: \(stat)")
         let frozen = try String(contentsOfFile: dir + "/child-counter", encoding: .utf8)
         // Not synchronisation: time passing, during which a running child would count.
         usleep(300_000)
         #expect(try String(contentsOfFile: dir + "/child-counter", encoding: .utf8) == frozen, "the child counted while frozen")
-        try host.ctl("forcequit", "com.example.escaper")
-        try host.wait(for: ["kind": "process.kill", "mechanism": "pidfd SIGKILL to its process group and descendants"])
-        try host.wait(for: ["kind": "process.exit"])
+    }
+
+    /// Reparented, not the daemon's to reap: gone, or a zombie for its new parent. The group's
+    /// SIGKILL is sent with the leader's, but the child's exit is its own: wait for it, bounded.
+    static func expectEnded(_ child: pid_t) {
         func ended() -> (Bool, String) {
             let stat = try? String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8)
             return (stat == nil || stat!.split(separator: ")").last?.split(separator: " ").first == "Z", stat ?? "")
