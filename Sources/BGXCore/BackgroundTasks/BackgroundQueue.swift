@@ -27,7 +27,7 @@ extension Engine {
     /// it was registered with — under the identifier or its wildcard.
     public func launchHandlerQueue(for app: AppID, identifier: TextID) -> ExecutionQueue {
         guard let handler = registeredHandler(of: app, identifier) else { return .background }
-        return apps[Int(app.index)].launchHandlersOnMain.contains(handler) ? .main : .background
+        return taskScheduler.runsOnMain(app, handler) ? .main : .background
     }
 
     /// Puts a job on the app's background serial queue; it runs when the
@@ -70,7 +70,7 @@ extension Engine {
         let number = apps[i].jobCounter
         switch job {
         case let .bgTask(id):
-            guard apps[i].runningTasks.contains(where: { $0.identifier == id }) else { return }
+            guard taskScheduler.isRunning(app, id) else { return }
             deliverInBackground(.bgTask(id), to: app, number: number)
         case let .expiringActivity(id):
             guard backgroundTasks.isOpen(app, id) else { return }

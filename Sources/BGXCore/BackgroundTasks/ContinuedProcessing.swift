@@ -92,7 +92,7 @@ extension Engine {
             throw reject(.notPermitted, "submitted while the app is not in the foreground; a continued-processing "
                          + "request is made on behalf of the foreground app, in response to the person's action")
         }
-        if apps[i].state.isRunning && !apps[i].registered.contains(text(wildcard)) {
+        if apps[i].state.isRunning && !taskScheduler.isRegistered(app, text(wildcard)) {
             terminate(app, .noLaunchHandler,
                       detail: "NSInternalInconsistencyException: No launch handler registered for task with "
                         + "identifier \(request.identifier) (register the wildcard form \(wildcard))")
@@ -136,8 +136,8 @@ extension Engine {
         if apps[i].state == .suspended { _ = wakeIntoBackground(app, cause: .bgTask) }
         continuedTasks[k].running = true
         continuedTasks[k].movedAt = now
-        apps[i].runningTasks.append(RunningTask(identifier: id, kind: .continuedProcessing, started: now,
-                                                requiresExternalPower: false))
+        taskScheduler.started(app, RunningTask(identifier: id, kind: .continuedProcessing, started: now,
+                                               requiresExternalPower: false))
         setAssertion(.scheduledTask, true, i)
         apps[i].stats.scheduledTasksStarted += 1
         record(app, .taskStart(identifier: id, reason: text(reason)))
@@ -200,18 +200,17 @@ extension Engine {
         let app = continuedTasks[k].app
         let id = continuedTasks[k].identifier
         let i = Int(app.index)
-        guard let t = apps[i].runningTasks.firstIndex(where: { $0.identifier == id }), !apps[i].runningTasks[t].expired
-        else { return }
-        apps[i].runningTasks[t].expired = true
+        guard let task = taskScheduler.runningTask(app, id), !task.expired else { return }
+        _ = taskScheduler.expire(app, id, completing: !task.hasExpirationHandler)
         apps[i].stats.scheduledTasksExpired += 1
         record(app, .taskExpireWithReason(identifier: id, reason: text(why)))
         noteTaskHistory(app, id, "expired: \(why)")
-        if apps[i].runningTasks[t].hasExpirationHandler {
+        if task.hasExpirationHandler {
             apps[i].jobs.append(.bgTaskExpired(id))
             pump(app)
         } else {
-            apps[i].runningTasks.remove(at: t)
-            setAssertion(.scheduledTask, !apps[i].runningTasks.isEmpty, i)
+            // `expire` removed it: with no handler set it is completed, unsuccessfully.
+            setAssertion(.scheduledTask, taskScheduler.holdsApp(app), i)
             record(app, .taskComplete(identifier: id, success: false))
             noteTaskHistory(app, id, "completed unsuccessfully: no expiration handler set")
             continuedTaskEnded(app, id)
@@ -244,7 +243,7 @@ extension Engine {
     /// Whether continued task `k` has been expired and waits for its app to complete it.
     func continuedTaskExpired(_ k: Int) -> Bool {
         let task = continuedTasks[k]
-        return apps[Int(task.app.index)].runningTasks.contains { $0.identifier == task.identifier && $0.expired }
+        return taskScheduler.apps[Int(task.app.index)].running.contains { $0.identifier == task.identifier && $0.expired }
     }
 
     /// Continued-processing tasks of a process that ended go with it.

@@ -16,23 +16,14 @@ struct AppProcess: Sendable {
     var jobs = JobQueue()
     /// The background serial queue, once the app has put work there.
     var backgroundQueue: BackgroundQueueState?
-    /// Launch handlers registered with the main queue (the rest run on the background queue).
-    var launchHandlersOnMain: Set<TextID> = []
     var heldTimers: [(token: Int32, continuation: Bool)] = []
 
     // `beginBackgroundTask` assertions and the background-time window are the background-task controller's.
 
     var stats = AppStats()
 
-    // MARK: BGTaskScheduler and fetch (rules §5, §6)
-    /// Identifiers with a launch handler in this process.
-    var registered: Set<TextID> = []
-    /// `didFinishLaunching` has returned in this process: registering is over.
-    var launchFinished = false
-    var runningTasks: [RunningTask] = []
-    /// The launch's shared task budget (rules §5: per launch, not per task).
-    var taskDeadline: Nanoseconds?
-    var taskWindowNumber: UInt32 = 0
+    // Launch handlers, running BGTasks and their budget are the task scheduler controller's.
+
     /// Files the app wrote, with their protection class (rules §13): on disk, so they outlive the process.
     var files: [TextID: ProtectedFile] = [:]
 
@@ -55,12 +46,6 @@ extension AppProcess {
         inFlight = nil
         jobs.removeAll()
         if backgroundQueue != nil { backgroundQueue = nil }
-        if !launchHandlersOnMain.isEmpty { launchHandlersOnMain.removeAll(keepingCapacity: true) }
         heldTimers.clearKeepingCapacity()
-        if !registered.isEmpty { registered.removeAll(keepingCapacity: true) }
-        launchFinished = false
-        runningTasks.clearKeepingCapacity()
-        taskDeadline = nil
-        taskWindowNumber &+= 1
     }
 }

@@ -57,7 +57,7 @@ extension Engine {
     func assertionsMatchConcerns(_ i: Int) -> Bool {
         let a = apps[i]
         return a.assertions.contains(.backgroundTask) == !backgroundTasks.apps[i].tasks.isEmpty
-            && a.assertions.contains(.scheduledTask) == !a.runningTasks.isEmpty
+            && a.assertions.contains(.scheduledTask) == taskScheduler.holdsApp(AppID(index: Int32(i)))
             && a.assertions.contains(.fetch) == (scheduler.apps[i].fetchInFlight != nil)
             && a.assertions.contains(.transferEvents) == (transfers.apps[i].eventsWake != nil)
             && a.assertions.contains(.pushCompletion) == pushes.apps[i].keepsAppRunning

@@ -55,6 +55,8 @@ public struct Engine: Sendable {
     public let startEpochSeconds: Int64
     /// Requests, usage, fetch and budgets: what dasd knows (rules §5, §6).
     var scheduler: SchedulerController
+    /// Each process's launch handlers, running BGTasks and their launch's budget (rules §5).
+    var taskScheduler = TaskSchedulerController()
     /// Continued-processing tasks, queued or running, device-wide (rules §13).
     var continuedTasks: [ContinuedTask] = []
     /// When the scheduler will next look again, if only time passes.
@@ -111,6 +113,7 @@ public struct Engine: Sendable {
         transfers.appInstalled()
         services.appInstalled()
         backgroundTasks.appInstalled()
+        taskScheduler.appInstalled()
         memory.appInstalled()
         let index = Int32(apps.count - 1)
         // The first app of a name is the one a name finds.

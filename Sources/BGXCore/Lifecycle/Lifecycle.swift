@@ -254,7 +254,7 @@ extension Engine {
         case let .notificationResponse(id):
             deliver(.notificationResponse(id), to: app, watchdog: nil)
         case let .bgTask(id):
-            guard apps[i].runningTasks.contains(where: { $0.identifier == id }) else { return }
+            guard taskScheduler.isRunning(app, id) else { return }
             guard registeredHandler(of: app, id) != nil else {
                 terminate(app, .noLaunchHandler, detail: "NSInternalInconsistencyException: No launch handler "
                           + "registered for task with identifier \(text(id))")
@@ -267,7 +267,7 @@ extension Engine {
             }
             deliver(.bgTask(id), to: app, watchdog: nil)
         case let .bgTaskExpired(id):
-            guard apps[i].runningTasks.contains(where: { $0.identifier == id }) else { return }
+            guard taskScheduler.isRunning(app, id) else { return }
             deliver(.bgTaskExpired(id), to: app, watchdog: nil)
         case .performFetch:
             guard scheduler.apps[i].fetchInFlight != nil else { return }
@@ -329,7 +329,7 @@ extension Engine {
         // Its watchdog, not yet armed, is no longer needed (usually the last one noted).
         if let last = unarmedWatchdogs.last, last.app == app, last.ticket.number == job.number { unarmedWatchdogs.removeLast() }
         switch job.callback {
-        case .didFinishLaunching?: apps[i].launchFinished = true
+        case .didFinishLaunching?: taskScheduler.finishLaunching(app)
         // rules §10: the app-switcher snapshot, once the app has had its chance to hide things.
         case .didEnterBackground?: if apps[i].state == .background { takeSnapshot(app) }
         case .voipPush?: if !voipHandlerReturned(app) { return }
@@ -438,7 +438,7 @@ extension Engine {
         memory.killEnded(app)
         // The episode of low memory ends when a process's end frees enough, so the next one warns again.
         if memory.warned, freeMemory >= memoryWarningLevel { memory.warned = false }
-        for task in apps[i].runningTasks {
+        for task in taskScheduler.apps[i].running {
             noteTaskHistory(app, task.identifier, "lost: the app was terminated (\(reason)) while it ran")
         }
         // Usually stopped already, as the app left the background (`setState`): asked here first.
@@ -452,6 +452,7 @@ extension Engine {
         scheduler.processEnded(app)
         transfers.processEnded(app)
         services.processEnded(app)
+        taskScheduler.processEnded(app)
         markSchedulerDirty(for: app)
         if frontApp == app { frontApp = nil }
         outbox.append(.terminate(app))

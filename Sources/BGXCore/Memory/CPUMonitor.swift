@@ -12,7 +12,7 @@ extension Engine {
     }
 
     func isExemptFromCPUMonitor(_ app: AppID) -> Bool {
-        apps[Int(app.index)].runningTasks.contains {
+        taskScheduler.apps[Int(app.index)].running.contains {
             // rules §13 [D]: continued processing may do intensive CPU work in the background.
             ($0.kind == .processing && $0.requiresExternalPower) || $0.kind == .continuedProcessing
         }

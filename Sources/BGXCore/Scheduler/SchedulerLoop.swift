@@ -60,7 +60,7 @@ extension Engine {
             // own launch handler waits for that run to end — else it would
             // start again at the same instant, forever (rules §5: to repeat,
             // resubmit in the handler).
-            if apps[Int(app.index)].runningTasks.contains(where: { $0.identifier == identifier }) { continue }
+            if taskScheduler.isRunning(app, identifier) { continue }
             let candidate = scheduler.pendingTasks.candidate(s)
             scheduler.judgements &+= 1
             var judgement = decide(candidate)
@@ -168,7 +168,7 @@ extension Engine {
     /// anything of it in hand. Inlined: a user action and a termination
     /// ask on every event, and the call cost more than the answer.
     @inline(__always) mutating func markSchedulerDirty(for app: AppID) {
-        scheduler.markDirty(app, running: !apps[Int(app.index)].runningTasks.isEmpty)
+        scheduler.markDirty(app, running: taskScheduler.holdsApp(app))
     }
 
     /// The wake fired: the apps whose wake is due are judged again.

@@ -329,7 +329,7 @@ extension Engine {
             // (TN3163's `currentAvailableLimit == 0`): a second processing task
             // of the app waits for the first to end.
             guard c.kind == .processing else { return out(.canProceed(1), .groupNotLimited) }
-            let running = apps[ai].runningTasks.reduce(0) { $0 + ($1.kind == .processing ? 1 : 0) }
+            let running = taskScheduler.apps[ai].running.reduce(0) { $0 + ($1.kind == .processing ? 1 : 0) }
             if running >= p.processingGroupLimit {
                 return out(.mustNotProceed, .groupFull(apps[ai].manifest.bundleIdentifier))
             }

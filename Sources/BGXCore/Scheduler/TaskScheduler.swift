@@ -12,7 +12,7 @@ extension Engine {
     public mutating func registerTask(for app: AppID, identifier: String, queue: ExecutionQueue = .background) -> Bool {
         let i = Int(app.index)
         guard apps[i].state.isRunning else { return false }
-        if apps[i].launchFinished {
+        if taskScheduler.launchFinished(app) {
             terminate(app, .registrationAfterLaunch,
                       detail: "NSInternalInconsistencyException: All launch handlers must be registered before "
                         + "application finishes launching (\(identifier))")
@@ -23,14 +23,12 @@ extension Engine {
             return false
         }
         let id = text(identifier)
-        if apps[i].registered.contains(id) {
+        guard taskScheduler.register(app, id, onMain: queue == .main) else {
             terminate(app, .launchHandlerRegisteredTwice,
                       detail: "NSInternalInconsistencyException: Launch handler for task with identifier "
                         + "\(identifier) has already been registered")
             return false
         }
-        apps[i].registered.insert(id)
-        if queue == .main { apps[i].launchHandlersOnMain.insert(id) }
         record(app, .taskRegister(identifier: id))
         return true
     }
@@ -67,7 +65,7 @@ extension Engine {
         if !apps[i].manifest.permittedTaskIdentifiers.contains(request.identifier) {
             throw reject(.notPermitted, "\(request.identifier) is not in BGTaskSchedulerPermittedIdentifiers")
         }
-        if !fromExtension && apps[i].state.isRunning && !apps[i].registered.contains(id) {
+        if !fromExtension && apps[i].state.isRunning && !taskScheduler.isRegistered(app, id) {
             terminate(app, .noLaunchHandler,
                       detail: "NSInternalInconsistencyException: No launch handler registered for task with "
                         + "identifier \(request.identifier)")
@@ -139,18 +137,16 @@ extension Engine {
             }
             return
         }
-        if apps[i].taskDeadline == nil {
-            apps[i].taskWindowNumber &+= 1
-            apps[i].taskDeadline = now + budget
-            queue.push(.taskExpiry(app, epoch: apps[i].epoch, window: apps[i].taskWindowNumber),
+        if let window = taskScheduler.openBudget(app, deadline: now + budget) {
+            queue.push(.taskExpiry(app, epoch: apps[i].epoch, window: window),
                        at: now + budget - schedulerSettings.taskExpirationLeadTime)
         }
         if !simulated { scheduler.apps[i].lastBackgroundLaunch = now }
         for task in tasks {
             if task.request.kind == .processing { scheduler.processingTaskHasRun = true }
-            apps[i].runningTasks.append(RunningTask(identifier: task.identifier, kind: task.request.kind, started: now,
-                                                    requiresExternalPower: task.request.requiresExternalPower,
-                                                    simulated: simulated))
+            taskScheduler.started(app, RunningTask(identifier: task.identifier, kind: task.request.kind, started: now,
+                                                   requiresExternalPower: task.request.requiresExternalPower,
+                                                   simulated: simulated))
             setAssertion(.scheduledTask, true, i)
             let why = simulated ? text("_simulateLaunchForTaskWithIdentifier") : reason ?? text("")
             apps[i].stats.scheduledTasksStarted += 1
@@ -167,12 +163,11 @@ extension Engine {
     /// registered. The one lookup of a handler: where it runs, whether it
     /// exists and which scenario handler answers all ask this.
     func registeredHandler(of app: AppID, _ identifier: TextID) -> TextID? {
-        let registered = apps[Int(app.index)].registered
-        if registered.contains(identifier) { return identifier }
+        if taskScheduler.isRegistered(app, identifier) { return identifier }
         guard let wildcard = wildcardIdentifier(of: app, matching: text(identifier)),
               let index = texts.index[wildcard] else { return nil }
         let id = TextID(index: Int32(index))
-        return registered.contains(id) ? id : nil
+        return taskScheduler.isRegistered(app, id) ? id : nil
     }
 
     /// The identifier a running task's launch handler was registered under:
@@ -186,29 +181,23 @@ extension Engine {
 
     public func runningTaskKind(for app: AppID, identifier: String) -> BGTaskKind? {
         guard let id = texts.index[identifier] else { return nil }
-        return apps[Int(app.index)].runningTasks.first { $0.identifier.index == id }?.kind
+        return taskScheduler.runningTask(app, TextID(index: id))?.kind
     }
 
     /// `task.expirationHandler = …` (set or cleared).
     public mutating func setTaskExpirationHandler(for app: AppID, identifier: String, isSet: Bool) {
-        let id = text(identifier)
-        let i = Int(app.index)
-        if let t = apps[i].runningTasks.firstIndex(where: { $0.identifier == id }) {
-            apps[i].runningTasks[t].hasExpirationHandler = isSet
-        }
+        taskScheduler.setExpirationHandler(app, text(identifier), isSet)
     }
 
     /// `setTaskCompleted(success:)`.
     public mutating func completeTask(for app: AppID, identifier: String, success: Bool) {
         let i = Int(app.index)
         let id = text(identifier)
-        guard let t = apps[i].runningTasks.firstIndex(where: { $0.identifier == id }) else {
+        guard let kind = taskScheduler.complete(app, id) else {
             log(app, "BGTaskScheduler: setTaskCompleted called for \(identifier), which is not running")
             return
         }
-        let kind = apps[i].runningTasks[t].kind
-        apps[i].runningTasks.remove(at: t)
-        setAssertion(.scheduledTask, !apps[i].runningTasks.isEmpty, i)
+        setAssertion(.scheduledTask, taskScheduler.holdsApp(app), i)
         if kind == .processing { scheduler.apps[i].lastProcessingEnd = (now, success) }
         record(app, .taskComplete(identifier: id, success: success))
         noteTaskHistory(app, id, "completed, success \(success)")
@@ -222,36 +211,32 @@ extension Engine {
     }
 
     mutating func finishTaskWindowIfDone(_ app: AppID) {
-        let i = Int(app.index)
         // A continued-processing task has no window (rules §13: no fixed time limit).
-        guard !apps[i].runningTasks.contains(where: { $0.kind != .continuedProcessing }) else { return }
-        apps[i].taskDeadline = nil
-        apps[i].taskWindowNumber &+= 1
+        guard taskScheduler.closeBudgetIfDone(app) else { return }
         markSchedulerDirty(for: app)
         suspendIfThreadFree(app)
     }
 
     mutating func taskExpiryFired(_ app: AppID, epoch: UInt32, window: UInt32) {
         let i = Int(app.index)
-        guard apps[i].epoch == epoch, apps[i].taskWindowNumber == window, let deadline = apps[i].taskDeadline else { return }
+        let tasks = taskScheduler.apps[i]
+        guard apps[i].epoch == epoch, tasks.budgetNumber == window, let deadline = tasks.deadline else { return }
         queue.push(.taskDeadline(app, epoch: epoch, window: window), at: max(now, deadline))
         expireRunningTasks(app, because: "its time is running out")
     }
 
     mutating func expireRunningTasks(_ app: AppID, because why: String) {
         let i = Int(app.index)
-        for task in apps[i].runningTasks where !task.expired && task.kind != .continuedProcessing {
-            guard let t = apps[i].runningTasks.firstIndex(where: { $0.identifier == task.identifier }) else { continue }
-            apps[i].runningTasks[t].expired = true
+        for task in taskScheduler.apps[i].running where !task.expired && task.kind != .continuedProcessing {
+            guard taskScheduler.expire(app, task.identifier, completing: !task.hasExpirationHandler) else { continue }
             apps[i].stats.scheduledTasksExpired += 1
             record(app, .taskExpire(identifier: task.identifier))
             noteTaskHistory(app, task.identifier, "expired: \(why)")
             if task.hasExpirationHandler {
                 apps[i].jobs.append(.bgTaskExpired(task.identifier))
             } else {
-                // No handler set: the task is marked complete, unsuccessful [D].
-                apps[i].runningTasks.remove(at: t)
-                setAssertion(.scheduledTask, !apps[i].runningTasks.isEmpty, i)
+                // No handler set: the task is marked complete, unsuccessful [D] (`expire` removed it).
+                setAssertion(.scheduledTask, taskScheduler.holdsApp(app), i)
                 if task.kind == .processing { scheduler.apps[i].lastProcessingEnd = (now, false) }
                 record(app, .taskComplete(identifier: task.identifier, success: false))
                 noteTaskHistory(app, task.identifier, "completed unsuccessfully at expiry: no expiration handler set")
@@ -263,15 +248,15 @@ extension Engine {
 
     mutating func taskDeadlineFired(_ app: AppID, epoch: UInt32, window: UInt32) {
         let i = Int(app.index)
-        guard apps[i].epoch == epoch, apps[i].taskWindowNumber == window,
-              apps[i].runningTasks.contains(where: { $0.kind != .continuedProcessing }) else { return }
-        let windowed = apps[i].runningTasks.filter { $0.kind != .continuedProcessing }
+        let tasks = taskScheduler.apps[i]
+        guard apps[i].epoch == epoch, tasks.budgetNumber == window, tasks.runsBudgetedTask else { return }
+        let windowed = tasks.running.filter { $0.kind != .continuedProcessing }
         let names = windowed.map { text($0.identifier) }.joined(separator: ", ")
         for task in windowed where !task.simulated {
             noteTaskHistory(app, task.identifier, "never completed: the app was killed and will be launched less often")
         }
         scheduler.apps[i].penalties += 1
-        if apps[i].runningTasks.contains(where: { $0.kind == .processing }) { scheduler.apps[i].lastProcessingEnd = (now, false) }
+        if tasks.running.contains(where: { $0.kind == .processing }) { scheduler.apps[i].lastProcessingEnd = (now, false) }
         terminate(app, .taskNotCompleted,
                   detail: "setTaskCompleted(success:) was not called for \(names) before its time ran out")
     }
@@ -282,18 +267,16 @@ extension Engine {
         guard scheduler.processingTaskHasRun else { return }
         // Only a process runs tasks: the resident apps, in index order.
         for index in residentApps.sorted()
-        where apps[Int(index)].runningTasks.contains(where: { $0.kind == .processing && !$0.expired }) {
+        where taskScheduler.apps[Int(index)].running.contains(where: { $0.kind == .processing && !$0.expired }) {
             expireTasksNow(AppID(index: index), because: "the user started using the device")
         }
     }
 
     /// Expiration handlers run now; the app has the lead time to complete.
     mutating func expireTasksNow(_ app: AppID, because why: String) {
-        let i = Int(app.index)
         let deadline = now + schedulerSettings.taskExpirationLeadTime
-        apps[i].taskDeadline = deadline
-        apps[i].taskWindowNumber &+= 1
-        queue.push(.taskDeadline(app, epoch: apps[i].epoch, window: apps[i].taskWindowNumber), at: deadline)
+        let window = taskScheduler.cutBudget(app, to: deadline)
+        queue.push(.taskDeadline(app, epoch: apps[Int(app.index)].epoch, window: window), at: deadline)
         expireRunningTasks(app, because: why)
     }
 
@@ -325,9 +308,8 @@ extension Engine {
 
     /// `_simulateExpirationForTaskWithIdentifier`: expires a running task now.
     public mutating func simulateExpiration(for app: AppID, identifier: String) -> Bool {
-        let i = Int(app.index)
         let id = text(identifier)
-        guard apps[i].runningTasks.contains(where: { $0.identifier == id && !$0.expired }) else {
+        guard taskScheduler.isRunningUnexpired(app, id) else {
             log(app, "_simulateExpirationForTaskWithIdentifier: \(identifier) is not running")
             return false
         }

@@ -386,8 +386,9 @@ extension Engine {
                     .map { "\($0.policy.rawValue) changes" }.joined(separator: ", ")
                 if e.nextLookReason?.isEmpty == true { e.nextLookReason = "the threshold falls to the score" }
             }
-        } else if let id, let running = a.runningTasks.first(where: { $0.identifier.index == id }) {
-            e.status = .running(since: running.started, timeLeft: a.taskDeadline.map { max(0, $0 - now) })
+        } else if let id, let running = taskScheduler.runningTask(app, TextID(index: id)) {
+            e.status = .running(since: running.started,
+                                timeLeft: taskScheduler.apps[Int(app.index)].deadline.map { max(0, $0 - now) })
             e.kind = running.kind.description
         }
         if let firstUse = scheduler.apps[Int(app.index)].usage.firstUse,

@@ -1,0 +1,99 @@
+/// rules §5's BGTaskScheduler in each process: the launch handlers the app
+/// registered, the tasks handed to it and not yet completed, and the
+/// launch's shared budget those tasks run in. When a task runs is the
+/// scheduler's decision (`SchedulerController`, which outlives processes);
+/// what a process holds of tasks is this controller's, and ends with it.
+/// It takes what it is told and answers; the engine records the trace,
+/// queues the budget's expiry and deadline, and sets the `.scheduledTask`
+/// reason of the assertion set from `holdsApp`.
+///
+/// Every change is one mutating call on the app's `ProcessTasks`, in one
+/// access to `apps`; the calls made at every launch and every process end
+/// are inlined (see `BackgroundTaskController`).
+struct TaskSchedulerController: Sendable {
+    /// Per app, by `AppID.index`.
+    var apps: [ProcessTasks] = []
+
+    mutating func appInstalled() { apps.append(ProcessTasks()) }
+
+    // MARK: Registration
+
+    /// Whether the app registered a launch handler for the identifier in this process.
+    @inline(__always) func isRegistered(_ app: AppID, _ id: TextID) -> Bool {
+        apps[Int(app.index)].registered.contains(id)
+    }
+
+    /// `didFinishLaunching` has returned: registering is over for this process.
+    @inline(__always) func launchFinished(_ app: AppID) -> Bool { apps[Int(app.index)].launchFinished }
+
+    @inline(__always) mutating func finishLaunching(_ app: AppID) {
+        if !apps[Int(app.index)].launchFinished { apps[Int(app.index)].launchFinished = true }
+    }
+
+    /// Registers a launch handler; false if one is registered for the identifier already.
+    mutating func register(_ app: AppID, _ id: TextID, onMain: Bool) -> Bool {
+        apps[Int(app.index)].register(id, onMain: onMain)
+    }
+
+    /// Whether the handler was registered with the main queue.
+    @inline(__always) func runsOnMain(_ app: AppID, _ handler: TextID) -> Bool {
+        apps[Int(app.index)].onMain.contains(handler)
+    }
+
+    // MARK: Running tasks
+
+    /// Whether a task runs in the app (the `.scheduledTask` reason of its assertion set).
+    @inline(__always) func holdsApp(_ app: AppID) -> Bool { !apps[Int(app.index)].running.isEmpty }
+
+    /// Whether a task of that identifier runs in the app.
+    @inline(__always) func isRunning(_ app: AppID, _ id: TextID) -> Bool { apps[Int(app.index)].isRunning(id) }
+
+    /// Whether a task of that identifier runs in the app and has not been expired.
+    func isRunningUnexpired(_ app: AppID, _ id: TextID) -> Bool {
+        apps[Int(app.index)].running.contains { $0.identifier == id && !$0.expired }
+    }
+
+    /// The running task of that identifier, if any.
+    func runningTask(_ app: AppID, _ id: TextID) -> RunningTask? {
+        apps[Int(app.index)].running.first { $0.identifier == id }
+    }
+
+    /// Opens the launch's budget, to run out at `deadline`, if none is open;
+    /// returns its number then (the engine queues its expiry).
+    @inline(__always) mutating func openBudget(_ app: AppID, deadline: Nanoseconds) -> UInt32? {
+        apps[Int(app.index)].openBudget(deadline: deadline)
+    }
+
+    /// The task was handed to the app.
+    @inline(__always) mutating func started(_ app: AppID, _ task: RunningTask) {
+        apps[Int(app.index)].running.append(task)
+    }
+
+    /// `task.expirationHandler = …` (set or cleared).
+    mutating func setExpirationHandler(_ app: AppID, _ id: TextID, _ isSet: Bool) {
+        apps[Int(app.index)].setExpirationHandler(id, isSet)
+    }
+
+    /// `setTaskCompleted`: the task leaves the app; its kind, nil if it was not running.
+    mutating func complete(_ app: AppID, _ id: TextID) -> BGTaskKind? { apps[Int(app.index)].complete(id) }
+
+    /// The task's time is up (see `ProcessTasks.expire`); false if it is not running.
+    mutating func expire(_ app: AppID, _ id: TextID, completing: Bool) -> Bool {
+        apps[Int(app.index)].expire(id, completing: completing)
+    }
+
+    /// Closes the budget once no refresh or processing task runs; false while one does.
+    mutating func closeBudgetIfDone(_ app: AppID) -> Bool { apps[Int(app.index)].closeBudgetIfDone() }
+
+    /// Cuts the budget short: the tasks are expired now and have until `deadline`. Returns its number.
+    mutating func cutBudget(_ app: AppID, to deadline: Nanoseconds) -> UInt32 {
+        apps[Int(app.index)].cutBudget(to: deadline)
+    }
+
+    /// The process ended: its registrations, tasks and budget go with it.
+    /// A process that never finished launching and holds nothing here is
+    /// not written, which would check its uniqueness.
+    @inline(__always) mutating func processEnded(_ app: AppID) {
+        if apps[Int(app.index)].holdsSomething { apps[Int(app.index)].processEnded() }
+    }
+}
