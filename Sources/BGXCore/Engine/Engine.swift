@@ -216,12 +216,12 @@ public struct Engine: Sendable {
             notificationFired(app, id, generation: generation)
         case let .schedulerWake(generation):
             schedulerWakeFired(generation: generation)
-        case let .taskExpiry(app, epoch, window):
-            taskExpiryFired(app, epoch: epoch, window: window)
-        case let .taskDeadline(app, epoch, window):
-            taskDeadlineFired(app, epoch: epoch, window: window)
-        case let .fetchTimeout(app, epoch, fetch):
-            fetchTimeoutFired(app, epoch: epoch, fetch: fetch)
+        case let .taskExpiry(app, ticket):
+            if isOutstanding(ticket, .taskBudget, app) { taskExpiryFired(app, ticket) }
+        case let .taskDeadline(app, ticket):
+            if isOutstanding(ticket, .taskBudget, app) { taskDeadlineFired(app) }
+        case let .fetchTimeout(app, ticket):
+            if isOutstanding(ticket, .fetch, app) { fetchTimeoutFired(app) }
         case let .cpuCheck(app, ticket):
             if isOutstanding(ticket, .cpuCheck, app) { cpuCheckFired(app) }
         case let .simulateLaunch(app, id):

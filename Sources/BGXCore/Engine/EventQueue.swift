@@ -14,9 +14,12 @@ public enum EngineEvent: Sendable, Equatable {
     case timer(AppID, epoch: UInt32, token: Int32, continuation: Bool)
     case notificationFire(AppID, NotificationID, generation: UInt32)
     case schedulerWake(generation: UInt32)
-    case taskExpiry(AppID, epoch: UInt32, window: UInt32)
-    case taskDeadline(AppID, epoch: UInt32, window: UInt32)
-    case fetchTimeout(AppID, epoch: UInt32, fetch: UInt32)
+    /// rules §5: a launch's BGTask budget is nearly spent: its tasks are expired.
+    case taskExpiry(AppID, Ticket)
+    /// rules §5: the budget is spent: a task not completed ends the app.
+    case taskDeadline(AppID, Ticket)
+    /// rules §6: a fetch's time for its completion handler is over.
+    case fetchTimeout(AppID, Ticket)
     case cpuCheck(AppID, Ticket)
     /// The debugger's `_simulateLaunchForTaskWithIdentifier` / `_simulateExpirationForTaskWithIdentifier`.
     case simulateLaunch(AppID, identifier: TextID)

@@ -32,6 +32,10 @@ enum TicketCounter: Sendable {
     case transferEvents
     /// A silent push awaiting its completion handler (several may be).
     case pushCompletion
+    /// A launch's BGTask budget (its expiry and deadline).
+    case taskBudget
+    /// A background fetch awaiting its completion handler.
+    case fetch
 }
 
 extension Engine {
@@ -48,6 +52,8 @@ extension Engine {
         case .keepAlive: return services.apps[i].voip.keepAliveGeneration == ticket.number
         case .transferEvents: return transfers.apps[i].eventsWake?.number == ticket.number
         case .pushCompletion: return pushes.apps[i].awaitingCompletion.contains { $0.number == ticket.number }
+        case .taskBudget: return taskScheduler.apps[i].budgetNumber == ticket.number
+        case .fetch: return scheduler.apps[i].fetchInFlight?.number == ticket.number
         }
     }
 

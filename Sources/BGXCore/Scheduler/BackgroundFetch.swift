@@ -43,7 +43,7 @@ extension Engine {
         setAssertion(.fetch, true, i)
         apps[i].stats.fetches += 1
         record(app, .fetchStart)
-        queue.push(.fetchTimeout(app, epoch: apps[i].epoch, fetch: number), at: now + schedulerSettings.fetchTimeout)
+        queue.push(.fetchTimeout(app, ticket(app, number)), at: now + schedulerSettings.fetchTimeout)
         apps[i].jobs.append(.performFetch)
         pump(app)
     }
@@ -67,10 +67,11 @@ extension Engine {
         suspendIfThreadFree(app)
     }
 
-    mutating func fetchTimeoutFired(_ app: AppID, epoch: UInt32, fetch: UInt32) {
+    /// The fetch's timeout (its ticket is outstanding: the fetch is still in flight).
+    mutating func fetchTimeoutFired(_ app: AppID) {
         let i = Int(app.index)
-        guard apps[i].epoch == epoch, scheduler.apps[i].fetchInFlight?.number == fetch else { return }
-        scheduler.judgeFetch(app, .timedOut, took: now - scheduler.apps[i].fetchInFlight!.started, now: now,
+        guard let fetch = scheduler.apps[i].fetchInFlight else { return }
+        scheduler.judgeFetch(app, .timedOut, took: now - fetch.started, now: now,
                              settings: schedulerSettings)
         terminate(app, .completionHandlerTimeout,
                   detail: "performFetch: the completion handler was not called within "

@@ -138,7 +138,7 @@ extension Engine {
             return
         }
         if let window = taskScheduler.openBudget(app, deadline: now + budget) {
-            queue.push(.taskExpiry(app, epoch: apps[i].epoch, window: window),
+            queue.push(.taskExpiry(app, ticket(app, window)),
                        at: now + budget - schedulerSettings.taskExpirationLeadTime)
         }
         if !simulated { scheduler.apps[i].lastBackgroundLaunch = now }
@@ -217,11 +217,10 @@ extension Engine {
         suspendIfThreadFree(app)
     }
 
-    mutating func taskExpiryFired(_ app: AppID, epoch: UInt32, window: UInt32) {
-        let i = Int(app.index)
-        let tasks = taskScheduler.apps[i]
-        guard apps[i].epoch == epoch, tasks.budgetNumber == window, let deadline = tasks.deadline else { return }
-        queue.push(.taskDeadline(app, epoch: epoch, window: window), at: max(now, deadline))
+    /// The budget's expiry (its ticket is outstanding: the budget is the one it was queued for).
+    mutating func taskExpiryFired(_ app: AppID, _ ticket: Ticket) {
+        guard let deadline = taskScheduler.apps[Int(app.index)].deadline else { return }
+        queue.push(.taskDeadline(app, ticket), at: max(now, deadline))
         expireRunningTasks(app, because: "its time is running out")
     }
 
@@ -246,10 +245,11 @@ extension Engine {
         pump(app)
     }
 
-    mutating func taskDeadlineFired(_ app: AppID, epoch: UInt32, window: UInt32) {
+    /// The budget's deadline (its ticket is outstanding): a task not completed ends the app.
+    mutating func taskDeadlineFired(_ app: AppID) {
         let i = Int(app.index)
         let tasks = taskScheduler.apps[i]
-        guard apps[i].epoch == epoch, tasks.budgetNumber == window, tasks.runsBudgetedTask else { return }
+        guard tasks.runsBudgetedTask else { return }
         let windowed = tasks.running.filter { $0.kind != .continuedProcessing }
         let names = windowed.map { text($0.identifier) }.joined(separator: ", ")
         for task in windowed where !task.simulated {
@@ -276,7 +276,7 @@ extension Engine {
     mutating func expireTasksNow(_ app: AppID, because why: String) {
         let deadline = now + schedulerSettings.taskExpirationLeadTime
         let window = taskScheduler.cutBudget(app, to: deadline)
-        queue.push(.taskDeadline(app, epoch: apps[Int(app.index)].epoch, window: window), at: deadline)
+        queue.push(.taskDeadline(app, ticket(app, window)), at: deadline)
         expireRunningTasks(app, because: why)
     }
 
