@@ -265,26 +265,4 @@ extension Engine {
         }
         startQueuedContinuedTasks()
     }
-
-    /// `bgx explain --app`: the app's continued-processing tasks, what the
-    /// person sees of each, and where it stands.
-    public func explainContinuedProcessing(app: AppID) -> String {
-        let mine = continuedTasks.filter { $0.app == app }
-        guard !mine.isEmpty else { return "" }
-        func when(_ t: Nanoseconds) -> String { Time.wallClock(wall(t), seconds: true) }
-        var out = "continued processing of \(bundleIdentifier(app)) at \(when(now))\n"
-        let window = profile.continuedProcessing.stallWindow
-        for t in mine {
-            out += "  \(text(t.identifier)) \"\(t.request.title)\" — \(t.request.subtitle)\n"
-            if t.running {
-                let progress = t.total > 0 ? "\(t.completed) of \(t.total)" : "not reported"
-                let stalled = now - t.movedAt >= window
-                out += "    running; progress \(progress); last moved \(when(t.movedAt))"
-                out += stalled ? " — stalled: ended first under resource pressure\n" : "\n"
-            } else {
-                out += "    queued (strategy .queue): waiting for one of \(profile.continuedProcessing.slots) slots\n"
-            }
-        }
-        return out
-    }
 }

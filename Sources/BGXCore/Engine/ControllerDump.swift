@@ -50,7 +50,10 @@ extension Engine {
         if !services.isEmpty { dumps.append(services) }
         let scheduler = schedulerControllerDump(of: app)
         if scheduler.holdsSomething { dumps.append(scheduler) }
-        if let continued = continuedProcessingSectionDump(of: app) { dumps.append(continued) }
+        let tasks = taskSchedulerDump(of: app)
+        if tasks.holdsSomething { dumps.append(tasks) }
+        let continued = continuedProcessingDump(of: app)
+        if !continued.tasks.isEmpty { dumps.append(continued) }
         let launches = launchControllerDump(of: app)
         if !launches.recent.isEmpty { dumps.append(launches) }
         return dumps
@@ -62,34 +65,5 @@ extension Engine {
         return controllerDumps(of: app).compactMap {
             $0.explainSection(app: bundleIdentifier(app), at: at) { Time.wallClock(wall($0), seconds: true) }
         }
-    }
-}
-
-/// A section for a concern whose controller does not yet keep its own dump
-/// (continued processing, for now): its explanation in words, carried as
-/// its data until its controller dumps its state itself.
-public struct ExplainTextDump: ControllerDump, Equatable {
-    public var concern: String
-    public var heading: String
-    public var text: [String]
-    public func lines(when: (Nanoseconds) -> String) -> [String] { text }
-    public func explainSection(app: String, at: String, when: (Nanoseconds) -> String) -> ExplainSection? {
-        ExplainSection(heading: heading, lines: text)
-    }
-
-    /// Reads an explanation written as a heading line and lines indented by two spaces; nil for "".
-    init?(concern: String, explanation: String) {
-        var lines = explanation.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        if lines.last == "" { lines.removeLast() }
-        guard let heading = lines.first else { return nil }
-        self.concern = concern
-        self.heading = heading
-        self.text = lines.dropFirst().map { $0.hasPrefix("  ") ? String($0.dropFirst(2)) : $0 }
-    }
-}
-
-extension Engine {
-    func continuedProcessingSectionDump(of app: AppID) -> ExplainTextDump? {
-        ExplainTextDump(concern: "continued processing", explanation: explainContinuedProcessing(app: app))
     }
 }
