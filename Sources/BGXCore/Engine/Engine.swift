@@ -424,13 +424,6 @@ struct TextTable: Sendable {
         }
         return lo < decisionIndices.count && decisionIndices[lo] == i ? decisions[lo] : nil
     }
-
-    /// Every text in words.
-    func rendered(wallClockOffset: Nanoseconds) -> [String] {
-        var all = strings
-        for (k, i) in decisionIndices.enumerated() { all[Int(i)] = decisions[k].text(wallClockOffset: wallClockOffset) }
-        return all
-    }
 }
 
 extension Engine {
