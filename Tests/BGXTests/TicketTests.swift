@@ -15,7 +15,7 @@ import Testing
 
         let check = engine.ticket(app, engine.memory.cpu[i].checkNumber)
         #expect(engine.isOutstanding(check, .cpuCheck, app))
-        engine.apps[i].processEnded()
+        engine.apps[i].processEnded(.exit)
         #expect(!engine.isOutstanding(check, .cpuCheck, app))
         #expect(engine.isOutstanding(engine.ticket(app, engine.memory.cpu[i].checkNumber), .cpuCheck, app))
     }

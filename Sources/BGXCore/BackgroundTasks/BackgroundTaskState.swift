@@ -14,7 +14,8 @@ struct BackgroundTaskState: Sendable {
     /// the last name's when the same (apps reuse a few names); nil when the
     /// engine must intern it (then `named`).
     @inline(__always) mutating func begin(name: String, now: Nanoseconds) -> (id: Int, text: TextID?) {
-        let known = lastTaskName.flatMap { $0.name == name ? $0.text : nil }
+        // Read through optional chaining, in place: binding the pair would copy (retain) its string.
+        let known = lastTaskName?.name == name ? lastTaskName?.text : nil
         return (begin(name: name, text: known ?? TextID(index: 0), now: now, expiringActivity: false), known)
     }
 

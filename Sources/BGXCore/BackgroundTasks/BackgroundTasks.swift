@@ -21,11 +21,16 @@ extension Engine {
             nameText = text(label)
             backgroundTasks.named(app, label, nameText)
         }
-        setAssertion(.backgroundTask, true, i)
-        apps[i].stats.backgroundTasksBegun += 1
+        Self.beganBackgroundTask(&apps[i])
         record(app, .bgtaskBegin(id: id, name: nameText))
         if apps[i].state == .background { scheduleBudgetTimers(app) }
         return id
+    }
+
+    /// The assertion and its count, in one access to the app's record (each write checks the array's uniqueness).
+    @inline(__always) static func beganBackgroundTask(_ a: inout AppProcess) {
+        a.assertions.insert(.backgroundTask)
+        a.stats.backgroundTasksBegun += 1
     }
 
     public mutating func endBackgroundTask(for app: AppID, _ id: Int) {

@@ -49,7 +49,9 @@ extension AppProcess {
     /// force-quit, the system's services) stays. Storage is kept for the
     /// next launch — under memory pressure processes come and go all the time —
     /// and what is already empty is not touched (emptying checks uniqueness).
-    mutating func processEnded() {
+    /// `reason` is counted here, in the same access.
+    mutating func processEnded(_ reason: TerminationReason) {
+        stats.terminations[Int(reason.rawValue)] &+= 1
         assertions = []
         epoch &+= 1
         inFlight = nil

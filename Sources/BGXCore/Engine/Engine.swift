@@ -272,7 +272,10 @@ public struct Engine: Sendable {
         // The app's record is changed in one access (`Self.enter`), not field by field.
         Self.enter(&apps[i], to, from: from, now: now)
         // Leaving the background stops the energy clock (EnergyBudgetPolicy).
-        if from == .background { scheduler.apps[i].stopEnergyClock(now: now, wallClockOffset: wallClockOffset) }
+        // Asked first: the write would check the array's uniqueness, and the clock usually stopped already.
+        if from == .background, scheduler.apps[i].energyStartedAt != nil {
+            scheduler.apps[i].stopEnergyClock(now: now, wallClockOffset: wallClockOffset)
+        }
         // Resident memory is counted as processes start and end (rules §10),
         // so free memory is known without a pass over every app.
         if from == .notRunning {

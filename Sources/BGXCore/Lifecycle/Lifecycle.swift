@@ -428,7 +428,6 @@ extension Engine {
     mutating func terminate(_ app: AppID, _ reason: TerminationReason, detailText: TextID?) {
         let i = Int(app.index)
         guard apps[i].state != .notRunning else { return }
-        apps[i].stats.terminations[Int(reason.rawValue)] &+= 1
         if reason == .memoryPressure, let kill = memory.apps[i].jettison {
             record(app, .memoryKill(kill))
         } else {
@@ -446,7 +445,8 @@ extension Engine {
         if scheduler.apps[i].energyStartedAt != nil { stopEnergyClock(app) }
         // Asked here first: a call per termination, with none running, cost about 5 instructions per engine event.
         if !continuedTasks.isEmpty { dropContinuedTasks(of: app, forceQuit: reason == .userForceQuit) }
-        apps[i].processEnded()
+        // The termination is counted in the same access that clears the process (each write checks uniqueness).
+        apps[i].processEnded(reason)
         memory.processEnded(app)
         pushes.processEnded(app)
         backgroundTasks.processEnded(app)

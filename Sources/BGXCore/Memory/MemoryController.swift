@@ -61,8 +61,10 @@ struct MemoryController: Sendable {
     /// what it held goes with it; the CPU check's number stays, so a check
     /// queued for it goes stale.
     @inline(__always) mutating func processEnded(_ app: AppID) {
-        apps[Int(app.index)].processEnded()
-        cpu[Int(app.index)].intervals.clearKeepingCapacity()
+        let i = Int(app.index)
+        // Read first, written only when there is something to drop: each write checks the arrays' uniqueness.
+        if apps[i].holdsSomething { apps[i].processEnded() }
+        if !cpu[i].intervals.isEmpty { cpu[i].intervals.removeAll(keepingCapacity: true) }
     }
 
     /// The process ended: if jetsam had chosen it, that kill is done.

@@ -16,6 +16,13 @@ struct ProcessMemory: Sendable {
     /// Work the person did that is not yet saved.
     var hasUnsavedChanges = false
 
+    /// Whether the process holds anything here: most end holding nothing,
+    /// and then their record is not written (a write checks the array's uniqueness).
+    @inline(__always) var holdsSomething: Bool {
+        allocated != 0 || jettison != nil || !locks.isEmpty || !sockets.isEmpty
+            || !closedWhileSuspended.isEmpty || sensitiveContentVisible || hasUnsavedChanges
+    }
+
     /// Back to a new process's state, field by field: assigning a fresh
     /// value releases and replaces arrays that are usually empty already.
     mutating func processEnded() {
