@@ -1,4 +1,6 @@
+import BGXApp
 @testable import BGXCore
+@testable import BGXSimulation
 import BGXTestKit
 import Testing
 
@@ -175,5 +177,21 @@ import Testing
         host.engine.terminate(app, .memoryPressure, detail: "a system kill: not the user's")
         host.run(until: Time.seconds(311))
         #expect(launches(host, app, after: Time.seconds(100)) == [.location])
+    }
+}
+
+/// The transfer daemon's wake for a session's events is the session's, not the process's.
+@Suite struct TransferWakeOutlivesTheProcessTests {
+    @Test("rules §8: a wake the relaunch rate limiter has scheduled outlives a system kill during its delay — it relaunches the app (cause transfer)")
+    func rateLimitedWakeOutlivesTheProcess() {
+        let journal = Journal()
+        let (device, app) = podcastDevice { PodcastApp(journal: journal, downloads: [20 * megabyte]) }
+        device.perform(.home)
+        device.advance(seconds: 30)
+        #expect(device.engine.transfers.sessions.first { $0.app == app }?.wakePending == true)
+        device.withEngine { $0.terminate(app, .memoryPressure, detail: "jetsam (test)") }
+        device.advance(seconds: 200)
+        #expect(device.story(of: app, only: ["launch"]) == ["0 launch user", "70 launch transfer"])
+        #expect(journal.entries.contains("didFinishEvents"))
     }
 }
