@@ -77,6 +77,8 @@ extension LiveDaemon {
         engine = Engine(profile: profile, device: device, seed: session.seed, wallClockOffset: session.wallClockOffset,
                         startEpochSeconds: session.startEpochSeconds)
         engine.letHostMoveTransferBytes()
+        // The new engine names its own texts.
+        traceNames = TraceNames(apps: [], notifications: [], texts: [])
         start = session.monotonicStart
         durable.steps = 0
 
