@@ -83,23 +83,24 @@ struct TaskSchedulerControllerTests {
     @Test("rules §5: registering ends when didFinishLaunching returns, for that process only")
     func registeringEndsWithTheLaunch() {
         var controller = Self.fresh()
-        #expect(!controller.launchFinished(app))
-        controller.finishLaunching(app)
-        #expect(controller.launchFinished(app))
+        #expect(!controller.launchFinished(app, epoch: 0))
+        controller.finishLaunching(app, epoch: 0)
+        #expect(controller.launchFinished(app, epoch: 0))
+        // The next process (the epoch moves on as one ends) may register again.
         controller.processEnded(app)
-        #expect(!controller.launchFinished(app))
+        #expect(!controller.launchFinished(app, epoch: 1))
     }
 
     @Test("a process's end drops its registrations, tasks and budget in one call, and its budget's tickets go stale")
     func processEndDropsEverything() {
         var controller = Self.fresh()
         _ = controller.register(app, refresh, onMain: true)
-        controller.finishLaunching(app)
+        controller.finishLaunching(app, epoch: 0)
         let number = controller.openBudget(app, deadline: Time.seconds(30))
         controller.started(app, task(refresh, .appRefresh))
         controller.processEnded(app)
         let tasks = controller.apps[0]
-        #expect(tasks.registered.isEmpty && tasks.onMain.isEmpty && !tasks.launchFinished)
+        #expect(tasks.registered.isEmpty && tasks.onMain.isEmpty)
         #expect(tasks.running.isEmpty && tasks.deadline == nil && tasks.budgetNumber != number)
         #expect(!controller.holdsApp(app))
     }

@@ -330,7 +330,7 @@ extension Engine {
         // Its watchdog, not yet armed, is no longer needed (usually the last one noted).
         if let last = unarmedWatchdogs.last, last.app == app, last.ticket.number == job.number { unarmedWatchdogs.removeLast() }
         switch job.callback {
-        case .didFinishLaunching?: taskScheduler.finishLaunching(app)
+        case .didFinishLaunching?: taskScheduler.finishLaunching(app, epoch: apps[i].epoch)
         // rules §10: the app-switcher snapshot, once the app has had its chance to hide things.
         case .didEnterBackground?: if apps[i].state == .background { takeSnapshot(app) }
         case .voipPush?: if !voipHandlerReturned(app) { return }

@@ -12,7 +12,7 @@ extension Engine {
     public mutating func registerTask(for app: AppID, identifier: String, queue: ExecutionQueue = .background) -> Bool {
         let i = Int(app.index)
         guard apps[i].state.isRunning else { return false }
-        if taskScheduler.launchFinished(app) {
+        if taskScheduler.launchFinished(app, epoch: apps[i].epoch) {
             terminate(app, .registrationAfterLaunch,
                       detail: "NSInternalInconsistencyException: All launch handlers must be registered before "
                         + "application finishes launching (\(identifier))")

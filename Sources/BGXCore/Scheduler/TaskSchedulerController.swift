@@ -23,11 +23,13 @@ struct TaskSchedulerController: Sendable {
         apps[Int(app.index)].registered.contains(id)
     }
 
-    /// `didFinishLaunching` has returned: registering is over for this process.
-    @inline(__always) func launchFinished(_ app: AppID) -> Bool { apps[Int(app.index)].launchFinished }
+    /// `didFinishLaunching` has returned in the process of this epoch: registering is over there.
+    @inline(__always) func launchFinished(_ app: AppID, epoch: UInt32) -> Bool {
+        apps[Int(app.index)].launchFinishedIn == epoch
+    }
 
-    @inline(__always) mutating func finishLaunching(_ app: AppID) {
-        if !apps[Int(app.index)].launchFinished { apps[Int(app.index)].launchFinished = true }
+    @inline(__always) mutating func finishLaunching(_ app: AppID, epoch: UInt32) {
+        apps[Int(app.index)].launchFinishedIn = epoch
     }
 
     /// Registers a launch handler; false if one is registered for the identifier already.
@@ -91,7 +93,7 @@ struct TaskSchedulerController: Sendable {
     }
 
     /// The process ended: its registrations, tasks and budget go with it.
-    /// A process that never finished launching and holds nothing here is
+    /// A process that holds nothing here (most: they never registered) is
     /// not written, which would check its uniqueness.
     @inline(__always) mutating func processEnded(_ app: AppID) {
         if apps[Int(app.index)].holdsSomething { apps[Int(app.index)].processEnded() }

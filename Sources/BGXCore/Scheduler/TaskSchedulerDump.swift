@@ -74,7 +74,7 @@ extension Engine {
             TaskSchedulerDump.Registration(identifier: text(id), queue: tasks.onMain.contains(id) ? "main" : "background")
         }
         return TaskSchedulerDump(
-            registered: registered.sorted { $0.identifier < $1.identifier }, launchFinished: tasks.launchFinished,
+            registered: registered.sorted { $0.identifier < $1.identifier }, launchFinished: tasks.launchFinishedIn == apps[Int(app.index)].epoch,
             running: tasks.running.map {
                 .init(identifier: text($0.identifier), kind: $0.kind.description, started: $0.started, expired: $0.expired,
                       hasExpirationHandler: $0.hasExpirationHandler, simulated: $0.simulated)
