@@ -14,6 +14,8 @@ struct PushState: Sendable {
     var awaitingCompletion: [(number: UInt32, watched: Bool)] = []
     /// Bumped to cancel a scheduled retry.
     var retryGeneration: UInt32 = 0
+    /// When the retry of `retryGeneration` is queued for, until it fires.
+    var retryAt: Nanoseconds?
 
     var keepsAppRunning: Bool { awaitingCompletion.contains { $0.watched } }
 
