@@ -179,7 +179,12 @@ struct NotificationController: Sendable {
         let reason = why.map { w in soundReason.map { w + "; " + $0 } ?? w } ?? soundReason
         let badge = present.contains(.badge) ? content.badge : nil
         if let badge { apps[Int(app.index)].badge = badge }
-        if present.contains(.alert) { delivered.append(Delivered(app: app, id: id, content: content, at: now)) }
+        if present.contains(.alert) {
+            // A request whose identifier matches a delivered notification's replaces it when it fires
+            // (UNUserNotificationCenter's `add`): an app that reuses one identifier keeps one entry.
+            delivered.removeAll { $0.app == app && $0.id == id }
+            delivered.append(Delivered(app: app, id: id, content: content, at: now))
+        }
         return [.notificationDeliver(app, id, toApp: false, alert: present.contains(.alert) ? Self.alertText(content) : nil,
                                      sound: sound, badge: badge, reason: reason)]
     }

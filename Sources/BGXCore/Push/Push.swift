@@ -107,7 +107,9 @@ extension Engine {
     }
 
     mutating func pushRetryFired(_ app: AppID, generation: UInt32) {
-        if pushes.apps[Int(app.index)].retryGeneration == generation { retryHeldPush(app) }
+        guard pushes.apps[Int(app.index)].retryGeneration == generation else { return }
+        pushes.apps[Int(app.index)].retryAt = nil
+        retryHeldPush(app)
     }
 
     /// Conditions changed (the device, an unlock, a reboot): held pushes may go now.

@@ -58,6 +58,10 @@ struct PushController: Sendable {
     mutating func scheduleRetry(_ app: AppID, at time: Nanoseconds?) -> [Effect] {
         guard let time else { return [] }
         let i = Int(app.index)
+        // The retry already queued for that moment serves: a held push retried on every device
+        // change would otherwise leave a stale event per change until the throttle or budget ends.
+        if apps[i].retryAt == time { return [] }
+        apps[i].retryAt = time
         apps[i].retryGeneration &+= 1
         return [.schedule(.pushRetry(app, generation: apps[i].retryGeneration), at: time)]
     }

@@ -15,6 +15,8 @@ struct PushState: Sendable {
     /// Bumped to cancel a scheduled retry. Not a ticket's number: the held
     /// push outlives the process, and its retry launches a terminated app.
     var retryGeneration: UInt32 = 0
+    /// When the retry of `retryGeneration` is queued for, until it fires.
+    var retryAt: Nanoseconds?
 
     var keepsAppRunning: Bool { awaitingCompletion.contains { $0.watched } }
 
