@@ -155,6 +155,8 @@ public struct Engine: Sendable {
     }
     public var nextEventTime: Nanoseconds? {
         // Inlined so that `Engine.nextEventTime(of:)` reads the engine in place.
+        // Inlining measured (callgrind, `bgx bench`, November 2026): removing every `@inline(__always)`
+        // in Engine/ (3 of them in this file) cost the engine 31 instructions per event.
         @inline(__always) get {
             if scheduler.dirty || !scheduler.dirtyApps.isEmpty { return now }
             var next = queue.nextTime

@@ -44,6 +44,8 @@ enum TicketCounter: Sendable {
 }
 
 extension Engine {
+    // Inlining measured (callgrind, `bgx bench`, November 2026): removing every `@inline(__always)`
+    // in Engine/ (2 of them in this file) cost the engine 31 instructions per event.
     /// Whether the moment a ticket was issued for is still the controller's current one.
     @inline(__always) func isOutstanding(_ ticket: Ticket, _ counter: TicketCounter, _ app: AppID) -> Bool {
         let i = Int(app.index)

@@ -116,6 +116,8 @@ public struct LaunchPolicy: Sendable, Equatable {
     // The rules that need one fact each, asked on their own by the
     // scheduler's policies on its hot path (without a copy of the device).
 
+    // Inlining measured (callgrind, `bgx bench`, November 2026): removing every `@inline(__always)`
+    // in Launch/ (3 of them in this file) cost the engine 8 instructions per event.
     /// Rule 3: nothing is launched into the background before the first unlock after boot.
     @inline(__always) public static func firstUnlock(_ cause: LaunchCause, unlockedSinceBoot: Bool) -> LaunchRefusal? {
         cause.launchesIntoForeground || unlockedSinceBoot ? nil : .beforeFirstUnlock

@@ -16,6 +16,8 @@ struct ProcessMemory: Sendable {
     /// Work the person did that is not yet saved.
     var hasUnsavedChanges = false
 
+    // `@inline(__always)` as in the rest of Memory/: these came after the folder was measured
+    // (docs/architecture.md, "Speed"), and are not measured on their own.
     /// Whether the process holds anything here: most end holding nothing,
     /// and then their record is not written (a write checks the array's uniqueness).
     @inline(__always) var holdsSomething: Bool {

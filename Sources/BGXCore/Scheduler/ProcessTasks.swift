@@ -24,6 +24,8 @@ struct ProcessTasks: Sendable {
     /// deadline carry it in their ticket.
     var budgetNumber: UInt32 = 0
 
+    // `@inline(__always)` as in the rest of Scheduler/: these came after the folder was measured
+    // (docs/architecture.md, "Speed"), and are not measured on their own.
     /// Whether a task of that identifier is running.
     @inline(__always) func isRunning(_ id: TextID) -> Bool {
         for t in running.indices where running[t].identifier == id { return true }
