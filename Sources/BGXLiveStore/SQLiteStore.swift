@@ -115,13 +115,24 @@ public final class SQLiteStore: DurableStore, @unchecked Sendable {
     }
 
     public func entries() throws -> [JournalEntry] {
+        try pool.read { db in try Row.fetchAll(db, sql: "SELECT * FROM journal ORDER BY seq").map(Self.entry) }
+    }
+
+    public func entries(after seq: Int64, limit: Int) throws -> [JournalEntry] {
         try pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM journal ORDER BY seq").map { row in
-                JournalEntry(seq: row["seq"], steps: row["steps"], clock: row["clock"], traceOffset: row["trace_offset"],
-                             monotonic: row["monotonic"], wall: row["wall"],
-                             input: try Self.decoder.decode(JournalInput.self, from: Data((row["input"] as String).utf8)))
-            }
+            try Row.fetchAll(db, sql: "SELECT * FROM journal WHERE seq > ? ORDER BY seq LIMIT ?", arguments: [seq, limit])
+                .map(Self.entry)
         }
+    }
+
+    public func lastEntry() throws -> JournalEntry? {
+        try pool.read { db in try Row.fetchOne(db, sql: "SELECT * FROM journal ORDER BY seq DESC LIMIT 1").map(Self.entry) }
+    }
+
+    static func entry(_ row: Row) throws -> JournalEntry {
+        JournalEntry(seq: row["seq"], steps: row["steps"], clock: row["clock"], traceOffset: row["trace_offset"],
+                     monotonic: row["monotonic"], wall: row["wall"],
+                     input: try decoder.decode(JournalInput.self, from: Data((row["input"] as String).utf8)))
     }
 
     public func recordInstall(app: String, path: String, t: Double) throws {

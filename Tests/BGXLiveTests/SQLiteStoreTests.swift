@@ -50,6 +50,22 @@ struct SQLiteStoreTests {
         #expect(entries[2] == { var e = Self.entry(2, inputs[2]); e.seq = 3; return e }())
     }
 
+    @Test("a restart reads the journal a page at a time: the pages, joined, are the whole journal in order")
+    func journalInPages() throws {
+        let store = try SQLiteStore(path: Self.temporaryFile())
+        #expect(try store.lastEntry() == nil)
+        #expect(try store.entries(after: .min, limit: 4).isEmpty)
+        for i in 0..<11 { try store.append(Self.entry(Int64(i), .control(verb: "launch", args: ["app\(i)"]))) }
+        var pages: [[JournalEntry]] = [], after: Int64 = .min
+        while case let page = try store.entries(after: after, limit: 4), let end = page.last {
+            pages.append(page)
+            after = end.seq
+        }
+        #expect(pages.map(\.count) == [4, 4, 3])
+        #expect(pages.flatMap { $0 } == (try store.entries()))
+        #expect(try store.lastEntry() == (try store.entries()).last)
+    }
+
     @Test("the session, the processes, the cgroup roots and the audit survive reopening; forgotten ones stay forgotten")
     func tables() throws {
         let path = Self.temporaryFile()

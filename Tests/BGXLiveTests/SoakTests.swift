@@ -22,6 +22,18 @@ struct SoakTests {
         (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? 0
     }
 
+    /// Whether `pid` is still the daemon's child (running, or exited and not
+    /// collected). Not merely whether the pid exists: pids are reused, and an
+    /// hour of a busy machine wraps them (pid_max is 32768 here), so a pid
+    /// the daemon started long ago may now be another process's.
+    static func isChild(_ pid: pid_t, of parent: pid_t) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let name = stat.lastIndex(of: ")") else { return false }
+        // After the command's name: the state, then the parent's pid.
+        let fields = stat[stat.index(after: name)...].split(separator: " ")
+        return fields.count > 1 && pid_t(fields[1]) == parent
+    }
+
     /// Reads the trace lines the daemon has sent so far (a follower that stops
     /// reading is cut off), without waiting for more than a moment.
     static func drain(_ host: LiveHost) {
@@ -110,7 +122,7 @@ struct SoakTests {
         // No zombie: every process the daemon started is gone, collected.
         let pids = spawns().compactMap { ($0["pid"] as? Int).map { pid_t($0) } }
         #expect(pids.count > 0)
-        let zombies = pids.filter { FileManager.default.fileExists(atPath: "/proc/\($0)") }
+        let zombies = pids.filter { Self.isChild($0, of: daemon) }
         #expect(zombies.isEmpty, "processes not collected: \(zombies)")
         // No leaked cgroup: the daemon's subtree has no app leaf left.
         if let root = status.split(separator: "\n").first?.split(separator: "(").dropFirst().first?.dropLast() {

@@ -27,6 +27,19 @@ import Testing
         #expect(!c.runLasts(0, now: Time.seconds(9)))
     }
 
+    @Test("rules §4: runs end as the clock reaches them: endRuns takes the runs due and waits for the next one's end")
+    func runsEndWithTheClock() {
+        var c = controller()
+        #expect(c.runsEndBy == .max)
+        _ = c.extendRun(app, runTime: Time.seconds(10), now: 0, epoch: 0)
+        _ = c.extendRun(front, runTime: Time.seconds(30), now: 0, epoch: 0)
+        #expect(c.runsEndBy == Time.seconds(10))
+        #expect(c.endRuns(now: Time.seconds(10)) == [0])
+        #expect(c.runsEndBy == Time.seconds(30) && c.apps[0].wakeUntil == nil && c.runLasts(1, now: Time.seconds(10)))
+        #expect(c.endRuns(now: Time.seconds(40)) == [1])
+        #expect(c.runsEndBy == .max)
+    }
+
     @Test("rules §4: a background app needs the audio mode and a background category; it cannot interrupt the front app's audio")
     func backgroundAudioRules() {
         var c = controller()

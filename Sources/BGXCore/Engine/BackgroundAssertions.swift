@@ -4,7 +4,7 @@
 /// `setConstraintSatisfied` on a job); suspension and jetsam's bands read
 /// the one set instead of every concern's fields.
 struct BackgroundAssertions: OptionSet, Sendable, Hashable {
-    let rawValue: UInt8
+    let rawValue: UInt16
 
     /// `beginBackgroundTask` or `performExpiringActivity` is open (rules §2, §13).
     static let backgroundTask = BackgroundAssertions(rawValue: 1 << 0)
@@ -21,15 +21,27 @@ struct BackgroundAssertions: OptionSet, Sendable, Hashable {
     /// background: jetsam's audio-and-accessory band (rules §10). It raises the
     /// band; keeping the app running is the services' own reason.
     static let audioOrAccessory = BackgroundAssertions(rawValue: 1 << 5)
+    /// Audio is playing or recording (rules §4): set when it starts, cleared
+    /// when it stops, is interrupted or silenced, or its playback ends.
+    static let audio = BackgroundAssertions(rawValue: 1 << 6)
+    /// Standard location updates the app may receive in the background: the
+    /// `location` mode and, where the profile asks, `allowsBackgroundLocationUpdates` (rules §4).
+    static let backgroundLocation = BackgroundAssertions(rawValue: 1 << 7)
+    /// The short run a service event (a location fix, a region, accessory
+    /// data, VoIP traffic) bought the app (rules §4, §11): cleared as the
+    /// clock reaches its end, before anything due then is handled.
+    static let serviceEvent = BackgroundAssertions(rawValue: 1 << 8)
 
     /// The reasons that keep a background app from being suspended.
-    static let keepRunning: BackgroundAssertions = [.backgroundTask, .scheduledTask, .fetch, .transferEvents, .pushCompletion]
+    static let keepRunning: BackgroundAssertions = [.backgroundTask, .scheduledTask, .fetch, .transferEvents, .pushCompletion,
+                                                    .audio, .backgroundLocation, .serviceEvent]
 
     /// Each reason's name, for `explain` and the dumps.
     static let names: [(BackgroundAssertions, String)] = [
         (.backgroundTask, "background task"), (.scheduledTask, "BGTask"), (.fetch, "fetch"),
         (.transferEvents, "session events"), (.pushCompletion, "push completion"),
-        (.audioOrAccessory, "audio or accessory"),
+        (.audioOrAccessory, "audio or accessory"), (.audio, "audio playing"),
+        (.backgroundLocation, "location updates"), (.serviceEvent, "service event"),
     ]
 
     var names: [String] { Self.names.filter { contains($0.0) }.map(\.1) }
@@ -61,5 +73,8 @@ extension Engine {
             && a.assertions.contains(.fetch) == (scheduler.apps[i].fetchInFlight != nil)
             && a.assertions.contains(.transferEvents) == (transfers.apps[i].eventsWake != nil)
             && a.assertions.contains(.pushCompletion) == pushes.apps[i].keepsAppRunning
+            && a.assertions.contains(.audio) == (services.apps[i].audio != nil)
+            && a.assertions.contains(.backgroundLocation) == (services.apps[i].location.standard && backgroundLocationAllowed(i))
+            && a.assertions.contains(.serviceEvent) == services.runLasts(i, now: now)
     }
 }

@@ -173,6 +173,7 @@ public struct Engine: Sendable {
         }
         guard let next = queue.pop() else { return false }
         now = next.time
+        if now >= services.runsEndBy { serviceRunsReachedTheirEnd() }
         eventsHandled &+= 1
         // The event is handed over, not copied: each case then knows what
         // it holds, and only a device change has anything to release
@@ -185,6 +186,7 @@ public struct Engine: Sendable {
     public mutating func advanceClock(to time: Nanoseconds) {
         precondition(queue.nextTime.map { $0 >= time } ?? true, "events are due before \(time)")
         if time > now { now = time }
+        if now >= services.runsEndBy { serviceRunsReachedTheirEnd() }
     }
 
     /// Moves the directives produced so far into `buffer` (which is emptied
@@ -432,13 +434,6 @@ struct TextTable: Sendable {
             if decisionIndices[mid] < i { lo = mid + 1 } else { hi = mid }
         }
         return lo < decisionIndices.count && decisionIndices[lo] == i ? decisions[lo] : nil
-    }
-
-    /// Every text in words.
-    func rendered(wallClockOffset: Nanoseconds) -> [String] {
-        var all = strings
-        for (k, i) in decisionIndices.enumerated() { all[Int(i)] = decisions[k].text(wallClockOffset: wallClockOffset) }
-        return all
     }
 }
 

@@ -13,6 +13,7 @@ public enum EngineEvent: Sendable, Equatable {
     case budgetDeadline(AppID, Ticket)
     case timer(AppID, epoch: UInt32, token: Int32, continuation: Bool)
     case notificationFire(AppID, NotificationID, generation: UInt32)
+    /// Device-wide, not an app's: a generation, with no process to tie a ticket to.
     case schedulerWake(generation: UInt32)
     case taskExpiry(AppID, epoch: UInt32, window: UInt32)
     case taskDeadline(AppID, epoch: UInt32, window: UInt32)
@@ -29,13 +30,18 @@ public enum EngineEvent: Sendable, Equatable {
     case serviceWakeEnd(AppID, Ticket)
     /// rules §4: the device moved this many metres along its route.
     case locationMove(meters: Int64)
-    /// A significant-change fix held back by the once-per-5-minutes limit is due.
+    /// A significant-change fix held back by the once-per-5-minutes limit is
+    /// due. A generation, not a `Ticket`: the monitoring is the system's and
+    /// the fix relaunches a terminated app, so a process's end must not make it stale.
     case significantChangeDue(AppID, generation: UInt32)
     /// rules §4: an accessory or Bluetooth peripheral sent the app data.
     case accessoryData(AppID, AccessoryTransport)
-    /// The transfer daemon's next look (rules §8); stale generations are dropped.
+    /// The transfer daemon's next look (rules §8); stale generations are
+    /// dropped. Device-wide, not an app's: no process to tie a ticket to.
     case transferReview(generation: UInt32)
-    /// The relaunch rate limiter's delay has passed: wake the app for a session's events.
+    /// The relaunch rate limiter's delay has passed: wake the app for a
+    /// session's events. The session's number, not a `Ticket`: the session
+    /// is the daemon's and the wake relaunches a terminated app.
     case transferWake(AppID, session: TextID, number: UInt32)
     /// The time to call the `handleEventsForBackgroundURLSession` completion handler is up.
     case transferEventsDeadline(AppID, Ticket)
@@ -43,7 +49,9 @@ public enum EngineEvent: Sendable, Equatable {
     case push(AppID, Push)
     /// A silent push's 30 s for its completion handler are over (rules §7).
     case pushTimeout(AppID, Ticket)
-    /// A held push may be deliverable now (a throttle or budget ended).
+    /// A held push may be deliverable now (a throttle or budget ended). A
+    /// generation, not a `Ticket`: the system holds the push past the
+    /// process and the retry launches a terminated app.
     case pushRetry(AppID, generation: UInt32)
     /// Traffic on the app's VoIP socket (rules §4).
     case voipSocketTraffic(AppID)

@@ -3,6 +3,11 @@
 /// moment (a budget window, a callback, a playback …). When it comes due,
 /// `Engine.isOutstanding` asks the controller, in one place, whether that
 /// moment is still the current one; a stale ticket's event is dropped.
+/// What must outlive the process (a notification's fire, a held push's
+/// retry, a deferred significant-change fix, a session's wake: each may
+/// launch a terminated app) and what is device-wide (the scheduler's wake,
+/// the transfer daemon's review) keeps a generation instead: `EngineEvent`
+/// says so at each.
 public struct Ticket: Sendable, Hashable {
     /// `processEpoch(of:)` when the event was queued: a termination makes it stale.
     public var epoch: UInt32

@@ -172,15 +172,16 @@ extension Engine {
     }
 
     /// Something holds a background app running: a callback or queued job
-    /// on one of its threads, a reason in its assertion set (a background
+    /// on one of its threads, or a reason in its assertion set (a background
     /// task, a BGTask, a fetch, a session's events, a push awaiting its
-    /// completion), or a long-running service. Suspension and jetsam's bands
-    /// (rules §10) both ask this.
+    /// completion, audio, background location updates, a service event's
+    /// run). Suspension and jetsam's bands (rules §10) both ask this; it
+    /// reads the process table and the set, never a concern's own fields.
     @inline(__always) func keptRunningInBackground(_ i: Int) -> Bool {
         assert(assertionsMatchConcerns(i), "\(apps[i].manifest.bundleIdentifier): assertion set out of step")
         return (apps[i].inFlight?.isCallback ?? false) || !apps[i].jobs.isEmpty
             || !(apps[i].backgroundQueue?.jobs.isEmpty ?? true)
-            || !apps[i].assertions.isDisjoint(with: .keepRunning) || serviceKeepsRunning(i)
+            || !apps[i].assertions.isDisjoint(with: .keepRunning)
     }
 
     /// A background app with nothing keeping it running is suspended [S].

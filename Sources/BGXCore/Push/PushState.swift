@@ -12,7 +12,8 @@ struct PushState: Sendable {
     /// Pushes whose completion handler the app has not called yet; `watched`
     /// ones (delivered in the background) hold the app running and time out.
     var awaitingCompletion: [(number: UInt32, watched: Bool)] = []
-    /// Bumped to cancel a scheduled retry.
+    /// Bumped to cancel a scheduled retry. Not a ticket's number: the held
+    /// push outlives the process, and its retry launches a terminated app.
     var retryGeneration: UInt32 = 0
     /// When the retry of `retryGeneration` is queued for, until it fires.
     var retryAt: Nanoseconds?

@@ -25,6 +25,7 @@ extension Engine {
             }
         }
         let number = services.startAudio(app, category: category, mixes: mixes)
+        setAssertion(.audio, true, i)
         record(app, .audioStart(category: category, duration: duration))
         noteAudioOrAccessoryAssertion(app)
         if let duration {
@@ -59,6 +60,7 @@ extension Engine {
 
     mutating func stopAudio(_ app: AppID, reason: String) {
         services.apps[Int(app.index)].audio = nil
+        setAssertion(.audio, false, Int(app.index))
         record(app, .audioStop(reason: text(reason)))
         noteAudioOrAccessoryAssertion(app)
     }

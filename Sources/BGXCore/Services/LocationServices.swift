@@ -20,6 +20,7 @@ extension Engine {
         case .standard:
             guard !services.apps[i].location.standard else { return }
             services.apps[i].location.standard = true
+            noteBackgroundLocationAssertion(i)
         case .significant:
             guard !services.apps[i].location.significant else { return }
             services.apps[i].location.significant = true
@@ -37,6 +38,7 @@ extension Engine {
         case .standard:
             guard services.apps[i].location.standard else { return }
             services.apps[i].location.standard = false
+            noteBackgroundLocationAssertion(i)
         case .significant:
             guard services.apps[i].location.significant else { return }
             services.apps[i].location.significant = false
@@ -80,6 +82,7 @@ extension Engine {
             return
         }
         services.apps[i].location.allowsBackgroundUpdates = allowed
+        noteBackgroundLocationAssertion(i)
         if !allowed { suspendIfThreadFree(app) }
     }
 

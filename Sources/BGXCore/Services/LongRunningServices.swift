@@ -57,7 +57,9 @@ struct LocationState: Sendable {
     /// Metres moved since the last significant-change fix delivered.
     var metersSinceFix: Int64 = 0
     var lastSignificantFix: Nanoseconds?
-    /// Bumped when a deferred significant-change fix is scheduled or made moot.
+    /// Bumped when a deferred significant-change fix is scheduled or made
+    /// moot. Not a ticket's number: the monitoring survives the process, and
+    /// the deferred fix relaunches a terminated app.
     var significantGeneration: UInt32 = 0
     var significantDeferred = false
     var regions: [MonitoredRegion] = []

@@ -10,6 +10,9 @@
 struct LongRunningServicesController: Sendable {
     /// Per app, by `AppID.index`; survives the process (what the system keeps).
     var apps: [AppServices] = []
+    /// No event's run ends before this (`Nanoseconds.max`: none runs): the
+    /// engine asks `endRuns` once its clock reaches it.
+    var runsEndBy = Nanoseconds.max
 
     mutating func appInstalled() { apps.append(AppServices()) }
 
@@ -24,12 +27,34 @@ struct LongRunningServicesController: Sendable {
         let i = Int(app.index)
         let until = max(apps[i].wakeUntil ?? now, now + runTime)
         apps[i].wakeUntil = until
+        runsEndBy = min(runsEndBy, until)
         apps[i].wakeNumber &+= 1
         return .schedule(.serviceWakeEnd(app, Ticket(epoch: epoch, number: apps[i].wakeNumber)), at: until)
     }
 
     /// The run an event bought is over, or the app came to the front.
     mutating func runEnded(_ app: AppID) { apps[Int(app.index)].wakeUntil = nil }
+
+    /// The clock reached `now`: the runs that end by then are over. Returns
+    /// their apps' indices (their `serviceEvent` reason goes), and looks
+    /// again at the next run's end. A run ends as the clock reaches it, not
+    /// when its `serviceWakeEnd` comes up: anything else due at that moment
+    /// and queued earlier comes first, and must find the run already over.
+    mutating func endRuns(now: Nanoseconds) -> [Int] {
+        var ended: [Int] = []
+        var next = Nanoseconds.max
+        for i in apps.indices {
+            guard let until = apps[i].wakeUntil else { continue }
+            if until <= now {
+                apps[i].wakeUntil = nil
+                ended.append(i)
+            } else {
+                next = min(next, until)
+            }
+        }
+        runsEndBy = next
+        return ended
+    }
 
     /// Whether the app's run bought by an event lasts past `now`.
     @inline(__always) func runLasts(_ i: Int, now: Nanoseconds) -> Bool {

@@ -2,13 +2,19 @@
 /// buys a suspended or terminated app, and what happens to the services when
 /// the app leaves the front, returns, or ends.
 extension Engine {
-    /// A long-running service holds the app in the background: audible audio,
-    /// background standard location updates, or an event's run not yet over.
-    @inline(__always) func serviceKeepsRunning(_ i: Int) -> Bool {
-        // Fields read in place: a copy of the services would retain their regions (asked at every suspension).
-        if services.apps[i].audio != nil { return true }
-        if services.apps[i].location.standard && backgroundLocationAllowed(i) { return true }
-        return services.runLasts(i, now: now)
+    /// Standard location updates hold the app in the background only where
+    /// it may receive them there (`backgroundLocationAllowed`): asked when
+    /// updates start or stop and when `allowsBackgroundLocationUpdates` changes.
+    mutating func noteBackgroundLocationAssertion(_ i: Int) {
+        setAssertion(.backgroundLocation, services.apps[i].location.standard && backgroundLocationAllowed(i), i)
+    }
+
+    /// The clock reached the end of one or more service events' runs: each
+    /// app's `serviceEvent` reason goes now, before anything due at this
+    /// moment is handled (its `serviceWakeEnd` then suspends it if idle).
+    /// Out of line: the step only compares the time with `runsEndBy`.
+    @inline(never) mutating func serviceRunsReachedTheirEnd() {
+        for i in services.endRuns(now: now) { setAssertion(.serviceEvent, false, i) }
     }
 
     /// Audible audio, or an accessory or Bluetooth session held in the
@@ -39,6 +45,7 @@ extension Engine {
         let state = apps[i].state
         if !state.isForeground {
             apply(services.extendRun(app, runTime: runTime, now: now, epoch: apps[i].epoch))
+            setAssertion(.serviceEvent, services.runLasts(i, now: now), i)
         }
         // A launch killed at once leaves no process for the event.
         guard wakeIntoBackground(app, cause: cause) else { return }
@@ -48,6 +55,7 @@ extension Engine {
 
     mutating func serviceWakeEnded(_ app: AppID) {
         services.runEnded(app)
+        setAssertion(.serviceEvent, false, Int(app.index))
         suspendIfThreadFree(app)
     }
 
@@ -79,6 +87,7 @@ extension Engine {
     mutating func servicesEnteredForeground(_ app: AppID) {
         let i = Int(app.index)
         services.runEnded(app)
+        setAssertion(.serviceEvent, false, i)
         // Most apps hold no session: skip the pass, which would copy the app's services per transport.
         let anyDisconnected = services.apps[i].accessory == .disconnected || services.apps[i].bluetooth == .disconnected
         for transport in anyDisconnected ? AccessoryTransport.allCases : []

@@ -52,17 +52,44 @@ public struct TraceRenderer: Sendable {
 
 extension Engine {
     public var traceNames: TraceNames {
-        var names = TraceNames(apps: apps.map(\.manifest.bundleIdentifier), notifications: notifications.names,
-                               texts: texts.rendered(wallClockOffset: wallClockOffset))
-        for (k, i) in texts.decisionIndices.enumerated() {
-            let d = texts.decisions[k]
+        var names = TraceNames(apps: [], notifications: [], texts: [])
+        updateTraceNames(&names)
+        return names
+    }
+
+    /// Brings names made earlier up to date. Apps, notification identifiers
+    /// and texts are only ever added, so only what was added since is put
+    /// into words. A host that writes the trace as it runs (the live daemon)
+    /// keeps one `TraceNames` and updates it before each write: making them
+    /// afresh put every decision so far into words at every write, a cost
+    /// that grew with the daemon's age (quadratic over a run, and over the
+    /// replay of a long journal at restart).
+    public func updateTraceNames(_ names: inout TraceNames) {
+        if names.apps.count < apps.count {
+            names.apps += apps[names.apps.count...].map(\.manifest.bundleIdentifier)
+        }
+        if names.notifications.count < notifications.names.count {
+            names.notifications += notifications.names[names.notifications.count...]
+        }
+        let from = names.texts.count
+        guard from < texts.strings.count else { return }
+        // Whole, the table is shared, not copied.
+        if from == 0 { names.texts = texts.strings } else { names.texts += texts.strings[from...] }
+        // The first decision at or after `from` (their indices ascend).
+        var lo = 0, hi = texts.decisionIndices.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if texts.decisionIndices[mid] < Int32(from) { lo = mid + 1 } else { hi = mid }
+        }
+        for k in lo..<texts.decisionIndices.count {
+            let i = texts.decisionIndices[k], d = texts.decisions[k]
+            names.texts[Int(i)] = d.text(wallClockOffset: wallClockOffset)
             switch d.key {
             case .ran: names.scores[i] = (d.score, d.threshold, true)
             case .waits: names.scores[i] = (d.score, d.threshold, false)
             case .mustNot, .absolutelyMust, .launchRefused: break
             }
         }
-        return names
     }
     public var traceRenderer: TraceRenderer { TraceRenderer(names: traceNames) }
 }

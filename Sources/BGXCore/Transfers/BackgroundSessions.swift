@@ -31,7 +31,9 @@ struct TransferSession: Sendable {
     var attachedEpoch: UInt32?
     /// A wake for this session's events is in the queue (the rate limiter's delay).
     var wakePending = false
-    /// Bumped for each wake scheduled; a wake event of another number is stale.
+    /// Bumped for each wake scheduled; a wake event of another number is
+    /// stale. Not a ticket's: the session outlives the process, and the wake
+    /// relaunches a terminated app.
     var wakeNumber: UInt32 = 0
     /// The last `transfer.hold` reason recorded (recorded again only when it changes).
     var lastHold: String?

@@ -23,7 +23,8 @@ struct TransferController: Sendable {
     var nextTaskID: Int32 = 1
     /// Progress is accounted up to this moment.
     var settledAt: Nanoseconds = 0
-    /// The daemon's one review event: a review of another generation is stale.
+    /// The daemon's one review event: a review of another generation is
+    /// stale. Device-wide, so a generation rather than a `Ticket`.
     /// (Not a `Ticket`: the daemon's look belongs to no process.)
     var generation: UInt32 = 0
     var scheduledAt: Nanoseconds?

@@ -69,6 +69,10 @@ public protocol DurableStore: AnyObject, Sendable {
     /// Appends an entry, returning the sequence number it was given.
     @discardableResult func append(_ entry: JournalEntry) throws -> Int64
     func entries() throws -> [JournalEntry]
+    /// Up to `limit` entries after sequence number `seq`, in order: a restart
+    /// reads the journal a page at a time, so a long one is never all in memory.
+    func entries(after seq: Int64, limit: Int) throws -> [JournalEntry]
+    func lastEntry() throws -> JournalEntry?
 
     func recordInstall(app: String, path: String, t: Double) throws
     func recordProcess(_ process: ProcessRecord) throws

@@ -45,7 +45,7 @@ extension LiveDaemon {
         }
         let bootID = (CgroupFiles.read("/proc/sys/kernel/random/boot_id") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         let monoNow = MonotonicClock.now(), wallNow = Date().timeIntervalSince1970
-        let entries = try store.entries()
+        let lastEntry = try store.lastEntry()
         var session: DaemonSession
         if let stored = try store.session() {
             guard stored.timeScale == options.timeScale else {
@@ -55,7 +55,7 @@ extension LiveDaemon {
             if session.profile != options.profile.name { log("bgx daemon: profile \(session.profile), as stored in the state") }
             if session.bootID != bootID {
                 // Another boot: the monotonic clock restarted; the wall clock says how long the daemon was away.
-                let lastClock = entries.last?.clock ?? 0, lastWall = entries.last?.wall ?? wallNow
+                let lastClock = lastEntry?.clock ?? 0, lastWall = lastEntry?.wall ?? wallNow
                 let away = Int64(max(0, wallNow - lastWall) * 1e9) * options.timeScale
                 session.monotonicStart = monoNow - (lastClock + away) / options.timeScale
                 session.bootID = bootID
@@ -77,6 +77,8 @@ extension LiveDaemon {
         engine = Engine(profile: profile, device: device, seed: session.seed, wallClockOffset: session.wallClockOffset,
                         startEpochSeconds: session.startEpochSeconds)
         engine.letHostMoveTransferBytes()
+        // The new engine names its own texts.
+        traceNames = TraceNames(apps: [], notifications: [], texts: [])
         start = session.monotonicStart
         durable.steps = 0
 
@@ -84,9 +86,19 @@ extension LiveDaemon {
         durable.leftovers = reapLeftovers(store)
         if let root = freezer.root { try store.recordCgroupRoot(root) }
 
-        guard let last = entries.last else { return }
+        guard let last = lastEntry else { return }
         durable.mode = .replay
-        for entry in entries.dropLast() { replay(entry) }
+        // A page at a time: an hour's journal of a busy daemon is hundreds of thousands of entries.
+        var after: Int64 = .min, count = 1
+        while true {
+            let page = try store.entries(after: after, limit: Self.replayPage)
+            guard let end = page.last else { break }
+            for entry in page where entry.seq != last.seq {
+                replay(entry)
+                count += 1
+            }
+            after = end.seq
+        }
         // The steps before the last input ran before it was journaled, so their lines are written.
         replaySteps(to: last)
         durable.tail = TraceTail(fd: traceFD, from: last.traceOffset)
@@ -98,9 +110,12 @@ extension LiveDaemon {
         if reached > engine.now { engine.advanceClock(to: reached) }
         durable.tail = nil
         durable.mode = .live
-        log("bgx daemon: restored \(entries.count) journaled input(s) from \(options.stateDirectory), "
+        log("bgx daemon: restored \(count) journaled input(s) from \(options.stateDirectory), "
             + "engine time \(Time.describe(engine.now))")
     }
+
+    /// Journal entries read at once at a restart.
+    static let replayPage = 4096
 
     /// After `daemon.start`: the processes found left over are reported with
     /// their reason, and the engine hears that every app it thought running

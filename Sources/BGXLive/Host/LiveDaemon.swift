@@ -37,6 +37,8 @@ public struct DaemonOptions: Sendable {
 public final class LiveDaemon {
     let options: DaemonOptions
     var engine: Engine
+    /// The engine's names as of the last trace written, brought up to date before each write.
+    var traceNames = TraceNames(apps: [], notifications: [], texts: [])
     let freezer: Freezer
     /// Monotonic nanoseconds at engine time 0.
     var start: Int64
@@ -220,7 +222,8 @@ public final class LiveDaemon {
     /// Writes the engine's new trace events (the trace file, followers).
     func flushTrace() {
         guard !engine.trace.isEmpty else { return }
-        let renderer = engine.traceRenderer
+        engine.updateTraceNames(&traceNames)
+        let renderer = TraceRenderer(names: traceNames)
         for event in engine.trace {
             let line = renderer.jsonLine(event)
             if durable.mode != .live, !writeReplayedLine(line) { continue }
