@@ -157,11 +157,14 @@ import Testing
     @Test("letting written texts go changes no trace line and no explanation")
     func lettingWrittenTextsGoChangesNothingSaid() {
         var kept = Soak(), lettingGo = Soak()
+        // The daemon's way: one set of names, brought up to date before each write.
+        var names = TraceNames(apps: [], notifications: [], texts: [])
         var compared = 0
         // 51,000 inputs: past the task history's 4,096 entries, so decisions are let go and their slots reused.
         for _ in 0..<50 {
             kept.inputs(1_000)
             lettingGo.inputs(1_000) { engine in
+                if !engine.trace.isEmpty { engine.updateTraceNames(&names) }
                 engine.trace.removeAll()
                 engine.traceWritten(batch: 1)
             }
@@ -170,7 +173,8 @@ import Testing
             var keptEvents: [TraceEvent] = [], writtenLines: [String] = []
             kept.inputs(20) { keptEvents += $0.trace }
             lettingGo.inputs(20) { engine in
-                let r = engine.traceRenderer
+                engine.updateTraceNames(&names)
+                let r = TraceRenderer(names: names)
                 writtenLines += engine.trace.map { r.jsonLine($0) }
                 engine.trace.removeAll()
                 engine.traceWritten(batch: 1)

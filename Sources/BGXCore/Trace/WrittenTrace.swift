@@ -24,6 +24,8 @@ extension Engine {
         for entry in scheduler.taskHistory { if let d = entry.detail { held.insert(d.index) } }
         texts.retained = candidates.filter { held.contains($0) }
         texts.forget(candidates.filter { !held.contains($0) })
+        // `updateTraceNames` has read the slots reused since the last pass (the host updates
+        // its names before writing, then calls this), so they are no longer news.
         texts.reusedSince.removeAll(keepingCapacity: true)
         texts.writtenUpTo = Int32(texts.strings.count)
     }
