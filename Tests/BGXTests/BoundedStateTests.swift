@@ -95,7 +95,8 @@ import Testing
 
         mutating func below(_ n: Int) -> Int { Int(random.next() % UInt64(n)) }
 
-        mutating func inputs(_ count: Int) {
+        /// `inputs` inputs, each one's trace handed to `written` and then cleared.
+        mutating func inputs(_ count: Int, written: (inout Engine) -> Void = { _ in }) {
             let answer = BoundedStateTests.answer { Self.behaviours[Int($0.index) % 4] }
             for _ in 0..<count {
                 let app = apps[below(apps.count)]
@@ -110,6 +111,7 @@ import Testing
                 }
                 host.engine.schedule(event, at: host.engine.now)
                 host.run(until: host.engine.now + 430_000_000, answer)
+                written(&host.engine)
                 host.engine.trace.removeAll(keepingCapacity: true)
             }
         }
@@ -129,5 +131,65 @@ import Testing
         #expect(queued.max()! <= 8 * soak.apps.count, "events queued, every 10,000 inputs: \(queued)")
         // One delivered notification per app and identifier (the notify apps reuse `reminder`).
         #expect(center.max()! <= soak.apps.count / 4, "notifications in Notification Center, every 10,000 inputs: \(center)")
+    }
+
+    @Test("a host that has written its trace out keeps the decisions its task history refers to, not one per decision made")
+    func writtenDecisionsAreLetGo() {
+        var soak = Soak()
+        var texts: [Int] = []
+        for _ in 0..<10 {
+            soak.inputs(10_000) { engine in
+                engine.trace.removeAll()
+                engine.traceWritten()
+            }
+            texts.append(soak.host.engine.texts.strings.count)
+        }
+        // Decisions are made all along (one per 11 inputs); what is kept is the task history's
+        // (at most 4,096 entries) and the interned words, so the second half adds next to nothing.
+        #expect(soak.host.engine.texts.decisions.count <= 4_096 + 256)
+        #expect(texts[9] - texts[4] <= 512, "texts, every 10,000 inputs: \(texts)")
+        // Every decision the task history keeps still reads as words (explain reads them).
+        for entry in soak.host.engine.scheduler.taskHistory {
+            if let detail = entry.detail { #expect(!soak.host.engine.text(detail).isEmpty) }
+        }
+    }
+
+    @Test("letting written texts go changes no trace line and no explanation")
+    func lettingWrittenTextsGoChangesNothingSaid() {
+        var kept = Soak(), lettingGo = Soak()
+        // The daemon's way: one set of names, brought up to date before each write.
+        var names = TraceNames(apps: [], notifications: [], texts: [])
+        var compared = 0
+        // 51,000 inputs: past the task history's 4,096 entries, so decisions are let go and their slots reused.
+        for _ in 0..<50 {
+            kept.inputs(1_000)
+            lettingGo.inputs(1_000) { engine in
+                if !engine.trace.isEmpty { engine.updateTraceNames(&names) }
+                engine.trace.removeAll()
+                engine.traceWritten(batch: 1)
+            }
+            // Twenty inputs' lines compared: the one keeping everything renders them at the end,
+            // the one letting go before each `traceWritten`, as the daemon does.
+            var keptEvents: [TraceEvent] = [], writtenLines: [String] = []
+            kept.inputs(20) { keptEvents += $0.trace }
+            lettingGo.inputs(20) { engine in
+                engine.updateTraceNames(&names)
+                let r = TraceRenderer(names: names)
+                writtenLines += engine.trace.map { r.jsonLine($0) }
+                engine.trace.removeAll()
+                engine.traceWritten(batch: 1)
+            }
+            let r = kept.host.engine.traceRenderer
+            #expect(keptEvents.map { r.jsonLine($0) } == writtenLines)
+            compared += writtenLines.count
+        }
+        #expect(compared > 1_000)
+        // Texts were let go and their slots reused: the same decisions in fewer texts.
+        #expect(lettingGo.host.engine.texts.strings.count < kept.host.engine.texts.strings.count,
+                "\(lettingGo.host.engine.texts.strings.count) texts letting go, \(kept.host.engine.texts.strings.count) keeping all")
+        for app in kept.apps where Soak.behaviours[Int(app.index) % 4] == "refresh" {
+            #expect(kept.host.engine.explainTask(app: app, identifier: "com.example.refresh").text
+                    == lettingGo.host.engine.explainTask(app: app, identifier: "com.example.refresh").text)
+        }
     }
 }

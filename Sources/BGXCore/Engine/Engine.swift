@@ -422,6 +422,15 @@ struct TextTable: Sendable {
     /// Text indices holding a decision, ascending, and the decisions.
     var decisionIndices: [Int32] = []
     var decisions: [DecisionWords] = []
+    /// What a host that writes its trace out lets go (`Engine.traceWritten`):
+    /// slots of one-off texts no longer referred to, reused before new ones
+    /// are appended; one-off texts the engine's state still refers to; slots
+    /// reused since; where the texts appended since begin. Empty in a
+    /// simulation, which keeps its whole trace.
+    var free: [Int32] = []
+    var retained: [Int32] = []
+    var reusedSince: [Int32] = []
+    var writtenUpTo: Int32 = 0
 
     func decision(at i: Int32) -> DecisionWords? {
         var lo = 0, hi = decisionIndices.count
@@ -453,6 +462,7 @@ extension Engine {
 
     /// Stores a scheduling decision as trace text, to be put into words when read.
     mutating func appendDecision(_ d: DecisionWords) -> TextID {
+        if !texts.free.isEmpty { return TextID(index: texts.reuseSlot(for: d)) }
         texts.strings.append("")
         let i = Int32(texts.strings.count - 1)
         texts.decisionIndices.append(i)
@@ -463,6 +473,7 @@ extension Engine {
     /// Stores text that rarely repeats (a decision's reason) without
     /// hashing it for reuse.
     mutating func appendText(_ s: String) -> TextID {
+        if !texts.free.isEmpty { return TextID(index: texts.reuseSlot(for: s)) }
         texts.strings.append(s)
         return TextID(index: Int32(texts.strings.count - 1))
     }

@@ -59,7 +59,7 @@ extension Engine {
 
     /// Brings names made earlier up to date. Apps, notification identifiers
     /// and texts are only ever added, so only what was added since is put
-    /// into words. A host that writes the trace as it runs (the live daemon)
+    /// into words (and slots reused after `traceWritten`). A host that writes the trace as it runs (the live daemon)
     /// keeps one `TraceNames` and updates it before each write: making them
     /// afresh put every decision so far into words at every write, a cost
     /// that grew with the daemon's age (quadratic over a run, and over the
@@ -72,6 +72,18 @@ extension Engine {
             names.notifications += notifications.names[names.notifications.count...]
         }
         let from = names.texts.count
+        // Slots the engine let go and reused since (`traceWritten`) say something new.
+        for i in texts.reusedSince where Int(i) < from {
+            names.texts[Int(i)] = text(TextID(index: i))
+            names.scores[i] = nil
+            if let d = texts.decision(at: i) {
+                switch d.key {
+                case .ran: names.scores[i] = (d.score, d.threshold, true)
+                case .waits: names.scores[i] = (d.score, d.threshold, false)
+                case .mustNot, .absolutelyMust, .launchRefused: break
+                }
+            }
+        }
         guard from < texts.strings.count else { return }
         // Whole, the table is shared, not copied.
         if from == 0 { names.texts = texts.strings } else { names.texts += texts.strings[from...] }

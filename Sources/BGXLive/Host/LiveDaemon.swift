@@ -232,6 +232,8 @@ public final class LiveDaemon {
             emit(line)
         }
         engine.trace.removeAll(keepingCapacity: true)
+        // Decisions only written lines referred to are let go: the daemon's size stays flat.
+        engine.traceWritten()
     }
 
     /// A line of the host's own (`process.*`, `daemon.*`), in the trace's format and time.
