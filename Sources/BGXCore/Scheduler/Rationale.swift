@@ -179,3 +179,14 @@ struct DecisionWords: Sendable, Equatable {
         }
     }
 }
+
+extension DecisionWords {
+    /// dasd's `CurrentScore`, `ThresholdScore` and `DecisionToRun`, for a decision a score made.
+    var scores: (current: Double, threshold: Double, run: Bool)? {
+        switch key {
+        case .ran: (score, threshold, true)
+        case .waits: (score, threshold, false)
+        case .mustNot, .absolutelyMust, .launchRefused: nil
+        }
+    }
+}

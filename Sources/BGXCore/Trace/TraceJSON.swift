@@ -58,9 +58,9 @@ extension Engine {
     }
 
     /// Brings names made earlier up to date. Apps, notification identifiers
-    /// and texts are only ever added, so only what was added since is put
-    /// into words (and slots reused after `traceWritten`). A host that writes the trace as it runs (the live daemon)
-    /// keeps one `TraceNames` and updates it before each write: making them
+    /// and texts are only ever added (or a slot reused after `traceWritten`),
+    /// so only what is new is put into words. A host that writes the trace as
+    /// it runs (the live daemon) keeps one `TraceNames` and updates it before each write: making them
     /// afresh put every decision so far into words at every write, a cost
     /// that grew with the daemon's age (quadratic over a run, and over the
     /// replay of a long journal at restart).
@@ -75,14 +75,7 @@ extension Engine {
         // Slots the engine let go and reused since (`traceWritten`) say something new.
         for i in texts.reusedSince where Int(i) < from {
             names.texts[Int(i)] = text(TextID(index: i))
-            names.scores[i] = nil
-            if let d = texts.decision(at: i) {
-                switch d.key {
-                case .ran: names.scores[i] = (d.score, d.threshold, true)
-                case .waits: names.scores[i] = (d.score, d.threshold, false)
-                case .mustNot, .absolutelyMust, .launchRefused: break
-                }
-            }
+            names.scores[i] = texts.decision(at: i).flatMap(\.scores)
         }
         guard from < texts.strings.count else { return }
         // Whole, the table is shared, not copied.
@@ -96,12 +89,9 @@ extension Engine {
         for k in lo..<texts.decisionIndices.count {
             let i = texts.decisionIndices[k], d = texts.decisions[k]
             names.texts[Int(i)] = d.text(wallClockOffset: wallClockOffset)
-            switch d.key {
-            case .ran: names.scores[i] = (d.score, d.threshold, true)
-            case .waits: names.scores[i] = (d.score, d.threshold, false)
-            case .mustNot, .absolutelyMust, .launchRefused: break
-            }
+            if let scores = d.scores { names.scores[i] = scores }
         }
     }
     public var traceRenderer: TraceRenderer { TraceRenderer(names: traceNames) }
 }
+
