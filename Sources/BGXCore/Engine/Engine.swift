@@ -433,12 +433,18 @@ struct TextTable: Sendable {
     var writtenUpTo: Int32 = 0
 
     func decision(at i: Int32) -> DecisionWords? {
+        let k = firstDecision(atOrAfter: i)
+        return k < decisionIndices.count && decisionIndices[k] == i ? decisions[k] : nil
+    }
+
+    /// Where the first decision at text index `i` or after is kept (their indices ascend).
+    func firstDecision(atOrAfter i: Int32) -> Int {
         var lo = 0, hi = decisionIndices.count
         while lo < hi {
             let mid = (lo + hi) / 2
             if decisionIndices[mid] < i { lo = mid + 1 } else { hi = mid }
         }
-        return lo < decisionIndices.count && decisionIndices[lo] == i ? decisions[lo] : nil
+        return lo
     }
 }
 

@@ -80,13 +80,7 @@ extension Engine {
         guard from < texts.strings.count else { return }
         // Whole, the table is shared, not copied.
         if from == 0 { names.texts = texts.strings } else { names.texts += texts.strings[from...] }
-        // The first decision at or after `from` (their indices ascend).
-        var lo = 0, hi = texts.decisionIndices.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if texts.decisionIndices[mid] < Int32(from) { lo = mid + 1 } else { hi = mid }
-        }
-        for k in lo..<texts.decisionIndices.count {
+        for k in texts.firstDecision(atOrAfter: Int32(from))..<texts.decisionIndices.count {
             let i = texts.decisionIndices[k], d = texts.decisions[k]
             names.texts[Int(i)] = d.text(wallClockOffset: wallClockOffset)
             if let scores = d.scores { names.scores[i] = scores }

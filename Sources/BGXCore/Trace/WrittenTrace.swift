@@ -56,13 +56,9 @@ extension TextTable {
         let slot = free.removeLast()
         reusedSince.append(slot)
         strings[Int(slot)] = ""
-        var lo = 0, hi = decisionIndices.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if decisionIndices[mid] < slot { lo = mid + 1 } else { hi = mid }
-        }
-        decisionIndices.insert(slot, at: lo)
-        decisions.insert(d, at: lo)
+        let k = firstDecision(atOrAfter: slot)
+        decisionIndices.insert(slot, at: k)
+        decisions.insert(d, at: k)
         return slot
     }
 
