@@ -149,6 +149,8 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 // To read `bgx fleet plan`'s Kubernetes manifest as YAML.
                 .product(name: "Yams", package: "Yams"),
+                // To check that a heap decoded from a snapshot keeps its layout.
+                .product(name: "Collections", package: "swift-collections"),
             ],
             swiftSettings: v5),
     ]

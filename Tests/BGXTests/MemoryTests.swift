@@ -542,7 +542,7 @@ func processMemoryEndsAsNew() {
     memory.jettison = JetsamKill(footprint: 1, level: 2, memory: 3, band: .idle, cause: .pressure)
     memory.locks = ["db.sqlite"]
     memory.sockets = [OpenSocket(name: "listener", kind: .listener)]
-    memory.closedWhileSuspended = [("listener", "closed")]
+    memory.closedWhileSuspended = [ClosedSocket(name: "listener", reason: "closed")]
     memory.sensitiveContentVisible = true
     memory.hasUnsavedChanges = true
     memory.processEnded()

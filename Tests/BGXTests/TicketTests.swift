@@ -24,7 +24,7 @@ import Testing
         var engine = Engine()
         let app = engine.install(AppManifest(bundleIdentifier: "com.example.a"))
         let i = Int(app.index)
-        engine.pushes.apps[i].awaitingCompletion = [(number: 1, watched: true), (number: 2, watched: true)]
+        engine.pushes.apps[i].awaitingCompletion = [AwaitedPush(number: 1, watched: true), AwaitedPush(number: 2, watched: true)]
         #expect(engine.isOutstanding(engine.ticket(app, 1), .pushCompletion, app))
         engine.pushes.apps[i].awaitingCompletion.removeFirst()
         #expect(!engine.isOutstanding(engine.ticket(app, 1), .pushCompletion, app))

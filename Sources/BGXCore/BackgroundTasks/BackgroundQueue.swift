@@ -14,7 +14,7 @@ public enum ExecutionQueue: UInt8, Sendable, CustomStringConvertible {
 
 /// Jobs of an app's background serial queue, created the first time the app
 /// puts work there (apps that never do pay nothing).
-struct BackgroundQueueState: Sendable {
+struct BackgroundQueueState: Sendable, Codable {
     /// The job running there now.
     var inFlight: InFlightJob?
     var jobs = JobQueue()

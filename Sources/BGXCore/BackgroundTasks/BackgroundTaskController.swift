@@ -12,7 +12,7 @@
 /// (`bgx bench`, callgrind: 2,160 against 2,032); inlined, about 31 (2,035
 /// against 2,004), before `begin` read the last name in its own access and
 /// a process ending with nothing here stopped writing its record.
-struct BackgroundTaskController: Sendable {
+struct BackgroundTaskController: Sendable, Codable {
     /// Per app, by `AppID.index`.
     var apps: [BackgroundTaskState] = []
 

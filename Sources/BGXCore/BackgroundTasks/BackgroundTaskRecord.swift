@@ -1,5 +1,5 @@
 /// rules §2: one `beginBackgroundTask` assertion.
-struct BackgroundTaskRecord: Sendable {
+struct BackgroundTaskRecord: Sendable, Codable {
     var id: Int
     var name: String
     var nameText: TextID

@@ -1,10 +1,10 @@
 /// One app's background-time assertions and window (rules §2, §13), kept by
 /// the background-task controller. Each change is one mutating call, so the
 /// controller touches its `apps` array once per change.
-struct BackgroundTaskState: Sendable {
+struct BackgroundTaskState: Sendable, Codable {
     var tasks: [BackgroundTaskRecord] = []
     /// The last task name and its interned text: apps reuse a few names.
-    var lastTaskName: (name: String, text: TextID)?
+    var lastTaskName: NamedText?
     var nextTaskID = 1
     var window: BackgroundWindow?
     /// Bumped as a window opens and closes: the window's timers carry it in their ticket.
@@ -24,7 +24,7 @@ struct BackgroundTaskState: Sendable {
     /// The newest assertion's name, interned: kept for the next.
     mutating func named(_ name: String, _ text: TextID) {
         tasks[tasks.count - 1].nameText = text
-        lastTaskName = (name, text)
+        lastTaskName = NamedText(name: name, text: text)
     }
 
     @inline(__always) mutating func begin(name: String, text: TextID, now: Nanoseconds, expiringActivity: Bool) -> Int {
@@ -88,4 +88,10 @@ struct BackgroundTaskState: Sendable {
         window = nil
         windowNumber &+= 1
     }
+}
+
+/// A name and its interned text, remembered so the next use of the same name is not interned again.
+struct NamedText: Sendable, Codable {
+    var name: String
+    var text: TextID
 }

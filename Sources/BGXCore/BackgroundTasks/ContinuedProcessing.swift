@@ -8,7 +8,7 @@
 /// first the tasks whose progress has not moved.
 
 /// `BGContinuedProcessingTaskRequest.SubmissionStrategy`.
-public enum ContinuedProcessingStrategy: String, Sendable, CaseIterable {
+public enum ContinuedProcessingStrategy: String, Sendable, CaseIterable, Codable {
     /// Wait for a slot (the default).
     case queue
     /// Refuse with `immediateRunIneligible` if it cannot start now.
@@ -16,7 +16,7 @@ public enum ContinuedProcessingStrategy: String, Sendable, CaseIterable {
 }
 
 /// `BGContinuedProcessingTaskRequest` as the system sees it.
-public struct ContinuedProcessingRequest: Sendable, Equatable {
+public struct ContinuedProcessingRequest: Sendable, Equatable, Codable {
     public var identifier: String
     public var title: String
     public var subtitle: String
@@ -35,7 +35,7 @@ public struct ContinuedProcessingRequest: Sendable, Equatable {
 }
 
 /// The profile's continued-processing numbers.
-public struct ContinuedProcessingSettings: Sendable, Equatable {
+public struct ContinuedProcessingSettings: Sendable, Equatable, Codable {
     /// The profile has `BGContinuedProcessingTaskRequest` (iOS 26 and later).
     public var available = false
     /// How many continued-processing tasks run at once on the device; more
@@ -49,7 +49,7 @@ public struct ContinuedProcessingSettings: Sendable, Equatable {
 }
 
 /// A continued-processing task, queued or running.
-struct ContinuedTask: Sendable {
+struct ContinuedTask: Sendable, Codable {
     var app: AppID
     var identifier: TextID
     var request: ContinuedProcessingRequest

@@ -11,7 +11,7 @@
 ///   the key stays in memory once the person has unlocked the device since boot.
 /// - No Protection (class D): readable whenever the device is on.
 /// Without a passcode no class key is wrapped by one: every file is readable.
-public enum FileProtection: String, Sendable, CaseIterable, CustomStringConvertible {
+public enum FileProtection: String, Sendable, CaseIterable, CustomStringConvertible, Codable {
     case complete
     case completeUntilFirstUserAuthentication
     case none
@@ -21,7 +21,7 @@ public enum FileProtection: String, Sendable, CaseIterable, CustomStringConverti
 
 /// What the system remembers of a file an app wrote (the store is the
 /// device's disk: it survives the process, a kill and a reboot).
-struct ProtectedFile: Sendable {
+struct ProtectedFile: Sendable, Codable {
     var protection: FileProtection
     var bytes: Int64
 }
@@ -37,7 +37,7 @@ public enum FileAccess: Sendable, Equatable {
 }
 
 /// The profile's data-protection numbers.
-public struct DataProtectionSettings: Sendable, Equatable {
+public struct DataProtectionSettings: Sendable, Equatable, Codable {
     /// Class A keys are discarded this long after the lock [D] (Apple
     /// Platform Security: 10 s with Require Password set to Immediately).
     public var classKeyGracePeriod: Nanoseconds = Time.seconds(10)

@@ -1,11 +1,11 @@
 /// The device's own conditions (a scenario's `device:`, docs/scenarios.md). Later
 /// controllers (the scheduler, jetsam) read them; every change is traced.
-public struct DeviceState: Sendable, Equatable {
-    public enum Network: String, Sendable, CaseIterable { case wifi, cellular, none }
-    public enum Thermal: String, Sendable, CaseIterable { case nominal, fair, serious, critical }
+public struct DeviceState: Sendable, Equatable, Codable {
+    public enum Network: String, Sendable, CaseIterable, Codable { case wifi, cellular, none }
+    public enum Thermal: String, Sendable, CaseIterable, Codable { case nominal, fair, serious, critical }
     /// The system's memory pressure as dasd's MemoryPressurePolicy reads it
     /// (a scenario input; jetsam's own accounting is separate, rules §10).
-    public enum MemoryPressure: String, Sendable, CaseIterable { case normal, warning, critical }
+    public enum MemoryPressure: String, Sendable, CaseIterable, Codable { case normal, warning, critical }
 
     /// Battery level in percent, 0…100.
     public var battery: Int = 100
@@ -42,7 +42,7 @@ public struct DeviceState: Sendable, Equatable {
 }
 
 /// A change to one device property; the engine applies it and traces it.
-public enum DeviceChange: Sendable, Equatable {
+public enum DeviceChange: Sendable, Equatable, Codable {
     case battery(Int)
     case charging(Bool)
     case network(DeviceState.Network)
@@ -62,7 +62,7 @@ public enum DeviceChange: Sendable, Equatable {
 }
 
 /// What the person holding the device does (a scenario timeline's `user:`, docs/scenarios.md).
-public enum UserAction: Sendable, Equatable {
+public enum UserAction: Sendable, Equatable, Codable {
     case launch(AppID)
     case home
     case lock
@@ -76,7 +76,7 @@ public enum UserAction: Sendable, Equatable {
 }
 
 /// An installed app's handle inside the engine.
-public struct AppID: Hashable, Sendable, Comparable {
+public struct AppID: Hashable, Sendable, Comparable, Codable {
     public let index: Int32
     @inlinable public init(index: Int32) { self.index = index }
     @inlinable public static func < (a: AppID, b: AppID) -> Bool { a.index < b.index }

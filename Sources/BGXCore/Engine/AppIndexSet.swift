@@ -4,7 +4,7 @@
 /// words are kept when members leave (BitCollections' `BitSet` trims its
 /// empty trailing words at every removal, about 15 instructions per engine
 /// event in `bgx bench`), and it keeps its own count.
-struct AppIndexSet: Sendable, Sequence {
+struct AppIndexSet: Sendable, Sequence, Codable {
     private var words: [UInt64] = []
     private(set) var count = 0
 

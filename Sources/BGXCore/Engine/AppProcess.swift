@@ -1,5 +1,5 @@
 /// Everything the system knows about one installed app.
-struct AppProcess: Sendable {
+struct AppProcess: Sendable, Codable {
     let manifest: AppManifest
     var state: ProcessState = .notRunning
     var stateSince: Nanoseconds = 0
@@ -16,7 +16,7 @@ struct AppProcess: Sendable {
     var jobs = JobQueue()
     /// The background serial queue, once the app has put work there.
     var backgroundQueue: BackgroundQueueState?
-    var heldTimers: [(token: Int32, continuation: Bool)] = []
+    var heldTimers: [HeldTimer] = []
 
     // `beginBackgroundTask` assertions and the background-time window are the background-task controller's.
 
@@ -50,4 +50,10 @@ extension AppProcess {
         if backgroundQueue != nil { backgroundQueue = nil }
         heldTimers.clearKeepingCapacity()
     }
+}
+
+/// A timer that came due while its app was suspended: it fires when the app runs again.
+struct HeldTimer: Sendable, Codable {
+    var token: Int32
+    var continuation: Bool
 }

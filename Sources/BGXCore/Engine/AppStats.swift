@@ -1,7 +1,7 @@
 /// Per-app accounting for the summary (docs/rules.md §12).
 /// Counters live in fixed-size SIMD vectors: inline storage, so updating
 /// them on the hot path touches no heap and checks no uniqueness.
-public struct AppStats: Sendable, Equatable {
+public struct AppStats: Sendable, Equatable, Codable {
     public var timeInState = StateTimes()
     /// Indexed by `LaunchCause.rawValue` (a test checks the enums fit).
     public var launches = SIMD32<Int32>()

@@ -20,3 +20,5 @@ struct AppTable<Value: Sendable>: Sendable {
 
     mutating func removeAll() { values.removeAll(keepingCapacity: true) }
 }
+
+extension AppTable: Codable where Value: Codable {}

@@ -3,7 +3,7 @@
 /// clears it when it lets go (as AOSP's controllers call
 /// `setConstraintSatisfied` on a job); suspension and jetsam's bands read
 /// the one set instead of every concern's fields.
-struct BackgroundAssertions: OptionSet, Sendable, Hashable {
+struct BackgroundAssertions: OptionSet, Sendable, Hashable, Codable {
     let rawValue: UInt16
 
     /// `beginBackgroundTask` or `performExpiringActivity` is open (rules §2, §13).

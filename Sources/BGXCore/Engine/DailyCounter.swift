@@ -43,3 +43,5 @@ struct DailyCounter<Amount: AdditiveArithmetic & Sendable>: Sendable {
         spentInDay = amount
     }
 }
+
+extension DailyCounter: Codable where Amount: Codable {}

@@ -1,7 +1,7 @@
 /// What the engine asks its host to carry out (SWIM's directives). The
 /// simulated device runs app code in process; the live host acts on real
 /// processes.
-public enum Directive: Sendable, Equatable {
+public enum Directive: Sendable, Equatable, Codable {
     /// Start a fresh process for the app.
     case launch(AppID, LaunchCause)
     /// Run this callback on the app's main thread. The host answers with

@@ -9,7 +9,7 @@ import HeapModule
 /// Inputs — user actions, device changes, app API calls, the passing of
 /// time — go in through mutating methods; directives for the host and trace
 /// events come out. No I/O, no wall clock, no global randomness.
-public struct Engine: Sendable {
+public struct Engine: Sendable, Codable {
     public let profile: PolicyProfile
     public internal(set) var device: DeviceState
     public internal(set) var now: Nanoseconds = 0
@@ -72,7 +72,7 @@ public struct Engine: Sendable {
         get { scheduler.recordsDasdDecisions }
         set { scheduler.recordsDasdDecisions = newValue }
     }
-    public var dasdStarts: [(app: AppID, identifier: String, time: Nanoseconds, decision: DasdDecision)] { scheduler.dasdStarts }
+    public var dasdStarts: [DasdStart] { scheduler.dasdStarts }
     /// When the device was last locked (nil while unlocked), and unlocked.
     var lockedSince: Nanoseconds?
     var lastUnlock: Nanoseconds?
@@ -407,7 +407,7 @@ extension Engine {
 }
 
 /// A watchdog not yet in the queue (see `deliver`).
-struct PendingWatchdog: Sendable {
+struct PendingWatchdog: Sendable, Codable {
     var app: AppID
     /// The callback's job number, in its process.
     var ticket: Ticket
@@ -416,7 +416,7 @@ struct PendingWatchdog: Sendable {
 
 /// Interned trace text (see `TextID`). A scheduling decision's words are
 /// kept as the decision (`strings` holds "" in its place) and written when read.
-struct TextTable: Sendable {
+struct TextTable: Sendable, Codable {
     var strings: [String] = []
     var index: [String: Int32] = [:]
     /// Text indices holding a decision, ascending, and the decisions.

@@ -4,7 +4,7 @@ import HeapModule
 /// Something the engine must handle at a moment of virtual time. Plain values
 /// in a heap, never closures (a closure per event measured 3–4× slower). A `Ticket` ties an event to one process lifetime and one moment
 /// of its controller: a stale ticket's event is dropped when it comes due.
-public enum EngineEvent: Sendable, Equatable {
+public enum EngineEvent: Sendable, Equatable, Codable {
     case user(UserAction)
     /// Boxed: a time zone's rules would make every queued event 40 % larger.
     indirect case device(DeviceChange)
@@ -63,7 +63,7 @@ public enum EngineEvent: Sendable, Equatable {
 }
 
 /// Ordered by (time, insertion order), like `EmbeddedEventLoop`.
-public struct ScheduledEvent: Comparable, Sendable {
+public struct ScheduledEvent: Comparable, Sendable, Codable {
     public var time: Nanoseconds
     public var sequence: UInt64
     public var event: EngineEvent
@@ -93,7 +93,7 @@ public struct ScheduledEvent: Comparable, Sendable {
 /// (timers, watchdogs, anything that arrives out of order) goes through the
 /// heap. The next event is the least of the heap's minimum and the lanes'
 /// heads; lanes and heap never change the order, only its cost.
-public struct EventQueue: Sendable {
+public struct EventQueue: Sendable, Codable {
     @usableFromInline var heap = Heap<ScheduledEvent>()
     /// The heap's first (time, sequence), kept beside it like a lane's.
     @usableFromInline var heapFirst = Key.none
@@ -176,7 +176,7 @@ public struct EventQueue: Sendable {
     /// number that orders the same way, so finding the next of five places
     /// is four comparisons of one number each, not of two (about 14
     /// instructions per engine event in `bgx bench`, callgrind).
-    @usableFromInline struct Key: Sendable {
+    @usableFromInline struct Key: Sendable, Codable {
         @usableFromInline var bits: UInt128
         @inlinable init(bits: UInt128) { self.bits = bits }
         /// The time's sign bit is flipped so that negative times still come first.
@@ -194,7 +194,7 @@ public struct EventQueue: Sendable {
 
     /// Events of one kind in the order they came, which is time order,
     /// with the first one's key and the last one's time kept beside them.
-    @usableFromInline struct Lane: Sendable {
+    @usableFromInline struct Lane: Sendable, Codable {
         @usableFromInline var events = Deque<ScheduledEvent>()
         /// The first event's key, `.none` while empty.
         @usableFromInline var first = Key.none

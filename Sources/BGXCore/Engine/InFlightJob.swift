@@ -1,5 +1,5 @@
 /// The job holding the main thread right now.
-struct InFlightJob: Sendable {
+struct InFlightJob: Sendable, Codable {
     var number: UInt32
     /// Callbacks are watched by watchdogs and keep the app from suspending;
     /// a timer's work is simply frozen by suspension.

@@ -4,7 +4,7 @@ import DequeModule
 /// the last job leaves nothing to tidy (an array read from a moving head
 /// had to be emptied each time it drained) and no allocation once it has
 /// grown to its working size.
-struct JobQueue: Sendable {
+struct JobQueue: Sendable, Codable {
     private var items = Deque<MainThreadJob>()
 
     // Inlining measured (callgrind, `bgx bench`, November 2026): removing every `@inline(__always)`

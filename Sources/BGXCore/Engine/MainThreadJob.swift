@@ -2,7 +2,7 @@
 /// free, in order, the way UIKit's run loop serialises lifecycle events.
 /// Each lifecycle job names the state it leaves; if the app is no longer in
 /// it, the job is skipped.
-enum MainThreadJob: Sendable, Equatable {
+enum MainThreadJob: Sendable, Equatable, Codable {
     case finishLaunching(LaunchCause)
     case becomeActive            // inactive → active, didBecomeActive
     case resignActive            // active → inactive, willResignActive

@@ -1,6 +1,6 @@
 /// A seeded generator held in the engine's state (SplitMix64): the engine
 /// never touches global randomness.
-public struct SeededRandom: RandomNumberGenerator, Sendable {
+public struct SeededRandom: RandomNumberGenerator, Sendable, Codable {
     private var state: UInt64
     public init(seed: UInt64) { state = seed }
     public mutating func next() -> UInt64 {

@@ -1,6 +1,6 @@
 /// Nanoseconds spent in each process state. Plain fields behind a switch:
 /// a SIMD vector indexed at run time is spilled to memory on every update.
-public struct StateTimes: Sendable, Equatable {
+public struct StateTimes: Sendable, Equatable, Codable {
     public var notRunning: Nanoseconds = 0
     public var inactive: Nanoseconds = 0
     public var active: Nanoseconds = 0

@@ -8,7 +8,7 @@
 /// launch a terminated app) and what is device-wide (the scheduler's wake,
 /// the transfer daemon's review) keeps a generation instead: `EngineEvent`
 /// says so at each.
-public struct Ticket: Sendable, Hashable {
+public struct Ticket: Sendable, Hashable, Codable {
     /// `processEpoch(of:)` when the event was queued: a termination makes it stale.
     public var epoch: UInt32
     /// The controller's counter when the event was queued.

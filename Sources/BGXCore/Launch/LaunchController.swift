@@ -6,7 +6,7 @@
 /// The verdicts are kept in one ring for the device, not a list per app:
 /// recording one is a store, and an app that is never launched costs
 /// nothing. An app's recent launches are those of the newest `capacity`.
-struct LaunchController: Sendable {
+struct LaunchController: Sendable, Codable {
     let policy: LaunchPolicy
     /// The newest verdicts, as a ring: `next` is where the next one goes once it is full.
     private(set) var ring: [LaunchRecord] = []
@@ -42,8 +42,8 @@ struct LaunchController: Sendable {
 }
 
 /// One verdict of the launch policy that was acted on.
-struct LaunchRecord: Sendable, Equatable {
-    enum Outcome: UInt8, Sendable { case launched, woken, refused }
+struct LaunchRecord: Sendable, Equatable, Codable {
+    enum Outcome: UInt8, Sendable, Codable { case launched, woken, refused }
     var time: Nanoseconds
     var app: AppID
     var cause: LaunchCause

@@ -35,7 +35,7 @@
 /// The policy is a pure function of its inputs. Refusals are values
 /// (`LaunchRefusal`); their words are built only when read, so the
 /// scheduler's hot path can ask without allocating.
-public struct LaunchPolicy: Sendable, Equatable {
+public struct LaunchPolicy: Sendable, Equatable, Codable {
     /// rules §4/§11 [S]: location apps are relaunched even after a user
     /// force-quit (iOS 8 and later).
     public var relaunchLocationAfterForceQuit: Bool
@@ -145,7 +145,7 @@ public struct LaunchPolicy: Sendable, Equatable {
 }
 
 /// Why the launch policy said no.
-public enum LaunchRefusal: Sendable, Equatable {
+public enum LaunchRefusal: Sendable, Equatable, Codable {
     case multitaskingUnsupported
     case modeMissing(BackgroundMode)
     case taskIdentifierNotPermitted

@@ -402,7 +402,7 @@ extension Engine {
         case .notRunning:
             return
         case .suspended:
-            apps[i].heldTimers.append((token, continuation))
+            apps[i].heldTimers.append(HeldTimer(token: token, continuation: continuation))
         case .inactive, .active, .background:
             if continuation {
                 outbox.append(.fire(app, token: token, continuation: true))

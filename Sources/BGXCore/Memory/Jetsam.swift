@@ -10,7 +10,7 @@ import HeapModule
 
 /// An app suspended at `since` (see `leastRecentlyUsedIdleApp`), ordered
 /// by when, then by index.
-struct IdleEntry: Sendable, Comparable {
+struct IdleEntry: Sendable, Comparable, Codable {
     var app: AppID
     var since: Nanoseconds
     static func < (a: Self, b: Self) -> Bool { (a.since, a.app.index) < (b.since, b.app.index) }
@@ -19,7 +19,7 @@ struct IdleEntry: Sendable, Comparable {
 /// A kill jetsam has decided: the numbers it was decided on. Its words are
 /// rendered from them when a trace line is written, not when the kill is
 /// made — under memory pressure nearly every launch kills an app.
-public struct JetsamKill: Sendable, Equatable {
+public struct JetsamKill: Sendable, Equatable, Codable {
     public var footprint: Int64
     /// `pressure`: the critical level free memory fell below;
     /// `perProcessLimit`: the per-process limit.

@@ -2,7 +2,7 @@
 /// Bands are plain numbers; the kill order is a policy over them (docs/rules.md §10).
 /// The numbers are docs/rules.md's (§10); the revision-2 header numbers the same bands
 /// 0, 1, 3, 10, 12 — the order, which is all jetsam uses, is the same.
-public enum JetsamBand: UInt8, Sendable, CaseIterable, Comparable, CustomStringConvertible, Encodable {
+public enum JetsamBand: UInt8, Sendable, CaseIterable, Comparable, CustomStringConvertible, Codable {
     /// `JETSAM_PRIORITY_IDLE`: suspended apps.
     case idle = 0
     /// `JETSAM_PRIORITY_IDLE_DEFERRED` (aging band 1): in the background with

@@ -1,5 +1,5 @@
 /// Why jetsam killed an app (a `terminate` field).
-public enum JetsamCause: UInt8, Sendable, CustomStringConvertible {
+public enum JetsamCause: UInt8, Sendable, CustomStringConvertible, Codable {
     /// Free memory fell below the critical level; kills from the lowest band up.
     case pressure
     /// The app's own footprint passed its per-process limit; killed at once.

@@ -1,5 +1,5 @@
 /// Which app of one band jetsam kills first.
-public enum JetsamOrder: String, Sendable, CaseIterable {
+public enum JetsamOrder: String, Sendable, CaseIterable, Codable {
     /// XNU keeps each band as a FIFO and kills from its head: the app that
     /// has been in its band (its state) the longest [D].
     case leastRecentlyUsed

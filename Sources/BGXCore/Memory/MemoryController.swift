@@ -6,7 +6,7 @@ import DequeModule
 /// low memory. It keeps the books and answers from them — the CPU monitor's
 /// next check, the idle band's order, a kill counted once; the engine reads
 /// the process table (states, bands), records the trace and terminates.
-struct MemoryController: Sendable {
+struct MemoryController: Sendable, Codable {
     /// Per app, by `AppID.index`: what its process holds; cleared as it ends.
     var apps: [ProcessMemory] = []
     /// Per app: busy main-thread time of the recent past, for the CPU monitor;
@@ -83,7 +83,7 @@ struct MemoryController: Sendable {
         let i = Int(app.index)
         cpu[i].intervals.removeAll { $0.end <= now - window }
         let start = max(now, cpu[i].intervals.last?.end ?? now)
-        cpu[i].intervals.append((start, start + duration))
+        cpu[i].intervals.append(BusyInterval(start: start, end: start + duration))
     }
 
     /// Busy time between two moments.

@@ -1,6 +1,6 @@
 /// The numbers of memory enforcement (rules §10). Fractions are of the
 /// device's RAM (`device: {memory:}`).
-public struct MemorySettings: Sendable, Equatable {
+public struct MemorySettings: Sendable, Equatable, Codable {
     /// What the system itself keeps resident (kernel, SpringBoard, daemons):
     /// bgx's choice, in line with what free-memory readings on devices show [O].
     public var systemShare = 0.25

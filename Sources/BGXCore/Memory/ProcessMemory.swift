@@ -1,5 +1,5 @@
 /// What one process holds and owes (rules §10); gone with the process.
-struct ProcessMemory: Sendable {
+struct ProcessMemory: Sendable, Codable {
     /// Bytes allocated beyond the manifest's footprint (never below 0: an
     /// app can free only what it allocated).
     var allocated: Int64 = 0
@@ -10,7 +10,7 @@ struct ProcessMemory: Sendable {
     /// Listening sockets, Bonjour services and connections the app has open.
     var sockets: [OpenSocket] = []
     /// Sockets closed while the app was suspended, not yet told to it.
-    var closedWhileSuspended: [(name: String, reason: String)] = []
+    var closedWhileSuspended: [ClosedSocket] = []
     /// What the UI shows; the app-switcher snapshot captures it.
     var sensitiveContentVisible = false
     /// Work the person did that is not yet saved.
@@ -36,4 +36,10 @@ struct ProcessMemory: Sendable {
         sensitiveContentVisible = false
         hasUnsavedChanges = false
     }
+}
+
+/// A socket the system closed while its app was suspended, and why (told to the app when it resumes).
+struct ClosedSocket: Sendable, Codable {
+    var name: String
+    var reason: String
 }

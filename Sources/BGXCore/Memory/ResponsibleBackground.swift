@@ -6,7 +6,7 @@
 /// not yet saved are lost.
 
 /// What kind of socket an app opened.
-public enum SocketKind: String, Sendable, CaseIterable {
+public enum SocketKind: String, Sendable, CaseIterable, Codable {
     /// A listening socket: closed when the app is suspended.
     case listener
     /// A published Bonjour service (`NetService`): closed when the app is suspended.
@@ -15,7 +15,7 @@ public enum SocketKind: String, Sendable, CaseIterable {
     case connection
 }
 
-struct OpenSocket: Sendable {
+struct OpenSocket: Sendable, Codable {
     var name: String
     var kind: SocketKind
 }
@@ -90,7 +90,7 @@ extension Engine {
 
     mutating func closeSocket(_ app: AppID, _ socket: OpenSocket, reason: String) {
         record(app, .socketClose(name: text(socket.name), kind: socket.kind, reason: text(reason)))
-        memory.apps[Int(app.index)].closedWhileSuspended.append((socket.name, reason))
+        memory.apps[Int(app.index)].closedWhileSuspended.append(ClosedSocket(name: socket.name, reason: reason))
     }
 
     /// Back from suspension: connections left idle that long are gone; the
@@ -110,7 +110,7 @@ extension Engine {
     public mutating func takeClosedSockets(of app: AppID) -> [(name: String, reason: String)] {
         let i = Int(app.index)
         defer { memory.apps[i].closedWhileSuspended.removeAll() }
-        return memory.apps[i].closedWhileSuspended
+        return memory.apps[i].closedWhileSuspended.map { ($0.name, $0.reason) }
     }
 
     // MARK: The snapshot

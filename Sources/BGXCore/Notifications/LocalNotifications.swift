@@ -8,7 +8,7 @@
 /// Center, from where a tap launches or activates the app.
 
 /// What a notification shows (`UNNotificationContent`).
-public struct NotificationContent: Sendable, Equatable {
+public struct NotificationContent: Sendable, Equatable, Codable {
     public var title: String
     public var body: String
     /// nil: silent.
@@ -25,7 +25,7 @@ public struct NotificationContent: Sendable, Equatable {
 }
 
 /// When a notification fires (`UNNotificationTrigger`).
-public enum NotificationTrigger: Sendable, Equatable {
+public enum NotificationTrigger: Sendable, Equatable, Codable {
     /// No trigger: delivered at once.
     case immediate
     /// `UNTimeIntervalNotificationTrigger`: this long after scheduling, and

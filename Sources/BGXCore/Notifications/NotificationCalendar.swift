@@ -2,9 +2,9 @@
 /// trigger is read on, and the matching of date components against them.
 /// A time zone is plain data — its UTC offsets and when each begins — so the
 /// engine needs no time-zone database; the host builds the table from one.
-public struct TimeZoneRules: Sendable, Equatable {
+public struct TimeZoneRules: Sendable, Equatable, Codable {
     /// From `from` (Unix seconds) on, the local clock reads UTC + `seconds`.
-    public struct Offset: Sendable, Equatable {
+    public struct Offset: Sendable, Equatable, Codable {
         public var from: Int64
         public var seconds: Int32
         public init(from: Int64, seconds: Int32) {
@@ -49,7 +49,7 @@ public struct TimeZoneRules: Sendable, Equatable {
 /// A nil field above the most specific one given matches any value; below it,
 /// its first value: `{hour: 8}` is every day at 08:00:00, `{minute: 30}` every
 /// hour at :30, `{weekday: 2, hour: 9}` every Monday at 09:00.
-public struct DateMatch: Sendable, Equatable {
+public struct DateMatch: Sendable, Equatable, Codable {
     public var year: Int?
     public var month: Int?
     public var day: Int?

@@ -6,9 +6,9 @@
 /// its bundle holds, and returns effects; the engine carries them out and
 /// keeps the part of a tap that is the app's lifecycle (launching it,
 /// bringing it to the front).
-struct NotificationController: Sendable {
+struct NotificationController: Sendable, Codable {
     /// A scheduled notification of one app.
-    struct Pending: Sendable {
+    struct Pending: Sendable, Codable {
         var id: NotificationID
         var trigger: NotificationTrigger
         var content: NotificationContent
@@ -21,14 +21,14 @@ struct NotificationController: Sendable {
         var generation: UInt32
     }
     /// A notification in Notification Center.
-    struct Delivered: Sendable {
+    struct Delivered: Sendable, Codable {
         var app: AppID
         var id: NotificationID
         var content: NotificationContent
         var at: Nanoseconds
     }
     /// What the controller holds for one app; it survives the process.
-    struct AppNotifications: Sendable {
+    struct AppNotifications: Sendable, Codable {
         /// In the order they were added.
         var pending: [Pending] = []
         /// The content the app last scheduled under each identifier (for callbacks).

@@ -1,5 +1,5 @@
 /// rules §9: the numbers the notification controller decides by.
-public struct NotificationSettings: Sendable, Equatable {
+public struct NotificationSettings: Sendable, Equatable, Codable {
     /// How many scheduled notifications an app may hold; the soonest-firing
     /// are kept. modern 64 [D], ios6 128 [S].
     public var limit: Int
@@ -22,7 +22,7 @@ public struct NotificationSettings: Sendable, Equatable {
 }
 
 /// rules §9: what becomes of a notification past an app's limit.
-public enum LocalNotificationOverflow: Sendable, Equatable {
+public enum LocalNotificationOverflow: Sendable, Equatable, Codable {
     /// Every request is taken; only the soonest-firing are kept.
     case keepSoonest
     /// A request past the limit is refused.

@@ -4,13 +4,13 @@
 /// file — missing, another format, too long — iOS plays the default sound
 /// instead [D for the length; O for the rest: "falls back to the default
 /// system notification sound"], and bgx says why in the trace.
-public enum NotificationSound: Sendable, Equatable {
+public enum NotificationSound: Sendable, Equatable, Codable {
     case `default`
     case named(String)
 }
 
 /// How a bundled audio file is encoded.
-public enum AudioFormat: String, Sendable, CaseIterable {
+public enum AudioFormat: String, Sendable, CaseIterable, Codable {
     case linearPCM, ima4, ulaw, alaw, mp3, aac, alac
 
     /// The four the system sound facility plays [D].
@@ -35,7 +35,7 @@ public enum AudioFormat: String, Sendable, CaseIterable {
 }
 
 /// A sound file in the app's bundle (or `Library/Sounds`).
-public struct BundleSound: Sendable, Equatable {
+public struct BundleSound: Sendable, Equatable, Codable {
     public var file: String
     public var format: AudioFormat
     public var length: Nanoseconds

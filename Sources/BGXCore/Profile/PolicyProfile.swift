@@ -1,7 +1,7 @@
 /// Every number the system decides by. A profile is data, not a code path:
 /// the same engine runs all of them. Source tags are docs/rules.md's:
 /// [D] Apple documentation, [A] Apple staff, [O] observed, [S] seed documents.
-public struct PolicyProfile: Sendable, Equatable {
+public struct PolicyProfile: Sendable, Equatable, Codable {
     public var name: String
 
     // MARK: rules §2 — finite-length background tasks

@@ -4,7 +4,7 @@
 /// told (the time, the settings, the process's epoch) and returns effects;
 /// the engine judges what it does not own (the launch policy, dasd's push
 /// policies, the device) and carries the effects out.
-struct PushController: Sendable {
+struct PushController: Sendable, Codable {
     /// Per app, by `AppID.index`; survives the process (the budget, the held push).
     var apps: [PushState] = []
     /// Apps with a push held for them: a device change retries these, not every app.
@@ -96,7 +96,7 @@ struct PushController: Sendable {
         let i = Int(app.index)
         apps[i].nextNumber &+= 1
         let number = apps[i].nextNumber
-        apps[i].awaitingCompletion.append((number, watched))
+        apps[i].awaitingCompletion.append(AwaitedPush(number: number, watched: watched))
         var effects: [Effect] = []
         if watched {
             effects.append(.setAssertion(app, .pushCompletion, true))

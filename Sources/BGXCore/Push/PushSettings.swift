@@ -1,6 +1,6 @@
 /// Every number of rules §7 (push) and the VoIP part of rules §4, with its
 /// source tag. Part of `PolicyProfile`.
-public struct PushSettings: Sendable, Equatable {
+public struct PushSettings: Sendable, Equatable, Codable {
     // MARK: Silent (background) pushes, rules §7
     /// `content-available` pushes wake apps: iOS 7 and later [D].
     public var silentPushSupported = true

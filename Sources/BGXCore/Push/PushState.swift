@@ -1,5 +1,5 @@
 /// What the system keeps per app for its pushes.
-struct PushState: Sendable {
+struct PushState: Sendable, Codable {
     /// The newest background push not yet deliverable (only the newest is kept).
     var held: Push?
     var heldSince: Nanoseconds?
@@ -11,7 +11,7 @@ struct PushState: Sendable {
     var nextNumber: UInt32 = 0
     /// Pushes whose completion handler the app has not called yet; `watched`
     /// ones (delivered in the background) hold the app running and time out.
-    var awaitingCompletion: [(number: UInt32, watched: Bool)] = []
+    var awaitingCompletion: [AwaitedPush] = []
     /// Bumped to cancel a scheduled retry. Not a ticket's number: the held
     /// push outlives the process, and its retry launches a terminated app.
     var retryGeneration: UInt32 = 0
@@ -21,4 +21,11 @@ struct PushState: Sendable {
     var keepsAppRunning: Bool { awaitingCompletion.contains { $0.watched } }
 
     mutating func processEnded() { awaitingCompletion.clearKeepingCapacity() }
+}
+
+/// A silent push whose completion handler the app has not yet called; `watched`
+/// when its 30 s keep the app running.
+struct AwaitedPush: Sendable, Codable {
+    var number: UInt32
+    var watched: Bool
 }

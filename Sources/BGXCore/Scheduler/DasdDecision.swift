@@ -4,8 +4,8 @@
 /// (`CurrentScore`, `ThresholdScore`, `DecisionToRun`) — so that bgx's
 /// judgement can be laid beside a developer's device log (`explain --format
 /// dasd`, `bgx dasd-log`, the calibration set).
-public struct DasdDecision: Sendable, Equatable {
-    public struct Response: Sendable, Equatable {
+public struct DasdDecision: Sendable, Equatable, Codable {
+    public struct Response: Sendable, Equatable, Codable {
         public var name: String
         public var weight: Double
         public var verdict: PolicyVerdict

@@ -6,7 +6,7 @@
 /// `application(_:performFetchWithCompletionHandler:)` [D]; the seed [S]).
 /// Each fetch is judged as it ends; the standing it adds up to stretches the
 /// spacing between the app's fetches (ActivityRateLimitPolicy).
-public enum FetchVerdict: UInt8, Sendable {
+public enum FetchVerdict: UInt8, Sendable, Codable {
     /// Finished within a third of the fetch time, having fetched what it reported.
     case fastAndHonest
     /// Neither fast nor slow.
@@ -31,12 +31,12 @@ public enum FetchVerdict: UInt8, Sendable {
 
 /// What the system remembers of an app's fetches. It survives termination:
 /// it is the scheduler's knowledge, not the process's.
-struct FetchStanding: Sendable {
+struct FetchStanding: Sendable, Codable {
     /// 1 for an app that fetches fast and reports honestly; less otherwise.
     var reputation = 1.0
     /// Fetches judged, by verdict (`FetchVerdict.rawValue`).
     var counts = [Int](repeating: 0, count: 5)
-    var last: (verdict: FetchVerdict, took: Nanoseconds, at: Nanoseconds)?
+    var last: LastFetch?
 }
 
 extension SchedulerController {
@@ -54,7 +54,7 @@ extension SchedulerController {
         }
         s.reputation = max(p.fetchReputationFloor, s.reputation)
         s.counts[Int(verdict.rawValue)] += 1
-        s.last = (verdict, took, now)
+        s.last = LastFetch(verdict: verdict, took: took, at: now)
         apps[i].fetchStanding = s
     }
 
@@ -98,4 +98,11 @@ extension Engine {
         if let started = scheduler.apps[i].energyStartedAt { used += now - started }
         return used
     }
+}
+
+/// An app's last background fetch: how it ended, how long it took, when.
+struct LastFetch: Sendable, Codable {
+    var verdict: FetchVerdict
+    var took: Nanoseconds
+    var at: Nanoseconds
 }

@@ -7,7 +7,7 @@
 /// low bits (the order of submission above them, so serials still sort in
 /// submission order), and each app's serials sit in a table indexed by the
 /// app. Hashing the serial on every access was a tenth of a simulated week.
-struct PendingRequests: Sendable {
+struct PendingRequests: Sendable, Codable {
     /// The requests by slot; a freed slot keeps its last request until reused.
     private var slots: [PendingTask] = []
     /// Each slot's serial, `free` when the slot holds no pending request.

@@ -3,7 +3,7 @@
 /// handed and has not completed, and their launch's shared budget. It all
 /// ends with the process. Each change is one mutating call, so the
 /// controller touches its `apps` array once per change.
-struct ProcessTasks: Sendable {
+struct ProcessTasks: Sendable, Codable {
     /// Identifiers with a launch handler in this process.
     var registered: Set<TextID> = []
     /// Of those, the ones registered with the main queue (the rest run on the background queue).

@@ -2,7 +2,7 @@
 /// decided on — put into words only when someone reads it (a trace line,
 /// `explain`, the history). Deciding never formats text: a simulated week
 /// makes hundreds of decisions and building their words was a quarter of it.
-enum Rationale: Sendable, Equatable {
+enum Rationale: Sendable, Equatable, Codable {
     // EarliestBeginDatePolicy
     case earliestTooFar(earliest: Nanoseconds, cutoff: Nanoseconds)
     case earliestNotReached(Nanoseconds)
@@ -161,7 +161,7 @@ enum Rationale: Sendable, Equatable {
 
 /// A scheduling decision — run, wait, or refused — as a value, put into
 /// words (`reason`) when a trace line, `explain` or the history is read.
-struct DecisionWords: Sendable, Equatable {
+struct DecisionWords: Sendable, Equatable, Codable {
     var key: Engine.DecisionKey
     var score: Double
     var threshold: Double

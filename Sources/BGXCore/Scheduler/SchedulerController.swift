@@ -10,7 +10,7 @@ import HeapModule
 /// serve all of them. Per app it keeps one record (`SchedulerAppState`)
 /// rather than one array per part, so a judgement reaches all it reads
 /// about an app through one array access.
-struct SchedulerController: Sendable {
+struct SchedulerController: Sendable, Codable {
     /// Per app, by `AppID.index`.
     var apps: [SchedulerAppState] = []
     var pendingTasks = PendingRequests()
@@ -48,7 +48,7 @@ struct SchedulerController: Sendable {
     var evaluations = 0
     var judgements = 0
     var recordsDasdDecisions = false
-    var dasdStarts: [(app: AppID, identifier: String, time: Nanoseconds, decision: DasdDecision)] = []
+    var dasdStarts: [DasdStart] = []
 
     init(settings: SchedulerSettings) {
         refreshWeights = settings.weightTable(processing: false)
@@ -138,10 +138,10 @@ struct SchedulerController: Sendable {
 
 /// What the scheduler knows of one app; it survives termination (but a
 /// fetch in flight, which ends with the process).
-struct SchedulerAppState: Sendable {
+struct SchedulerAppState: Sendable, Codable {
     // MARK: The usage predictor
     var usage: UsageHistory
-    var predictionCache: (bin: Int64, uses: Int, predicted: Nanoseconds?)?
+    var predictionCache: PredictionCache?
     /// Per quarter-hour use counts over the past days, as of one day
     /// (kept as separate fields: reading a tuple holding an array copies it).
     var usageTableDay: Int64 = -1
@@ -162,7 +162,7 @@ struct SchedulerAppState: Sendable {
     // MARK: Budgets and spacing (dasd's policies)
     var lastBackgroundLaunch: Nanoseconds?
     /// When a processing task of the app last ended, and whether it succeeded.
-    var lastProcessingEnd: (time: Nanoseconds, success: Bool)?
+    var lastProcessingEnd: ProcessingEnd?
     /// Tasks left uncompleted; each doubles the spacing between launches.
     var penalties = 0
     /// Time awake in the background today (EnergyBudgetPolicy), stretches that have ended.
@@ -180,4 +180,25 @@ struct SchedulerAppState: Sendable {
         energyStartedAt = nil
         energy.add(now - started, at: now, day: .calendar(wallClockOffset: wallClockOffset))
     }
+}
+
+/// A BGTask the scheduler started, with the dasd-style decision that let it run.
+public struct DasdStart: Sendable, Codable {
+    public var app: AppID
+    public var identifier: String
+    public var time: Nanoseconds
+    public var decision: DasdDecision
+}
+
+/// The usage predictor's answer for one time bin, valid while the app's usage history is at `uses`.
+struct PredictionCache: Sendable, Codable {
+    var bin: Int64
+    var uses: Int
+    var predicted: Nanoseconds?
+}
+
+/// When the app's last processing task ended, and whether it completed.
+struct ProcessingEnd: Sendable, Codable {
+    var time: Nanoseconds
+    var success: Bool
 }

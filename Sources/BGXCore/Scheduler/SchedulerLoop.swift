@@ -95,7 +95,7 @@ extension Engine {
             if scheduler.recordsDasdDecisions {
                 for s in starting {
                     let (app, id) = (scheduler.pendingTasks[s].app, text(scheduler.pendingTasks[s].identifier))
-                    if let d = dasdDecision(app: app, identifier: id) { scheduler.dasdStarts.append((app, id, now, d)) }
+                    if let d = dasdDecision(app: app, identifier: id) { scheduler.dasdStarts.append(DasdStart(app: app, identifier: id, time: now, decision: d)) }
                 }
             }
             let chosen = starting.map { scheduler.pendingTasks.remove($0) }
@@ -195,7 +195,7 @@ extension Engine {
 }
 
 /// An app's requests to judge again at `time` (the scheduler's wakes, earliest first).
-struct SchedulerWakeEntry: Sendable, Comparable {
+struct SchedulerWakeEntry: Sendable, Comparable, Codable {
     var time: Nanoseconds
     var app: Int32
     static func < (a: Self, b: Self) -> Bool { (a.time, a.app) < (b.time, b.app) }

@@ -1,6 +1,6 @@
 /// The numbers behind the scheduler's judgement (rules §5, §6). Every one can
 /// be changed in a profile; each carries its source tag (docs/rules.md).
-public struct SchedulerSettings: Sendable, Equatable {
+public struct SchedulerSettings: Sendable, Equatable, Codable {
     /// `BGAppRefreshTask`: up to 30 s per launch [S].
     public var appRefreshBudget: Nanoseconds = Time.seconds(30)
     /// `BGProcessingTask`: minutes; `backgroundTimeRemaining` ≈ 300 s observed [O].

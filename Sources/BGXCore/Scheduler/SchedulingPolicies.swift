@@ -2,7 +2,7 @@
 /// at one condition and answers Must Not Proceed, Can Proceed with a score
 /// 0–1, or Absolutely Must Proceed, with a rationale — and, where time alone
 /// will change its answer, when. The final score is Σ weight·score / Σ weight.
-public enum SchedulingPolicy: String, Sendable, CaseIterable, Hashable, Comparable {
+public enum SchedulingPolicy: String, Sendable, CaseIterable, Hashable, Comparable, Codable {
     case earliestBeginDate = "EarliestBeginDatePolicy"
     case backgroundAppRefresh = "BackgroundAppRefreshPolicy"
     case firstUnlock = "FirstUnlockPolicy"
@@ -60,7 +60,7 @@ public enum SchedulingPolicy: String, Sendable, CaseIterable, Hashable, Comparab
     public static func == (a: Self, b: Self) -> Bool { a.index == b.index }
 }
 
-public enum PolicyVerdict: Sendable, Equatable {
+public enum PolicyVerdict: Sendable, Equatable, Codable {
     /// dasd's hardest no (`Absolutely Must Not Proceed`, e.g. `pushDisallowed`):
     /// nothing, not even an Absolutely Must Proceed, overrides it.
     case absolutelyMustNotProceed
@@ -128,7 +128,7 @@ struct PolicyAnswer<Words: PolicyWords> {
 
 /// What the scheduler is deciding about: a BGTask request or a fetch.
 struct Candidate: Sendable {
-    enum Kind: Sendable, Equatable { case appRefresh, processing, fetch }
+    enum Kind: Sendable, Equatable, Codable { case appRefresh, processing, fetch }
     var app: AppID
     var kind: Kind
     var earliest: Nanoseconds
@@ -387,12 +387,13 @@ extension Engine {
         let predicted = UsageHistory.predictedUse(afterWall: wall(now), counts: scheduler.apps[i].usageCounts,
                                                   observed: scheduler.apps[i].usageObserved,
                                                   threshold: schedulerSettings.usageProbabilityThreshold)
-        scheduler.apps[i].predictionCache = (bin, scheduler.apps[i].usage.version, predicted.map { $0 - wallClockOffset })
+        scheduler.apps[i].predictionCache = PredictionCache(bin: bin, uses: scheduler.apps[i].usage.version,
+                                                           predicted: predicted.map { $0 - wallClockOffset })
     }
 
     /// What decided: the first policy that said Must Not Proceed, or the one
     /// weighing most for (run) or against (defer) — the reason, before words.
-    enum DecisionKey: Equatable, Sendable {
+    enum DecisionKey: Equatable, Sendable, Codable {
         case mustNot(SchedulingPolicy)
         case absolutelyMust
         case ran(SchedulingPolicy?)

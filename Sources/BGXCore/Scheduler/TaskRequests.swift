@@ -1,6 +1,6 @@
 /// rules §5: what an app may ask BGTaskScheduler for.
 
-public enum BGTaskKind: UInt8, Sendable, CaseIterable, CustomStringConvertible {
+public enum BGTaskKind: UInt8, Sendable, CaseIterable, CustomStringConvertible, Codable {
     /// `BGAppRefreshTaskRequest`: up to ~30 s, shortly before predicted use.
     case appRefresh
     /// `BGProcessingTaskRequest`: minutes, only while the device is idle.
@@ -26,7 +26,7 @@ public enum BGTaskKind: UInt8, Sendable, CaseIterable, CustomStringConvertible {
 }
 
 /// `BGAppRefreshTaskRequest` / `BGProcessingTaskRequest`.
-public struct TaskRequestSpec: Sendable, Equatable {
+public struct TaskRequestSpec: Sendable, Equatable, Codable {
     public var identifier: String
     public var kind: BGTaskKind
     /// `earliestBeginDate`, as virtual time; nil means "now".
@@ -45,7 +45,7 @@ public struct TaskRequestSpec: Sendable, Equatable {
 }
 
 /// `BGTaskScheduler.Error.Code`.
-public enum BGTaskSchedulerError: Int, Error, Sendable, CustomStringConvertible {
+public enum BGTaskSchedulerError: Int, Error, Sendable, CustomStringConvertible, Codable {
     case unavailable = 1
     case tooManyPendingTaskRequests = 2
     case notPermitted = 3
@@ -62,7 +62,7 @@ public enum BGTaskSchedulerError: Int, Error, Sendable, CustomStringConvertible 
 }
 
 /// `UIBackgroundFetchResult`.
-public enum BackgroundFetchResult: UInt8, Sendable, CaseIterable, CustomStringConvertible {
+public enum BackgroundFetchResult: UInt8, Sendable, CaseIterable, CustomStringConvertible, Codable {
     case newData, noData, failed
     public var description: String {
         switch self {
@@ -74,7 +74,7 @@ public enum BackgroundFetchResult: UInt8, Sendable, CaseIterable, CustomStringCo
 }
 
 /// A request waiting in the scheduler (dasd's "activity").
-struct PendingTask: Sendable {
+struct PendingTask: Sendable, Codable {
     var app: AppID
     var identifier: TextID
     var request: TaskRequestSpec
@@ -96,7 +96,7 @@ struct PendingTask: Sendable {
 }
 
 /// A task handed to the app and not yet completed.
-struct RunningTask: Sendable {
+struct RunningTask: Sendable, Codable {
     var identifier: TextID
     var kind: BGTaskKind
     var started: Nanoseconds

@@ -198,7 +198,7 @@ extension Engine {
             return
         }
         setAssertion(.scheduledTask, taskScheduler.holdsApp(app), i)
-        if kind == .processing { scheduler.apps[i].lastProcessingEnd = (now, success) }
+        if kind == .processing { scheduler.apps[i].lastProcessingEnd = ProcessingEnd(time: now, success: success) }
         record(app, .taskComplete(identifier: id, success: success))
         noteTaskHistory(app, id, "completed, success \(success)")
         if kind == .continuedProcessing {
@@ -236,7 +236,7 @@ extension Engine {
             } else {
                 // No handler set: the task is marked complete, unsuccessful [D] (`expire` removed it).
                 setAssertion(.scheduledTask, taskScheduler.holdsApp(app), i)
-                if task.kind == .processing { scheduler.apps[i].lastProcessingEnd = (now, false) }
+                if task.kind == .processing { scheduler.apps[i].lastProcessingEnd = ProcessingEnd(time: now, success: false) }
                 record(app, .taskComplete(identifier: task.identifier, success: false))
                 noteTaskHistory(app, task.identifier, "completed unsuccessfully at expiry: no expiration handler set")
             }
@@ -256,7 +256,7 @@ extension Engine {
             noteTaskHistory(app, task.identifier, "never completed: the app was killed and will be launched less often")
         }
         scheduler.apps[i].penalties += 1
-        if tasks.running.contains(where: { $0.kind == .processing }) { scheduler.apps[i].lastProcessingEnd = (now, false) }
+        if tasks.running.contains(where: { $0.kind == .processing }) { scheduler.apps[i].lastProcessingEnd = ProcessingEnd(time: now, success: false) }
         terminate(app, .taskNotCompleted,
                   detail: "setTaskCompleted(success:) was not called for \(names) before its time ran out")
     }
@@ -336,7 +336,7 @@ extension Engine {
     }
 }
 
-struct TaskHistoryEntry: Sendable {
+struct TaskHistoryEntry: Sendable, Codable {
     var time: Nanoseconds
     var app: AppID
     var identifier: TextID

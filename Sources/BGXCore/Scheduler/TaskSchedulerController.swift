@@ -10,7 +10,7 @@
 /// Every change is one mutating call on the app's `ProcessTasks`, in one
 /// access to `apps`; the calls made at every launch and every process end
 /// are inlined (see `BackgroundTaskController`).
-struct TaskSchedulerController: Sendable {
+struct TaskSchedulerController: Sendable, Codable {
     /// Per app, by `AppID.index`.
     var apps: [ProcessTasks] = []
 

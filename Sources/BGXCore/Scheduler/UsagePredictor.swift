@@ -2,7 +2,7 @@
 /// quarter-hour of the day over the past days, from the launches it sees —
 /// so refresh lands shortly before predicted use, and rarely used apps run
 /// rarely.
-struct UsageHistory: Sendable {
+struct UsageHistory: Sendable, Codable {
     static let binsPerDay = 96
     static let bin: Nanoseconds = Time.minutes(15)
 
@@ -18,7 +18,7 @@ struct UsageHistory: Sendable {
     /// prediction reads, so they leave the caches valid.
     var version = 0
 
-    struct DayUse: Sendable {
+    struct DayUse: Sendable, Codable {
         var day: Int64 = -1
         var bitsLow: UInt64 = 0
         var bitsHigh: UInt64 = 0

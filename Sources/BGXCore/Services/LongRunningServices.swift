@@ -3,7 +3,7 @@
 /// grants it when one of them has news for it.
 
 /// The location services an app can start (`CLLocationManager`).
-public enum LocationService: String, Sendable, CaseIterable, CustomStringConvertible {
+public enum LocationService: String, Sendable, CaseIterable, CustomStringConvertible, Codable {
     /// `startUpdatingLocation`: fixes as the device moves.
     case standard
     /// `startMonitoringSignificantLocationChanges`.
@@ -15,7 +15,7 @@ public enum LocationService: String, Sendable, CaseIterable, CustomStringConvert
 
 /// What carries an accessory's data: an External Accessory session or a
 /// Core Bluetooth connection.
-public enum AccessoryTransport: UInt8, Sendable, CaseIterable, CustomStringConvertible {
+public enum AccessoryTransport: UInt8, Sendable, CaseIterable, CustomStringConvertible, Codable {
     case accessory, bluetooth
     public var description: String { self == .accessory ? "accessory" : "bluetooth" }
     /// The launch cause a wake for it is recorded with (the trace's `launch {cause}`, docs/scenarios.md).
@@ -24,7 +24,7 @@ public enum AccessoryTransport: UInt8, Sendable, CaseIterable, CustomStringConve
 
 /// `AVAudioSession.Category`: only playback and recording categories keep
 /// sounding in the background; ambient ones are silenced with the screen [D].
-public enum AudioCategory: String, Sendable, CaseIterable, CustomStringConvertible {
+public enum AudioCategory: String, Sendable, CaseIterable, CustomStringConvertible, Codable {
     case ambient, soloAmbient, playback, record, playAndRecord
     public var description: String { rawValue }
     public var playsInBackground: Bool { self == .playback || self == .record || self == .playAndRecord }
@@ -33,7 +33,7 @@ public enum AudioCategory: String, Sendable, CaseIterable, CustomStringConvertib
 }
 
 /// An app's audio, while it plays or records.
-struct AudioPlayback: Sendable {
+struct AudioPlayback: Sendable, Codable {
     var number: UInt32
     var category: AudioCategory
     var mixesWithOthers: Bool
@@ -41,7 +41,7 @@ struct AudioPlayback: Sendable {
 
 /// A region monitored for an app: a radius around the point on the device's
 /// route where monitoring started (see `SensorState.position`).
-struct MonitoredRegion: Sendable {
+struct MonitoredRegion: Sendable, Codable {
     var identifier: TextID
     var center: Int64
     var radius: Int64
@@ -49,7 +49,7 @@ struct MonitoredRegion: Sendable {
 }
 
 /// An app's location services.
-struct LocationState: Sendable {
+struct LocationState: Sendable, Codable {
     var standard = false
     /// `allowsBackgroundLocationUpdates` (iOS 9+; false by default).
     var allowsBackgroundUpdates = false
@@ -66,7 +66,7 @@ struct LocationState: Sendable {
 }
 
 /// An accessory or Bluetooth session.
-enum SessionState: Sendable, Equatable {
+enum SessionState: Sendable, Equatable, Codable {
     case none
     case open
     /// Closed by the system when the app left the front without the mode;
@@ -75,7 +75,7 @@ enum SessionState: Sendable, Equatable {
 }
 
 /// Everything rules §4 keeps per app (`LongRunningServicesController`).
-struct AppServices: Sendable {
+struct AppServices: Sendable, Codable {
     var audio: AudioPlayback?
     var audioNumber: UInt32 = 0
     var location = LocationState()
@@ -117,6 +117,6 @@ struct AppServices: Sendable {
 /// metres on (negative: back). Distances between two points of the route are
 /// what regions and significant changes measure — simple, and enough to
 /// leave a region and come back.
-struct SensorState: Sendable {
+struct SensorState: Sendable, Codable {
     var position: Int64 = 0
 }

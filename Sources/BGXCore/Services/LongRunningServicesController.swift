@@ -7,7 +7,7 @@
 /// with the process and what the system keeps (significant-change and region
 /// monitoring, Bluetooth state restoration, VoIP's failure count). Split
 /// four ways, each would have to read the others' state to decide.
-struct LongRunningServicesController: Sendable {
+struct LongRunningServicesController: Sendable, Codable {
     /// Per app, by `AppID.index`; survives the process (what the system keeps).
     var apps: [AppServices] = []
     /// No event's run ends before this (`Nanoseconds.max`: none runs): the

@@ -1,6 +1,6 @@
 /// rules §4's numbers and switches for audio, location, accessories and
 /// Bluetooth. Source tags are docs/rules.md's.
-public struct LongRunningSettings: Sendable, Equatable {
+public struct LongRunningSettings: Sendable, Equatable, Codable {
     /// Significant-change fixes need this many metres of movement: 500 m [D].
     public var significantChangeDistance: Int64 = 500
     /// …and come at most this often: once per 5 min [D].

@@ -6,7 +6,7 @@
 /// runs a handler periodically; VoIP apps are relaunched at boot.
 
 /// What the system keeps per app for VoIP.
-struct VoIPState: Sendable {
+struct VoIPState: Sendable, Codable {
     var nextNumber: UInt32 = 0
     /// The VoIP push whose handler runs now, and whether it reported a call.
     var handlerRunning: UInt32?

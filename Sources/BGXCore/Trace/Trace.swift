@@ -1,6 +1,6 @@
 /// A piece of text interned by the engine, so trace events stay plain
 /// values: no reference counting on the hot path.
-public struct TextID: Hashable, Sendable {
+public struct TextID: Hashable, Sendable, Codable {
     public let index: Int32
     @inlinable public init(index: Int32) { self.index = index }
 }
@@ -33,7 +33,7 @@ public struct TraceNames: Sendable {
 
 /// One line of the trace (docs/scenarios.md, "The trace"). Events are small
 /// value types; names are resolved only when a line is rendered.
-public struct TraceEvent: Sendable, Equatable {
+public struct TraceEvent: Sendable, Equatable, Codable {
     public var time: Nanoseconds
     public var app: AppID?
     public var kind: Kind
@@ -44,7 +44,7 @@ public struct TraceEvent: Sendable, Equatable {
         self.kind = kind
     }
 
-    public enum Kind: Sendable, Equatable {
+    public enum Kind: Sendable, Equatable, Codable {
         case state(from: ProcessState, to: ProcessState, reason: StateReason)
         case launch(cause: LaunchCause)
         case callback(Callback)
@@ -233,12 +233,12 @@ public struct TraceEvent: Sendable, Equatable {
     }
 }
 
-public enum UserActionName: String, Sendable {
+public enum UserActionName: String, Sendable, Codable {
     case launch, home, lock, unlock, switchTo, forceQuit, tapNotification, cancelTask
 }
 
 /// Why a process changed state. Fixed phrases, so they cost nothing to record.
-public enum StateReason: UInt8, Sendable, CustomStringConvertible {
+public enum StateReason: UInt8, Sendable, CustomStringConvertible, Codable {
     case launch, launchedIntoBackground, becameActive, resignedActive, enteredBackground,
          enteringForeground, resumed, noAssertions, terminated
 

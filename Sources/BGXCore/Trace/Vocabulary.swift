@@ -1,7 +1,7 @@
 /// The words the system and its trace speak (docs/scenarios.md, "The trace").
 
 /// rules §1: the five process states.
-public enum ProcessState: UInt8, Sendable, CaseIterable, CustomStringConvertible {
+public enum ProcessState: UInt8, Sendable, CaseIterable, CustomStringConvertible, Codable {
     case notRunning, inactive, active, background, suspended
 
     public var description: String {
@@ -25,7 +25,7 @@ public enum ProcessState: UInt8, Sendable, CaseIterable, CustomStringConvertible
 }
 
 /// Why an app was launched; it reaches the app in its launch options.
-public enum LaunchCause: UInt8, Sendable, CaseIterable, CustomStringConvertible {
+public enum LaunchCause: UInt8, Sendable, CaseIterable, CustomStringConvertible, Codable {
     case user, notification, bgTask, fetch, silentPush, voipPush, transfer,
          location, region, bluetooth, accessory, audio, newsstand, boot
 
@@ -53,7 +53,7 @@ public enum LaunchCause: UInt8, Sendable, CaseIterable, CustomStringConvertible 
 }
 
 /// Why the system ended a process (the trace's `terminate {reason}`, docs/scenarios.md).
-public enum TerminationReason: UInt8, Sendable, CaseIterable, CustomStringConvertible {
+public enum TerminationReason: UInt8, Sendable, CaseIterable, CustomStringConvertible, Codable {
     case userForceQuit, memoryPressure, watchdog, backgroundTaskTimeout, taskNotCompleted,
          cpuLimit, voipCallNotReported, gpuInBackground, lockHeldWhileSuspended,
          exitsOnSuspend, registrationAfterLaunch, completionHandlerTimeout, exit,
@@ -106,7 +106,7 @@ public enum TerminationReason: UInt8, Sendable, CaseIterable, CustomStringConver
 }
 
 /// The delegate callbacks the system delivers (rules §1, §2).
-public enum Callback: Sendable, Equatable, CustomStringConvertible {
+public enum Callback: Sendable, Equatable, CustomStringConvertible, Codable {
     case didFinishLaunching(LaunchCause)
     case didBecomeActive
     case willResignActive
@@ -202,12 +202,12 @@ public enum Callback: Sendable, Equatable, CustomStringConvertible {
 
 /// A local notification's identifier, interned by the engine so that trace
 /// events stay small value types.
-public struct NotificationID: Hashable, Sendable {
+public struct NotificationID: Hashable, Sendable, Codable {
     public let index: Int32
 }
 
 /// rules §3: `UIBackgroundModes` values.
-public enum BackgroundMode: String, Sendable, CaseIterable, Hashable {
+public enum BackgroundMode: String, Sendable, CaseIterable, Hashable, Codable {
     case audio, location, voip
     case newsstandContent = "newsstand-content"
     case externalAccessory = "external-accessory"
@@ -219,7 +219,7 @@ public enum BackgroundMode: String, Sendable, CaseIterable, Hashable {
 }
 
 /// The Info.plist keys the system reads (rules §3).
-public struct AppManifest: Sendable, Equatable {
+public struct AppManifest: Sendable, Equatable, Codable {
     public var bundleIdentifier: String
     /// `UIBackgroundModes`.
     public var backgroundModes: Set<BackgroundMode>
@@ -249,7 +249,7 @@ public struct AppManifest: Sendable, Equatable {
 }
 
 /// rules §7: an APNs push's `apns-push-type`.
-public enum PushType: UInt8, Sendable, CaseIterable, CustomStringConvertible, Encodable {
+public enum PushType: UInt8, Sendable, CaseIterable, CustomStringConvertible, Codable {
     case background, alert, voip
     public var description: String {
         switch self {
@@ -261,7 +261,7 @@ public enum PushType: UInt8, Sendable, CaseIterable, CustomStringConvertible, En
 }
 
 /// A push as it reaches the device: its type and `apns-priority` (5 or 10).
-public struct Push: Sendable, Equatable, Encodable {
+public struct Push: Sendable, Equatable, Codable {
     public var type: PushType
     public var priority: UInt8
     public init(type: PushType, priority: UInt8) {
@@ -271,7 +271,7 @@ public struct Push: Sendable, Equatable, Encodable {
 }
 
 /// rules §4: what wakes a legacy VoIP app without a push.
-public enum VoIPTrigger: UInt8, Sendable, CustomStringConvertible {
+public enum VoIPTrigger: UInt8, Sendable, CustomStringConvertible, Codable {
     /// Incoming traffic on the VoIP socket the system watches.
     case socket
     /// The periodic `setKeepAliveTimeout` handler.

@@ -18,7 +18,7 @@
 /// Newsstand downloads (`newsstand-content`, rules §4) use the same daemon; the
 /// system hands each one's result to the app as it finishes, waking it with
 /// cause `newsstand` — no session to recreate, no rate limiter.
-struct TransferSession: Sendable {
+struct TransferSession: Sendable, Codable {
     var app: AppID
     var identifier: TextID
     var sendsLaunchEvents: Bool
@@ -46,14 +46,14 @@ struct TransferSession: Sendable {
 
 /// An app woken for a session's events: until it calls the completion handler
 /// (or `eventsHandlingTime` passes) it stays in the background.
-struct TransferEventsWake: Sendable {
+struct TransferEventsWake: Sendable, Codable {
     var session: TextID
     var number: UInt32
     var finishEventsQueued = false
 }
 
 /// Main-thread work for the transfer daemon's deliveries.
-enum TransferJob: Sendable, Equatable {
+enum TransferJob: Sendable, Equatable, Codable {
     case events(TextID)
     case result(Int32)
     case finishEvents(TextID)

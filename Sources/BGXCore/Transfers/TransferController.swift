@@ -6,9 +6,9 @@
 /// waits, and holds the app for its events' completion handler; the engine
 /// carries the effects out and hands results to the app's process
 /// (`BackgroundSessions.swift`), which it owns.
-struct TransferController: Sendable {
+struct TransferController: Sendable, Codable {
     /// What the controller holds for one app.
-    struct AppTransfers: Sendable {
+    struct AppTransfers: Sendable, Codable {
         /// A wake for a session's events, until the completion handler is called (this process only).
         var eventsWake: TransferEventsWake?
         /// The events wake's counter: its deadline's ticket carries it.

@@ -21,13 +21,13 @@
 /// by default, counted from the task's creation) fails a task (`transfer.fail`,
 /// NSURLErrorTimedOut -1001).
 
-public enum TransferKind: UInt8, Sendable, CustomStringConvertible {
+public enum TransferKind: UInt8, Sendable, CustomStringConvertible, Codable {
     case download, upload
     public var description: String { self == .download ? "download" : "upload" }
 }
 
 /// How a finished transfer ended; the app's delegate gets it.
-public enum TransferResult: Sendable, Equatable, CustomStringConvertible {
+public enum TransferResult: Sendable, Equatable, CustomStringConvertible, Codable {
     case success
     /// NSURLErrorCancelled (-999): the user force-quit the app, or the app cancelled it.
     case cancelled
@@ -94,7 +94,7 @@ public struct TransferTaskSpec: Sendable, Equatable {
 }
 
 /// Why a transfer is not moving now.
-enum TransferWait: Sendable, Equatable {
+enum TransferWait: Sendable, Equatable, Codable {
     case earliestBegin(Nanoseconds)
     case noNetwork
     case cellularNotAllowed
@@ -102,10 +102,10 @@ enum TransferWait: Sendable, Equatable {
     case needsPower
 }
 
-struct TransferTask: Sendable {
-    enum Phase: Sendable, Equatable { case waiting, running, stalled, finished }
+struct TransferTask: Sendable, Codable {
+    enum Phase: Sendable, Equatable, Codable { case waiting, running, stalled, finished }
     /// Why a transfer waits for good conditions (it is discretionary).
-    enum Discretion: Sendable, Equatable { case no, configured, startedInBackground }
+    enum Discretion: Sendable, Equatable, Codable { case no, configured, startedInBackground }
 
     var id: Int32
     var app: AppID

@@ -1,5 +1,5 @@
 /// rules §8: the numbers the transfer daemon (nsurlsessiond) decides by.
-public struct TransferSettings: Sendable, Equatable {
+public struct TransferSettings: Sendable, Equatable, Codable {
     /// Background URLSessions exist (iOS 7+ [D]); `ios6` has only Newsstand downloads [S].
     public var backgroundSessions = true
     /// `URLSessionConfiguration.timeoutIntervalForResource` default: 7 days [D].
