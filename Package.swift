@@ -123,6 +123,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "NIOCore", package: "swift-nio"),
                 // Property tests of the frame decoder.
                 .product(name: "PropertyBased", package: "swift-property-based"),
+                // To read and alter a state file's tables as a person with sqlite3 would.
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: v5),
         // Examples/: iOS-style app code compiled for bgx through BGXKit.

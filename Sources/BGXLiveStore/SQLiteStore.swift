@@ -71,6 +71,15 @@ public final class SQLiteStore: DurableStore, @unchecked Sendable {
                 t.column("line", .text).notNull()
             }
         }
+        migrator.registerMigration("v2: snapshots") { db in
+            // The state just before journal entry `seq`: a restart replays from there.
+            try db.create(table: "snapshots") { t in
+                t.column("seq", .integer).primaryKey()
+                t.column("format", .integer).notNull()
+                t.column("bytes", .integer).notNull()
+                t.column("body", .blob).notNull()
+            }
+        }
         return migrator
     }
 
@@ -104,14 +113,43 @@ public final class SQLiteStore: DurableStore, @unchecked Sendable {
     @discardableResult
     public func append(_ entry: JournalEntry) throws -> Int64 {
         let input = try Self.json(entry.input)
+        return try pool.write { db in try Self.insert(entry, input: input, into: db) }
+    }
+
+    @discardableResult
+    public func append(_ entry: JournalEntry, snapshot: StoredSnapshot, compact: Bool) throws -> Int64 {
+        let input = try Self.json(entry.input)
         return try pool.write { db in
-            try db.execute(sql: """
-                INSERT INTO journal (steps, clock, trace_offset, monotonic, wall, kind, app, input)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [entry.steps, entry.clock, entry.traceOffset, entry.monotonic, entry.wall,
-                                 entry.input.kind, entry.input.app, input])
-            return db.lastInsertedRowID
+            let seq = try Self.insert(entry, input: input, into: db)
+            try db.execute(sql: "INSERT INTO snapshots (seq, format, bytes, body) VALUES (?, ?, ?, ?)",
+                           arguments: [seq, snapshot.format, snapshot.body.count, snapshot.body])
+            if compact {
+                try db.execute(sql: "DELETE FROM journal WHERE seq < ?", arguments: [seq])
+                try db.execute(sql: "DELETE FROM snapshots WHERE seq < ?", arguments: [seq])
+            }
+            return seq
         }
+    }
+
+    static func insert(_ entry: JournalEntry, input: String, into db: Database) throws -> Int64 {
+        try db.execute(sql: """
+            INSERT INTO journal (steps, clock, trace_offset, monotonic, wall, kind, app, input)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """, arguments: [entry.steps, entry.clock, entry.traceOffset, entry.monotonic, entry.wall,
+                             entry.input.kind, entry.input.app, input])
+        return db.lastInsertedRowID
+    }
+
+    public func latestSnapshot() throws -> StoredSnapshot? {
+        try pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT seq, format, body FROM snapshots ORDER BY seq DESC LIMIT 1").map { row in
+                StoredSnapshot(seq: row["seq"], format: row["format"], body: row["body"])
+            }
+        }
+    }
+
+    public func firstEntry() throws -> JournalEntry? {
+        try pool.read { db in try Row.fetchOne(db, sql: "SELECT * FROM journal ORDER BY seq LIMIT 1").map(Self.entry) }
     }
 
     public func entries() throws -> [JournalEntry] {

@@ -30,6 +30,10 @@ struct Daemon: ParsableCommand {
     @Option(help: "The CPU monitor's limit, in percent of its window (default: the profile's).") var cpuLimit: Int?
     @Option(help: "Run the engine's time this many times faster than the clock (tests).") var timeScale = 1
     @Flag(help: "Wait for the disk on every journal write (survives a power cut).") var fsync = false
+    @Option(help: "Store a snapshot of the state every this many journaled inputs (default 10000; 0: never).")
+    var snapshotEvery = 10_000
+    @Flag(help: "Keep the journal's entries from before the latest snapshot (by default they are deleted).")
+    var keepJournal = false
     @Option(help: "Seconds a new connection has to say hello before it is closed (default 5).") var helloDeadline: Double?
     @Option(help: "Seconds a frame begun may take to arrive whole before the connection is closed (default 10).")
     var frameDeadline: Double?
@@ -51,6 +55,9 @@ struct Daemon: ParsableCommand {
         // Bounded so that engine time (monotonic nanoseconds × scale) cannot overflow in a century of uptime.
         guard (1...1000).contains(timeScale) else { throw fail("--time-scale must be between 1 and 1000") }
         options.timeScale = Int64(timeScale)
+        guard (0...10_000_000).contains(snapshotEvery) else { throw fail("--snapshot-every must be between 0 and 10000000 inputs") }
+        options.snapshotEvery = snapshotEvery
+        options.keepJournal = keepJournal
         for (name, seconds, keyPath) in [("--hello-deadline", helloDeadline, \ConnectionLimits.helloDeadline),
                                          ("--frame-deadline", frameDeadline, \ConnectionLimits.frameDeadline)] {
             guard let seconds else { continue }

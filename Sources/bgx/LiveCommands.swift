@@ -29,6 +29,10 @@ struct Daemon: ParsableCommand {
     @Option(help: "The CPU monitor's limit, in percent of its window (default: the profile's).") var cpuLimit: Int?
     @Option(help: "Run the engine's time this many times faster than the clock (tests).") var timeScale = 1
     @Flag(help: "Wait for the disk on every journal write (survives a power cut).") var fsync = false
+    @Option(help: "Store a snapshot of the state every this many journaled inputs (default 10000; 0: never).")
+    var snapshotEvery: Int?
+    @Flag(help: "Keep the journal's entries from before the latest snapshot (by default they are deleted).")
+    var keepJournal = false
     @Option(help: "Seconds a new connection has to say hello before it is closed (default 5).") var helloDeadline: Double?
     @Option(help: "Seconds a frame begun may take to arrive whole before the connection is closed (default 10).")
     var frameDeadline: Double?
@@ -39,6 +43,8 @@ struct Daemon: ParsableCommand {
         if let memory { arguments += ["--memory", memory] }
         if let cpuLimit { arguments += ["--cpu-limit", "\(cpuLimit)"] }
         if fsync { arguments.append("--fsync") }
+        if let snapshotEvery { arguments += ["--snapshot-every", "\(snapshotEvery)"] }
+        if keepJournal { arguments.append("--keep-journal") }
         if let helloDeadline { arguments += ["--hello-deadline", "\(helloDeadline)"] }
         if let frameDeadline { arguments += ["--frame-deadline", "\(frameDeadline)"] }
         try handOverToLiveHost(arguments)

@@ -1,5 +1,6 @@
 import BGXLive
-import BGXLiveStore
+@testable import BGXLiveStore
+import GRDB
 import Foundation
 import Glibc
 import Testing
@@ -138,7 +139,7 @@ struct CrashRestartTests {
     /// A power cut between the write and its effect: the daemon dies right
     /// after journaling an input of one kind, before acting on it. Restarted,
     /// the input's effect shows once — not lost, not doubled.
-    @Test("killed between the journal write and its effect, for each kind of input", arguments: [
+    static let powerCuts: [(String, [String: String])] = [
         ("install:1", ["kind": "app.install"]),
         ("control:1", ["kind": "user", "action": "launch"]),
         ("call:1", ["kind": "task.register", "identifier": "com.example.refresh"]),
@@ -147,10 +148,22 @@ struct CrashRestartTests {
         ("control:2", ["kind": "user", "action": "home"]),
         ("call:2", ["kind": "task.submit", "identifier": "com.example.refresh"]),
         ("exited:1", ["kind": "terminate", "reason": "exit"]),
-    ])
+    ]
+
+    @Test("killed between the journal write and its effect, for each kind of input", arguments: powerCuts)
     func powerCut(crashAfter: String, effect: [String: String]) throws {
+        try Self.powerCut(crashAfter: crashAfter, effect: effect, extra: [])
+    }
+
+    /// The entry the daemon died after carries the snapshot: the restart decodes it and replays that one input.
+    @Test("the same with a snapshot stored with every input", arguments: powerCuts)
+    func powerCutWithSnapshots(crashAfter: String, effect: [String: String]) throws {
+        try Self.powerCut(crashAfter: crashAfter, effect: effect, extra: ["--snapshot-every", "1"])
+    }
+
+    static func powerCut(crashAfter: String, effect: [String: String], extra: [String]) throws {
         let env = ["BGX_CRASH_AFTER_JOURNAL": crashAfter]
-        let first = try LiveHost(environment: env)
+        let first = try LiveHost(extra: extra, environment: env)
         // The script: install, launch, go home (the app submits its request), and the app exits.
         let behaviour = crashAfter.hasPrefix("exited") ? "exit-in-background" : "refresh"
         _ = try? first.install("com.example.refresh", behaviour: behaviour, modes: ["fetch"], permitted: ["com.example.refresh"])
@@ -162,12 +175,113 @@ struct CrashRestartTests {
         first.keepState = true
         #expect(first.process.terminationReason == .uncaughtSignal, "the daemon did not die after journaling \(crashAfter)")
 
-        let second = try LiveHost(directory: first.directory)
+        let second = try LiveHost(extra: extra, directory: first.directory)
         _ = try second.ctl("status")
         #expect(Self.count(second, effect) == 1, "\(effect) should show once: \(Self.rawTrace(second).joined(separator: "\n"))")
         #expect(Self.duplicatedEngineLines(second).isEmpty, "\(Self.duplicatedEngineLines(second))")
         #expect(Self.timesAreInOrder(second))
-        let journal = try SQLiteStore(path: first.directory + "/state/state.sqlite").entries()
-        #expect(journal.contains { $0.input.kind == crashAfter.split(separator: ":")[0] })
+        if extra.isEmpty {
+            let journal = try SQLiteStore(path: first.directory + "/state/state.sqlite").entries()
+            #expect(journal.contains { $0.input.kind == crashAfter.split(separator: ":")[0] })
+        } else if crashAfter != "install:1" {
+            // (The first input has no snapshot: there is nothing before it.) The journal before it is gone.
+            #expect(second.daemonLog.contains("restored the snapshot at entry"), "\(second.daemonLog)")
+        }
+    }
+
+    // MARK: Snapshots
+
+    /// A refresh app with a pending request, a force-quit app, and some
+    /// device changes: state of several kinds, then `count` more inputs.
+    static func stateOfSeveralKinds(_ host: LiveHost, inputs count: Int) throws {
+        try host.install("com.example.refresh", behaviour: "refresh", modes: ["fetch"], permitted: ["com.example.refresh"])
+        try host.install("com.example.feed")
+        try host.ctl("launch", "com.example.refresh")
+        try host.wait(for: ["kind": "state", "to": "active"])
+        try host.ctl("home")
+        try host.wait(for: ["kind": "task.submit", "identifier": "com.example.refresh"])
+        try host.ctl("launch", "com.example.feed")
+        try host.wait(for: ["kind": "state", "to": "active", "app": "com.example.feed"])
+        try host.ctl("forcequit", "com.example.feed")
+        try host.wait(for: ["kind": "terminate", "app": "com.example.feed", "reason": "userForceQuit"])
+        for k in 0..<count { try host.ctl("device", k % 2 == 0 ? "charging=true" : "charging=false") }
+    }
+
+    static func expectStateOfSeveralKinds(_ host: LiveHost, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let status = try host.ctl("status")
+        #expect(status.contains("pending appRefresh com.example.refresh"), "the request was lost: \(status)",
+                sourceLocation: sourceLocation)
+        #expect(status.contains("com.example.feed: notRunning, force-quit"), "\(status)", sourceLocation: sourceLocation)
+        #expect(count(host, ["kind": "task.submit"]) == 1, sourceLocation: sourceLocation)
+        #expect(duplicatedEngineLines(host).isEmpty, "\(duplicatedEngineLines(host))", sourceLocation: sourceLocation)
+        #expect(timesAreInOrder(host), sourceLocation: sourceLocation)
+    }
+
+    @Test("a restart after a snapshot replays only the inputs after it; the journal before it is gone and nothing is lost")
+    func snapshotBoundsTheReplay() throws {
+        let first = try LiveHost(extra: ["--snapshot-every", "4"])
+        try Self.stateOfSeveralKinds(first, inputs: 11)
+        first.crash()
+        let store = try SQLiteStore(path: first.directory + "/state/state.sqlite")
+        let snapshot = try #require(try store.latestSnapshot())
+        #expect(snapshot.seq > 4)
+        #expect(try store.firstEntry()?.seq == snapshot.seq, "the entries before the snapshot are deleted with it")
+        let kept = try store.entries()
+        #expect(kept.count <= 4, "\(kept.count) entries kept")
+        #expect(try store.pool.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM snapshots") } == 1)
+
+        let second = try LiveHost(extra: ["--snapshot-every", "4"], directory: first.directory)
+        #expect(second.daemonLog.contains("restored the snapshot at entry \(snapshot.seq) and \(kept.count) journaled input(s)"),
+                "\(second.daemonLog)")
+        try Self.expectStateOfSeveralKinds(second)
+        // And it goes on snapshotting: the next restart starts from a later one.
+        for k in 0..<6 { try second.ctl("device", k % 2 == 0 ? "charging=true" : "charging=false") }
+        second.crash()
+        let journal = try store.entries().map { "\($0.seq) \($0.input.kind)" }
+        #expect(try store.latestSnapshot().map(\.seq) ?? 0 > snapshot.seq, "\(journal)")
+        let third = try LiveHost(directory: first.directory)
+        try Self.expectStateOfSeveralKinds(third)
+    }
+
+    /// Marks the stored snapshot as made by another bgx.
+    static func foreignSnapshot(_ directory: String) throws {
+        let store = try SQLiteStore(path: directory + "/state/state.sqlite")
+        try store.pool.write { try $0.execute(sql: "UPDATE snapshots SET format = 999") }
+    }
+
+    @Test("a snapshot of another format: with the whole journal kept, the daemon replays it from the first entry")
+    func foreignSnapshotWithWholeJournal() throws {
+        let first = try LiveHost(extra: ["--snapshot-every", "4", "--keep-journal"])
+        try Self.stateOfSeveralKinds(first, inputs: 6)
+        first.crash()
+        try Self.foreignSnapshot(first.directory)
+        let store = try SQLiteStore(path: first.directory + "/state/state.sqlite")
+        #expect(try store.firstEntry()?.seq == 1, "--keep-journal keeps the journal whole")
+        #expect(try store.pool.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM snapshots") } ?? 0 >= 2)
+
+        let second = try LiveHost(extra: ["--snapshot-every", "4", "--keep-journal"], directory: first.directory)
+        #expect(second.daemonLog.contains("is of format 999; this daemon reads format 1: replaying the whole journal instead"),
+                "\(second.daemonLog)")
+        #expect(!second.daemonLog.contains("restored the snapshot"))
+        try Self.expectStateOfSeveralKinds(second)
+    }
+
+    @Test("a snapshot of another format with the journal before it gone: the daemon refuses to start, saying why")
+    func foreignSnapshotWithCompactedJournal() throws {
+        let first = try LiveHost(extra: ["--snapshot-every", "4"])
+        try Self.stateOfSeveralKinds(first, inputs: 6)
+        first.crash()
+        try Self.foreignSnapshot(first.directory)
+        do {
+            _ = try LiveHost(directory: first.directory)
+            Issue.record("the daemon started from a snapshot it cannot read")
+        } catch let refused as LiveHost.Unavailable {
+            #expect(refused.reason.hasPrefix("error: "), "\(refused.reason)")
+            #expect(refused.reason.contains("is of format 999; this daemon reads format 1, and the journal before it was compacted away"),
+                    "\(refused.reason)")
+        }
+        // Nothing was written over: the state is as the dead daemon left it.
+        let store = try SQLiteStore(path: first.directory + "/state/state.sqlite")
+        #expect(try store.latestSnapshot()?.format == 999)
     }
 }

@@ -47,13 +47,15 @@ final class LiveHost {
         try process.run()
         // The daemon says which freezer it uses once its socket listens.
         var first = readDaemonLine()
-        // A restarted daemon first says what it restored.
-        while first.hasPrefix("bgx daemon: restored") || first.hasPrefix("bgx daemon: profile") {
+        // A restarted daemon first says what it restored (and from where).
+        while first.hasPrefix("bgx daemon: "), !first.hasPrefix("bgx daemon: freezer") {
             daemonLog += first + "\n"
             first = readDaemonLine()
         }
         guard first.hasPrefix("bgx daemon: freezer") || first.hasPrefix("warning:") else {
             process.waitUntilExit()
+            // A daemon that would not start on an earlier host's state leaves that state alone.
+            keepState = reused != nil
             throw Unavailable(reason: first)
         }
         daemonLog += first + "\n"

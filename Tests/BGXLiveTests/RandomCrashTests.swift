@@ -45,11 +45,27 @@ struct RandomCrashTests {
 
     @Test("100 SIGKILLs at random moments under random inputs: nothing lost, nothing twice, every kill with its reason")
     func randomKills() throws {
+        try Self.randomKills(extra: [])
+    }
+
+    /// Every few inputs a snapshot, and the journal before it deleted: most
+    /// restarts decode a snapshot and replay a few entries, some none at all.
+    @Test("the same with a snapshot every 3 inputs: restarts from snapshots lose nothing and repeat nothing")
+    func randomKillsWithSnapshots() throws {
+        try Self.randomKills(extra: ["--snapshot-every", "3"]) { store in
+            let snapshot = try #require(try store.latestSnapshot())
+            #expect(try store.firstEntry()?.seq == snapshot.seq, "the journal before the latest snapshot is deleted")
+            #expect(try store.entries().count <= 3)
+        }
+    }
+
+    /// `state`: looks at the state file once the last daemon has stopped.
+    static func randomKills(extra: [String], state: (SQLiteStore) throws -> Void = { _ in }) throws {
         let environment = ProcessInfo.processInfo.environment
         let kills = environment["BGX_CRASH_KILLS"].flatMap(Int.init) ?? 100
         let seed = environment["BGX_CRASH_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64(UInt32.max))
         var g = Generator(state: seed)
-        var host = try LiveHost(timeScale: 10)
+        var host = try LiveHost(timeScale: 10, extra: extra)
         let directory = host.directory
         try host.install("com.example.notes", behaviour: "notify")
         try host.install("com.example.refresh", behaviour: "refresh", modes: ["fetch"], permitted: ["com.example.refresh"])
@@ -70,7 +86,7 @@ struct RandomCrashTests {
                 }
             }
             host.crash()
-            host = try LiveHost(timeScale: 10, directory: directory)
+            host = try LiveHost(timeScale: 10, extra: extra, directory: directory)
         }
         let status = try host.ctl("status")
         host.stop()
@@ -125,7 +141,9 @@ struct RandomCrashTests {
         #expect(!pids.isEmpty)
         let running = pids.filter { CrashRestartTests.alive($0) }
         #expect(running.isEmpty, "processes left running: \(running)")
-        print("random crashes: \(kills) kills, \(sent.values.reduce(0, +)) inputs sent, \(answered.values.reduce(0, +)) answered, "
+        print("random crashes\(extra.isEmpty ? "" : " (" + extra.joined(separator: " ") + ")"): \(kills) kills, "
+              + "\(sent.values.reduce(0, +)) inputs sent, \(answered.values.reduce(0, +)) answered, "
               + "\(pids.count) processes, \(raw.count) trace lines, seed \(seed)")
+        try state(SQLiteStore(path: directory + "/state/state.sqlite"))
     }
 }

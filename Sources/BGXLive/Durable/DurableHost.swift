@@ -17,6 +17,8 @@ struct DurableHost {
     var mode = Mode.live
     /// Engine steps run since engine time 0, across restarts.
     var steps: Int64 = 0
+    /// Inputs journaled since the latest snapshot (or since the start).
+    var sinceSnapshot = 0
     /// In `catchUp`: what the dead daemon had written.
     var tail: TraceTail?
     /// Processes a dead daemon left, killed at restart, to report once the engine is back.

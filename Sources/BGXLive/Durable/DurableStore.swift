@@ -68,6 +68,14 @@ public protocol DurableStore: AnyObject, Sendable {
     func saveSession(_ session: DaemonSession) throws
     /// Appends an entry, returning the sequence number it was given.
     @discardableResult func append(_ entry: JournalEntry) throws -> Int64
+    /// Appends an entry and, in the same transaction, a snapshot of the state
+    /// just before it (given the entry's sequence number). With `compact`, the
+    /// entries and snapshots before it are deleted in that transaction too.
+    @discardableResult func append(_ entry: JournalEntry, snapshot: StoredSnapshot, compact: Bool) throws -> Int64
+    /// The newest snapshot, if any.
+    func latestSnapshot() throws -> StoredSnapshot?
+    /// The journal's first entry still kept (1 when it was never compacted).
+    func firstEntry() throws -> JournalEntry?
     func entries() throws -> [JournalEntry]
     /// Up to `limit` entries after sequence number `seq`, in order: a restart
     /// reads the journal a page at a time, so a long one is never all in memory.

@@ -20,7 +20,13 @@ extension LiveDaemon {
         let entry = JournalEntry(steps: durable.steps, clock: engine.now, traceOffset: Int64(lseek(traceFD, 0, SEEK_END)),
                                  monotonic: MonotonicClock.now(), wall: Date().timeIntervalSince1970, input: input)
         do {
-            try store.append(entry)
+            if options.snapshotEvery > 0, durable.sinceSnapshot >= options.snapshotEvery, let snapshot = takeSnapshot() {
+                try store.append(entry, snapshot: snapshot, compact: !options.keepJournal)
+                durable.sinceSnapshot = 0
+            } else {
+                try store.append(entry)
+            }
+            durable.sinceSnapshot += 1
         } catch {
             log("bgx daemon: could not journal \(input.kind): \(error)")
             return false
@@ -88,8 +94,14 @@ extension LiveDaemon {
 
         guard let last = lastEntry else { return }
         durable.mode = .replay
-        // A page at a time: an hour's journal of a busy daemon is hundreds of thousands of entries.
+        // From the latest snapshot, if there is one: the journal before it may be gone.
         var after: Int64 = .min, count = 1
+        var from = ""
+        if let snapshot = try usableSnapshot(store) {
+            after = snapshot.seq - 1
+            from = "the snapshot at entry \(snapshot.seq) and "
+        }
+        // A page at a time: an hour's journal of a busy daemon is hundreds of thousands of entries.
         while true {
             let page = try store.entries(after: after, limit: Self.replayPage)
             guard let end = page.last else { break }
@@ -99,6 +111,7 @@ extension LiveDaemon {
             }
             after = end.seq
         }
+        durable.sinceSnapshot = count
         // The steps before the last input ran before it was journaled, so their lines are written.
         replaySteps(to: last)
         durable.tail = TraceTail(fd: traceFD, from: last.traceOffset)
@@ -110,8 +123,52 @@ extension LiveDaemon {
         if reached > engine.now { engine.advanceClock(to: reached) }
         durable.tail = nil
         durable.mode = .live
-        log("bgx daemon: restored \(count) journaled input(s) from \(options.stateDirectory), "
+        log("bgx daemon: restored \(from)\(count) journaled input(s) from \(options.stateDirectory), "
             + "engine time \(Time.describe(engine.now))")
+    }
+
+    // MARK: Snapshots
+
+    /// The state just before the input being journaled (its trace lines are
+    /// written, its steps run), encoded; nil, with the reason logged, when it
+    /// cannot be (the input is journaled without one: a later one will do).
+    func takeSnapshot() -> StoredSnapshot? {
+        let snapshot = DaemonSnapshot(engine: engine, steps: durable.steps, bundles: bundles, transfers: transfers.stored)
+        do {
+            return StoredSnapshot(format: DaemonSnapshot.format, body: try DaemonSnapshot.encoder.encode(snapshot))
+        } catch {
+            log("bgx daemon: could not take a snapshot: \(error)")
+            return nil
+        }
+    }
+
+    /// The latest snapshot, made the daemon's state; nil when there is none.
+    /// One this daemon cannot read is passed over when the journal is whole
+    /// (replayed from its first entry instead), and refused when the entries
+    /// before it are gone: nothing is pretended.
+    func usableSnapshot(_ store: DurableStore) throws -> StoredSnapshot? {
+        guard let stored = try store.latestSnapshot() else { return nil }
+        var problem: String
+        if stored.format == DaemonSnapshot.format {
+            do {
+                let snapshot = try DaemonSnapshot.decoder.decode(DaemonSnapshot.self, from: stored.body)
+                engine = snapshot.engine
+                durable.steps = snapshot.steps
+                bundles = snapshot.bundles
+                transfers.restore(snapshot.transfers)
+                return stored
+            } catch {
+                problem = "its snapshot at entry \(stored.seq) does not decode (\(error))"
+            }
+        } else {
+            problem = "its snapshot at entry \(stored.seq) is of format \(stored.format); this daemon reads format \(DaemonSnapshot.format)"
+        }
+        if try store.firstEntry()?.seq == 1 {
+            log("bgx daemon: \(problem): replaying the whole journal instead")
+            return nil
+        }
+        throw SystemError("\(options.stateDirectory): \(problem), and the journal before it was compacted away; "
+                          + "start this daemon with a fresh --state directory, or run the bgx that made it", code: EINVAL)
     }
 
     /// Journal entries read at once at a restart.

@@ -3,7 +3,7 @@ import Foundation
 
 /// An app bundle on disk: a directory with an `Info.plist` and the
 /// executable it names (`CFBundleExecutable`).
-public struct AppBundle: Sendable {
+public struct AppBundle: Sendable, Codable {
     public var path: String
     public var manifest: AppManifest
     public var executable: String

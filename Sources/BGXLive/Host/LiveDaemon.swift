@@ -22,6 +22,12 @@ public struct DaemonOptions: Sendable {
     public var transferMover: TransferMover?
     /// What one client of the socket may take of the daemon.
     public var limits = ConnectionLimits()
+    /// A snapshot of the state is stored with every this many journaled
+    /// inputs, so a restart replays at most this many (`--snapshot-every`); 0: never.
+    public var snapshotEvery = 10_000
+    /// The journal's entries before the latest snapshot are kept (`--keep-journal`);
+    /// by default they are deleted with each snapshot, so the file stays the size of one.
+    public var keepJournal = false
 
     public init(stateDirectory: String, socketPath: String) {
         self.stateDirectory = stateDirectory

@@ -3,7 +3,7 @@ import Glibc
 
 /// One background transfer as the live host moves it: the app's request and
 /// where the bytes go (a download) or come from (an upload).
-public struct LiveTransfer: Sendable, Equatable {
+public struct LiveTransfer: Sendable, Equatable, Codable {
     /// The engine's task identifier.
     public var task: Int32
     public var app: String
