@@ -8,8 +8,10 @@ import Testing
 /// inputs for a while: afterwards no state is lost, no process is left a
 /// zombie, no cgroup or file descriptor is leaked, and the daemon's resident
 /// size stays flat. `BGX_SOAK_APPS=N` (default 20) and `BGX_SOAK_SECONDS=S`
-/// (default 20) size the run; docs/live.md gives the hour-long one
-/// (100 apps, 3600 s) and the figures it gave.
+/// (default 20) size the run, `BGX_SOAK_SNAPSHOT_EVERY=N` (default 1,000, so
+/// that the short run stores a few) the daemon's snapshots; docs/live.md gives
+/// the hour-long one (100 apps, 3600 s, the daemon's default of 10,000) and
+/// the figures it gave.
 @Suite("the live host under a long random load", .serialized)
 struct SoakTests {
     static func residentKB(_ pid: pid_t) -> Int {
@@ -51,8 +53,9 @@ struct SoakTests {
         let appCount = environment["BGX_SOAK_APPS"].flatMap(Int.init) ?? 20
         let seconds = environment["BGX_SOAK_SECONDS"].flatMap(Double.init) ?? 20
         let seed = environment["BGX_SOAK_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64(UInt32.max))
+        let snapshotEvery = environment["BGX_SOAK_SNAPSHOT_EVERY"].flatMap(Int.init) ?? 1_000
         var g = RandomCrashTests.Generator(state: seed)
-        let host = try LiveHost(timeScale: 10)
+        let host = try LiveHost(timeScale: 10, extra: ["--snapshot-every", "\(snapshotEvery)"])
         let daemon = host.process.processIdentifier
         let behaviours = ["normal", "refresh", "notify", "polite"]
         var apps: [String] = []
@@ -140,20 +143,31 @@ struct SoakTests {
             let done = host.lines.filter { $0["kind"] as? String == "user" && $0["action"] as? String == action }.count
             #expect(done >= (answered[action] ?? 0), "\(action): \(answered[action] ?? 0) answered, \(done) in the trace")
         }
-        let journal = try SQLiteStore(path: host.directory + "/state/state.sqlite").entries()
-        #expect(journal.count >= answered.values.reduce(0, +))
+        let store = try SQLiteStore(path: host.directory + "/state/state.sqlite")
+        let journaled = try store.lastEntry()?.seq ?? 0
+        #expect(journaled >= Int64(answered.values.reduce(0, +)))
+        // The journal holds what followed the latest snapshot, not everything ever journaled.
+        let kept = try store.entries().count
+        let snapshot = try store.latestSnapshot()
+        if journaled > Int64(snapshotEvery) {
+            #expect(snapshot != nil && kept <= snapshotEvery, "\(kept) entries kept of \(journaled)")
+            #expect(status.contains("since the snapshot at entry"), "\(status)")
+        }
 
         // Nothing lost across a crash either: killed with SIGKILL and started again on its
-        // state, the daemon replays the whole journal into the same apps, flags and requests.
+        // state, the daemon decodes its latest snapshot and replays the journal after it
+        // into the same apps, flags and requests.
         host.crash()
         let restarting = MonotonicClock.now()
         let restarted = try LiveHost(timeScale: 10, directory: host.directory)
         let replay = Double(MonotonicClock.now() - restarting) / 1e9
         let after = try restarted.ctl("status")
         #expect(Self.appLines(after) == Self.appLines(status), "before the crash:\n\(status)\nafter:\n\(after)")
-        print("soak: \(appCount) apps, \(seconds) s, \(inputs) inputs, \(pids.count) processes, \(journal.count) journal entries, "
+        let snapshotLine = status.split(separator: "\n").first { $0.hasPrefix("state: ") } ?? "state: none"
+        print("soak: \(appCount) apps, \(seconds) s, \(inputs) inputs, \(pids.count) processes, \(journaled) journaled, "
+              + "\(kept) kept, \(snapshotLine), "
               + "resident \(resident.first ?? 0)→\(finalResident) kB, descriptors \(baselineFiles)→\(finalFiles), "
-              + "restart replaying the journal \(String(format: "%.1f", replay)) s, seed \(seed)")
+              + "restart from the snapshot and the \(kept) entries after it \(String(format: "%.1f", replay)) s, seed \(seed)")
     }
 
     /// What `status` says of each app and its pending requests (not the times, which move).

@@ -19,6 +19,8 @@ struct DurableHost {
     var steps: Int64 = 0
     /// Inputs journaled since the latest snapshot (or since the start).
     var sinceSnapshot = 0
+    /// The latest snapshot: its entry, its size, and the time this daemon took to encode it (nil: restored from it).
+    var lastSnapshot: (seq: Int64, bytes: Int, nanoseconds: Int64?)?
     /// In `catchUp`: what the dead daemon had written.
     var tail: TraceTail?
     /// Processes a dead daemon left, killed at restart, to report once the engine is back.

@@ -20,9 +20,12 @@ extension LiveDaemon {
         let entry = JournalEntry(steps: durable.steps, clock: engine.now, traceOffset: Int64(lseek(traceFD, 0, SEEK_END)),
                                  monotonic: MonotonicClock.now(), wall: Date().timeIntervalSince1970, input: input)
         do {
+            let began = MonotonicClock.now()
             if options.snapshotEvery > 0, durable.sinceSnapshot >= options.snapshotEvery, let snapshot = takeSnapshot() {
-                try store.append(entry, snapshot: snapshot, compact: !options.keepJournal)
+                let took = MonotonicClock.now() - began
+                let seq = try store.append(entry, snapshot: snapshot, compact: !options.keepJournal)
                 durable.sinceSnapshot = 0
+                durable.lastSnapshot = (seq, snapshot.body.count, took)
             } else {
                 try store.append(entry)
             }
@@ -156,6 +159,7 @@ extension LiveDaemon {
                 durable.steps = snapshot.steps
                 bundles = snapshot.bundles
                 transfers.restore(snapshot.transfers)
+                durable.lastSnapshot = (stored.seq, stored.body.count, nil)
                 return stored
             } catch {
                 problem = "its snapshot at entry \(stored.seq) does not decode (\(error))"

@@ -119,6 +119,16 @@ extension LiveDaemon {
         if let stall = lastPressure, let path = pressurePath {
             lines.append("memory pressure: \(pressureLevel.rawValue) (PSI some \(stall.some) %, full \(stall.full) % over 10 s, \(path))")
         }
+        if options.store != nil {
+            var line = "state: \(durable.sinceSnapshot) input(s) journaled since "
+            if let last = durable.lastSnapshot {
+                line += "the snapshot at entry \(last.seq) (\(last.bytes) bytes"
+                    + (last.nanoseconds.map { ", encoded in \($0 / 1_000_000) ms)" } ?? ", restored from)")
+            } else {
+                line += "the start (no snapshot yet)"
+            }
+            lines.append(line)
+        }
         lines.append("front: \(engine.frontApp.map { engine.bundleIdentifier($0) } ?? "none")")
         for app in engine.appIDs {
             var line = "\(engine.bundleIdentifier(app)): \(engine.state(of: app))"
