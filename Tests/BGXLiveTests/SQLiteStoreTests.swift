@@ -1,6 +1,7 @@
 import BGXLive
-import BGXLiveStore
+@testable import BGXLiveStore
 import Foundation
+import GRDB
 import Testing
 
 /// The live host's state file: SQLite in WAL mode, its schema made by GRDB
@@ -23,7 +24,7 @@ struct SQLiteStoreTests {
         let store = try SQLiteStore(path: path)
         #expect(try store.journalMode() == "wal")
         let applied = try store.appliedMigrations()
-        #expect(applied.count == 1 && applied[0].hasPrefix("v1"))
+        #expect(applied.count == 2 && applied[0].hasPrefix("v1") && applied[1].hasPrefix("v2"))
         // Opening it again migrates nothing more and finds the same schema.
         #expect(try SQLiteStore(path: path).appliedMigrations() == applied)
         #expect(FileManager.default.fileExists(atPath: path + "-wal"))
@@ -48,6 +49,52 @@ struct SQLiteStoreTests {
         #expect(entries.map(\.input) == inputs)
         #expect(entries.map(\.seq) == [1, 2, 3, 4, 5, 6])
         #expect(entries[2] == { var e = Self.entry(2, inputs[2]); e.seq = 3; return e }())
+    }
+
+    @Test("a file made before snapshots is brought up to date: its journal kept, the snapshots table added")
+    func olderFileMigrates() throws {
+        let path = Self.temporaryFile()
+        do {
+            let pool = try DatabasePool(path: path)
+            try SQLiteStore.migrator.migrate(pool, upTo: "v1: journal, session, apps, processes, cgroup roots, audit")
+            try pool.write { db in
+                try db.execute(sql: """
+                    INSERT INTO journal (steps, clock, trace_offset, monotonic, wall, kind, app, input)
+                    VALUES (0, 0, 0, 5, 1.5, 'control', NULL, '{"control":{"verb":"home","args":[]}}')
+                    """)
+            }
+        }
+        let store = try SQLiteStore(path: path)
+        #expect(try store.appliedMigrations().count == 2)
+        #expect(try store.entries().map(\.input) == [.control(verb: "home", args: [])])
+        #expect(try store.latestSnapshot() == nil)
+    }
+
+    @Test("a snapshot is stored with its entry; compacting deletes the entries and snapshots before it, and numbering goes on")
+    func snapshotsAndCompaction() throws {
+        let path = Self.temporaryFile()
+        let store = try SQLiteStore(path: path)
+        for i in 0..<5 { try store.append(Self.entry(Int64(i), .control(verb: "launch", args: ["app\(i)"]))) }
+        // Kept: the journal stays whole.
+        let kept = try store.append(Self.entry(5, .control(verb: "home", args: [])),
+                                    snapshot: StoredSnapshot(format: 1, body: Data("first".utf8)), compact: false)
+        #expect(kept == 6)
+        #expect(try store.firstEntry()?.seq == 1)
+        #expect(try store.latestSnapshot() == StoredSnapshot(seq: 6, format: 1, body: Data("first".utf8)))
+        try store.append(Self.entry(6, .control(verb: "lock", args: [])))
+        // Compacted: the entries and the snapshot before the new one are gone.
+        let compacted = try store.append(Self.entry(7, .control(verb: "unlock", args: [])),
+                                         snapshot: StoredSnapshot(format: 1, body: Data("second".utf8)), compact: true)
+        #expect(compacted == 8)
+        #expect(try store.entries().map(\.seq) == [8])
+        #expect(try store.pool.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM snapshots") } == 1)
+        // Numbering goes on from there, in this store and in the file reopened.
+        #expect(try store.append(Self.entry(8, .control(verb: "home", args: []))) == 9)
+        let reopened = try SQLiteStore(path: path)
+        #expect(try reopened.append(Self.entry(9, .control(verb: "lock", args: []))) == 10)
+        #expect(try reopened.firstEntry()?.seq == 8)
+        #expect(try reopened.latestSnapshot() == StoredSnapshot(seq: 8, format: 1, body: Data("second".utf8)))
+        #expect(try reopened.entries(after: 7, limit: 10).map(\.seq) == [8, 9, 10])
     }
 
     @Test("a restart reads the journal a page at a time: the pages, joined, are the whole journal in order")
