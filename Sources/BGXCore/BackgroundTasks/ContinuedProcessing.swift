@@ -77,8 +77,8 @@ extension Engine {
             noteTaskHistory(app, id, "rejected: \(error) — \(why)")
             return error
         }
-        let policy = profile.continuedProcessing
-        guard policy.available else {
+        let slots = continuedProcessing.settings.slots
+        guard continuedProcessing.settings.available else {
             throw reject(.unavailable, "BGContinuedProcessingTaskRequest is iOS 26 and later; profile "
                          + "\(profile.name) does not have it (use profile ios26)")
         }
@@ -102,40 +102,38 @@ extension Engine {
             throw reject(.unavailable, "requiredResources .gpu: this device does not support background GPU use "
                          + "(BGTaskScheduler.supportedResources lacks .gpu)")
         }
-        if continuedTasks.contains(where: { $0.app == app && $0.identifier == id }) {
+        switch continuedProcessing.submit(app, id, request, now: now) {
+        case .duplicate:
             throw reject(.tooManyPendingTaskRequests, "\(request.identifier) is already queued or running")
-        }
-        let running = continuedTasks.count(where: \.running)
-        if running >= policy.slots && request.strategy == .fail {
+        case let .noSlot(running):
             throw reject(.immediateRunIneligible, "strategy .fail: \(running) continued-processing task(s) already "
-                         + "running (at most \(policy.slots)); it cannot start now")
-        }
-        record(app, .taskSubmit(identifier: id, kind: .continuedProcessing, replaced: false))
-        noteTaskHistory(app, id, "submitted (continuedProcessing, \"\(request.title)\", strategy \(request.strategy))")
-        continuedTasks.append(ContinuedTask(app: app, identifier: id, request: request, movedAt: now))
-        if running >= policy.slots {
-            let why = "queued (strategy .queue): \(running) continued-processing task(s) running (at most \(policy.slots))"
-            record(app, .taskDefer(identifier: id, reason: text(why)))
-            noteTaskHistory(app, id, why)
-        } else {
-            startContinuedTask(continuedTasks.count - 1, reason: "a slot is free: it starts at once")
+                         + "running (at most \(slots)); it cannot start now")
+        case let .queued(startsNow, running):
+            record(app, .taskSubmit(identifier: id, kind: .continuedProcessing, replaced: false))
+            noteTaskHistory(app, id, "submitted (continuedProcessing, \"\(request.title)\", strategy \(request.strategy))")
+            if startsNow {
+                startContinuedTask(continuedProcessing.tasks.count - 1, reason: "a slot is free: it starts at once")
+            } else {
+                let why = "queued (strategy .queue): \(running) continued-processing task(s) running (at most \(slots))"
+                record(app, .taskDefer(identifier: id, reason: text(why)))
+                noteTaskHistory(app, id, why)
+            }
         }
     }
 
     /// Hands a continued-processing task to its app, where it runs.
     mutating func startContinuedTask(_ k: Int, reason: String) {
-        let app = continuedTasks[k].app
+        let task = continuedProcessing.tasks[k]
+        let app = task.app, id = task.identifier
         let i = Int(app.index)
-        let id = continuedTasks[k].identifier
         guard apps[i].state != .notRunning else {
-            continuedTasks.remove(at: k)
+            continuedProcessing.remove(at: k)
             record(app, .taskExpireWithReason(identifier: id, reason: text("the app is no longer running")))
             noteTaskHistory(app, id, "dropped from the queue: the app is no longer running")
             return
         }
         if apps[i].state == .suspended { _ = wakeIntoBackground(app, cause: .bgTask) }
-        continuedTasks[k].running = true
-        continuedTasks[k].movedAt = now
+        continuedProcessing.started(k, now: now)
         taskScheduler.started(app, RunningTask(identifier: id, kind: .continuedProcessing, started: now,
                                                requiresExternalPower: false))
         setAssertion(.scheduledTask, true, i)
@@ -149,28 +147,22 @@ extension Engine {
     /// `task.progress.completedUnitCount` / `totalUnitCount` changed.
     public mutating func reportContinuedProgress(for app: AppID, identifier: String, completed: Int64, total: Int64) {
         let id = text(identifier)
-        guard let k = continuedTasks.firstIndex(where: { $0.app == app && $0.identifier == id && $0.running }) else {
+        guard continuedProcessing.progress(app, id, completed: completed, total: total, now: now) else {
             log(app, "BGContinuedProcessingTask: progress reported for \(identifier), which is not running")
             return
         }
-        if completed != continuedTasks[k].completed || total != continuedTasks[k].total {
-            continuedTasks[k].movedAt = now
-        }
-        continuedTasks[k].completed = completed
-        continuedTasks[k].total = total
         record(app, .taskProgress(identifier: id, completed: completed, total: total))
     }
 
     /// The task left the app (completed, or the process ended): the next queued one starts.
     mutating func continuedTaskEnded(_ app: AppID, _ id: TextID) {
-        guard let k = continuedTasks.firstIndex(where: { $0.app == app && $0.identifier == id }) else { return }
-        continuedTasks.remove(at: k)
+        guard let k = continuedProcessing.index(of: app, id) else { return }
+        continuedProcessing.remove(at: k)
         startQueuedContinuedTasks()
     }
 
     mutating func startQueuedContinuedTasks() {
-        while continuedTasks.count(where: \.running) < profile.continuedProcessing.slots,
-              let next = continuedTasks.firstIndex(where: { !$0.running }) {
+        while let next = continuedProcessing.nextToStart {
             startContinuedTask(next, reason: "a slot came free (it was queued)")
         }
     }
@@ -178,18 +170,18 @@ extension Engine {
     /// The person cancels the task from its Live Activity: its expiration handler runs.
     public mutating func cancelContinuedTask(for app: AppID?, identifier: String) {
         let id = text(identifier)
-        guard let k = continuedTasks.firstIndex(where: { ($0.app == app || app == nil) && $0.identifier == id }) else {
+        guard let k = continuedProcessing.cancelled(app, id) else {
             record(app, .log(text("the person cancelled \(identifier), which is not queued or running")))
             return
         }
-        let owner = continuedTasks[k].app
-        record(owner, .user(.cancelTask))
-        if continuedTasks[k].running {
+        let task = continuedProcessing.tasks[k]
+        record(task.app, .user(.cancelTask))
+        if task.running {
             endContinuedTask(k, because: "the person cancelled it")
         } else {
-            continuedTasks.remove(at: k)
-            record(owner, .taskExpireWithReason(identifier: id, reason: text("the person cancelled it while queued")))
-            noteTaskHistory(owner, id, "cancelled by the person while queued")
+            continuedProcessing.remove(at: k)
+            record(task.app, .taskExpireWithReason(identifier: id, reason: text("the person cancelled it while queued")))
+            noteTaskHistory(task.app, id, "cancelled by the person while queued")
         }
     }
 
@@ -197,8 +189,8 @@ extension Engine {
     /// (with none, it is completed unsuccessfully), and the app has the lead
     /// time to call setTaskCompleted.
     mutating func endContinuedTask(_ k: Int, because why: String) {
-        let app = continuedTasks[k].app
-        let id = continuedTasks[k].identifier
+        let app = continuedProcessing.tasks[k].app
+        let id = continuedProcessing.tasks[k].identifier
         let i = Int(app.index)
         guard let task = taskScheduler.runningTask(app, id), !task.expired else { return }
         _ = taskScheduler.expire(app, id, completing: !task.hasExpirationHandler)
@@ -219,49 +211,26 @@ extension Engine {
     }
 
     /// Resource pressure (the device turned thermally serious or critical):
-    /// the system ends first the tasks whose progress has not moved — the
-    /// one stalled longest at `serious`, every stalled one at `critical`.
+    /// the controller names the tasks to end; each is expired with why.
     mutating func relieveContinuedProcessingPressure(_ thermal: DeviceState.Thermal) {
-        guard thermal == .serious || thermal == .critical else { return }
-        let window = profile.continuedProcessing.stallWindow
         // An expired task is already winding down (its expiration handler runs): pressure ends another.
-        var running = continuedTasks.indices.filter { continuedTasks[$0].running && !continuedTaskExpired($0) }
-        running.sort { continuedTasks[$0].movedAt < continuedTasks[$1].movedAt }
-        guard !running.isEmpty else { return }
-        let stalled = running.filter { now - continuedTasks[$0].movedAt >= window }
-        let victims = thermal == .critical ? stalled : [stalled.first ?? running[0]]
-        let ids = victims.map { (continuedTasks[$0].app, continuedTasks[$0].identifier, continuedTasks[$0].movedAt) }
-        for (app, id, moved) in ids {
-            guard let k = continuedTasks.firstIndex(where: { $0.app == app && $0.identifier == id }) else { continue }
-            let still = now - moved >= window
+        let victims = continuedProcessing.pressureVictims(thermal, now: now) { task in
+            taskScheduler.apps[Int(task.app.index)].running.contains { $0.identifier == task.identifier && $0.expired }
+        }
+        for (task, stalled) in victims {
+            // Ending one may have started or removed others: found again by name.
+            guard let k = continuedProcessing.index(of: task.app, task.identifier) else { continue }
             endContinuedTask(k, because: "resource pressure (thermal \(thermal)): "
-                + (still ? "its progress has not moved since \(Time.wallClock(wall(moved), seconds: true))"
+                + (stalled ? "its progress has not moved since \(Time.wallClock(wall(task.movedAt), seconds: true))"
                    : "no task is stalled; its progress moved least recently"))
         }
     }
 
-    /// Whether continued task `k` has been expired and waits for its app to complete it.
-    func continuedTaskExpired(_ k: Int) -> Bool {
-        let task = continuedTasks[k]
-        return taskScheduler.apps[Int(task.app.index)].running.contains { $0.identifier == task.identifier && $0.expired }
-    }
-
     /// Continued-processing tasks of a process that ended go with it.
     mutating func dropContinuedTasks(of app: AppID, forceQuit: Bool) {
-        guard continuedTasks.contains(where: { $0.app == app }) else { return }
-        var k = 0
-        while k < continuedTasks.count {
-            let t = continuedTasks[k]
-            // Queued requests are cancelled when the person removes the app from the switcher [D: BGTaskRequest.h].
-            if t.app == app && (t.running || forceQuit) {
-                continuedTasks.remove(at: k)
-                if !t.running {
-                    record(app, .taskExpireWithReason(identifier: t.identifier,
-                                                     reason: text("the person removed the app from the app switcher")))
-                }
-            } else {
-                k += 1
-            }
+        guard continuedProcessing.tasks.contains(where: { $0.app == app }) else { return }
+        for id in continuedProcessing.processEnded(app, forceQuit: forceQuit) {
+            record(app, .taskExpireWithReason(identifier: id, reason: text("the person removed the app from the app switcher")))
         }
         startQueuedContinuedTasks()
     }

@@ -40,16 +40,22 @@ public struct ContinuedProcessingDump: ControllerDump, Equatable {
     }
 }
 
-extension Engine {
-    /// Continued processing's state for the app now.
-    public func continuedProcessingDump(of app: AppID) -> ContinuedProcessingDump {
-        let settings = profile.continuedProcessing
-        return ContinuedProcessingDump(
-            tasks: continuedTasks.filter { $0.app == app }.map { t in
+extension ContinuedProcessingController {
+    /// The app's tasks now, as data; `text` names their identifiers.
+    func dump(of app: AppID, now: Nanoseconds, text: (TextID) -> String) -> ContinuedProcessingDump {
+        ContinuedProcessingDump(
+            tasks: tasks(of: app).map { t in
                 .init(identifier: text(t.identifier), title: t.request.title, subtitle: t.request.subtitle,
                       running: t.running, completed: t.completed, total: t.total, movedAt: t.movedAt,
                       stalled: t.running && now - t.movedAt >= settings.stallWindow)
             },
             slots: settings.slots, stallWindow: settings.stallWindow)
+    }
+}
+
+extension Engine {
+    /// Continued processing's state for the app now.
+    public func continuedProcessingDump(of app: AppID) -> ContinuedProcessingDump {
+        continuedProcessing.dump(of: app, now: now) { text($0) }
     }
 }

@@ -58,7 +58,7 @@ public struct Engine: Sendable, Codable {
     /// Each process's launch handlers, running BGTasks and their launch's budget (rules §5).
     var taskScheduler = TaskSchedulerController()
     /// Continued-processing tasks, queued or running, device-wide (rules §13).
-    var continuedTasks: [ContinuedTask] = []
+    var continuedProcessing: ContinuedProcessingController
     /// When the scheduler will next look again, if only time passes.
     public var schedulerWake: Nanoseconds? { scheduler.wake }
     /// How often the scheduler has judged its candidates (a diagnostic).
@@ -96,6 +96,7 @@ public struct Engine: Sendable, Codable {
         self.wallClockOffset = wallClockOffset
         self.startEpochSeconds = startEpochSeconds ?? wallClockOffset / Time.nanosecondsPerSecond
         self.scheduler = SchedulerController(settings: profile.scheduler)
+        self.continuedProcessing = ContinuedProcessingController(settings: profile.continuedProcessing)
         self.launches = LaunchController(policy: LaunchPolicy(
             relaunchLocationAfterForceQuit: profile.relaunchLocationAfterForceQuit,
             launchVoIPPushAfterForceQuit: profile.launchVoIPPushAfterForceQuit))
@@ -326,7 +327,7 @@ public struct Engine: Sendable, Codable {
         case let .multitasking(v): device.multitasking = v; recordDevice("multitasking", "\(v)")
         case let .thermal(v):
             device.thermal = v; recordDevice("thermal", v.rawValue)
-            if !continuedTasks.isEmpty { relieveContinuedProcessingPressure(v) }
+            if !continuedProcessing.isEmpty { relieveContinuedProcessingPressure(v) }
         case let .backgroundGPU(v): device.backgroundGPU = v; recordDevice("backgroundGPU", "\(v)")
         case let .cpuLoad(v): device.cpuLoad = v; recordDevice("cpuLoad", "\(v)%")
         case let .memoryPressure(v): device.memoryPressure = v; recordDevice("memoryPressure", v.rawValue)

@@ -446,7 +446,7 @@ extension Engine {
         // Usually stopped already, as the app left the background (`setState`): asked here first.
         if scheduler.apps[i].energyStartedAt != nil { stopEnergyClock(app) }
         // Asked here first: a call per termination, with none running, cost about 5 instructions per engine event.
-        if !continuedTasks.isEmpty { dropContinuedTasks(of: app, forceQuit: reason == .userForceQuit) }
+        if !continuedProcessing.isEmpty { dropContinuedTasks(of: app, forceQuit: reason == .userForceQuit) }
         // The termination is counted in the same access that clears the process (each write checks uniqueness).
         apps[i].processEnded(reason)
         memory.processEnded(app)
