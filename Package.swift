@@ -46,12 +46,15 @@ let package = Package(
         // What tests of the engine, of its controllers and of apps share: a
         // host that answers every callback at once, story helpers.
         .target(name: "BGXTestKit", dependencies: ["BGXCore"], swiftSettings: v5),
+        // What an app's Info.plist bytes may hold, checked before Foundation reads them
+        // (the simulation's `bgx check` and the live host's install both read Info.plists).
+        .target(name: "BGXPlist", swiftSettings: v5),
         // App code's clocks on a simulated device (C: it interposes libc's).
         .target(name: "CBGXClock"),
         .target(
             name: "BGXSimulation",
             dependencies: [
-                "BGXCore", "BGXApp", "BGXTestKit", "CBGXClock", .product(name: "Yams", package: "Yams"),
+                "BGXCore", "BGXApp", "BGXTestKit", "BGXPlist", "CBGXClock", .product(name: "Yams", package: "Yams"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             swiftSettings: v5),
@@ -68,7 +71,7 @@ let package = Package(
         // only async-signal-safe calls may run between fork and exec.
         .target(name: "CBGXLive"),
         // The live host and the app side of its protocol (plain sockets and poll, no NIO).
-        .target(name: "BGXLive", dependencies: ["BGXCore", "CBGXLive"], swiftSettings: v5),
+        .target(name: "BGXLive", dependencies: ["BGXCore", "BGXPlist", "CBGXLive"], swiftSettings: v5),
         // The live host's journal and tables in SQLite (GRDB, WAL), behind BGXLive's
         // `DurableStore`: only bgx-daemon and the tests link it, never `bgx` or an app.
         .target(

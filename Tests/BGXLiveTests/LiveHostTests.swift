@@ -187,6 +187,20 @@ struct LiveHostTests {
         try host.wait(for: ["kind": "device", "property": "charging", "value": "true"])
     }
 
+    @Test("an Info.plist Foundation would crash on (a binary plist holding a set, found by fuzzing) is refused at install; the daemon carries on")
+    func binaryPlistWithASet() throws {
+        let host = try LiveHost()
+        let bundle = host.directory + "/set.app"
+        try FileManager.default.createDirectory(atPath: bundle, withIntermediateDirectories: true)
+        // bplist00: a top-level set holding one string.
+        var bytes = Array("bplist00".utf8) + [0xC1, 0x01, 0x51, 0x78] + [0x08, 0x0A]
+        bytes += [0, 0, 0, 0, 0, 0, 1, 1] + [0, 0, 0, 0, 0, 0, 0, 2] + [UInt8](repeating: 0, count: 8) + [0, 0, 0, 0, 0, 0, 0, 12]
+        try Data(bytes).write(to: URL(fileURLWithPath: bundle + "/Info.plist"))
+        let refusal = try host.ctlRefusal("install", bundle)
+        #expect(refusal?.contains("not an Info.plist: a binary property list holding a set (object 0)") == true, "\(refusal ?? "accepted")")
+        #expect(try host.ctl("status").contains("freezer:"), "the daemon answers after the refusal")
+    }
+
     @Test("bgx daemon and bgx ctl hand over to bgx-daemon")
     func throughBGX() throws {
         let host = try LiveHost(freezer: "sigstop", viaBGX: true)

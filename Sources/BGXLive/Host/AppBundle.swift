@@ -1,4 +1,5 @@
 import BGXCore
+import BGXPlist
 import Foundation
 
 /// An app bundle on disk: a directory with an `Info.plist` and the
@@ -26,6 +27,8 @@ public struct AppBundle: Sendable, Codable {
     /// executable is checked when it is launched, not here.
     public init(directory dir: String, infoPlist data: Data, checkExecutable: Bool = false) throws {
         let plistPath = dir + "/Info.plist"
+        // What Foundation must not be handed: a binary plist with a set in it crashes it.
+        if let problem = BinaryPropertyList.problem(in: data) { throw Invalid(description: "\(plistPath): not an Info.plist: \(problem)") }
         let plist: Any
         do { plist = try PropertyListSerialization.propertyList(from: data, format: nil) } catch {
             throw Invalid(description: "\(plistPath): not a property list")

@@ -1,4 +1,5 @@
 import BGXCore
+import BGXPlist
 import Foundation
 
 /// Reads the Info.plist keys bgx cares about (rules §3), and what a scenario
@@ -16,6 +17,8 @@ public enum InfoPlist {
     public static func read(_ path: String, notYetSupported: inout [ScenarioError]) throws -> AppManifest {
         let at = SourceLocation(file: path, line: 1, column: 1)
         let data = try ScenarioLimits.standard.contents(of: path)
+        // What Foundation must not be handed: a binary plist with a set in it crashes it.
+        if let problem = BinaryPropertyList.problem(in: data) { throw ScenarioError(at, "not an Info.plist: \(problem)") }
         let object: Any
         do {
             object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
