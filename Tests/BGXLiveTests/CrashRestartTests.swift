@@ -1,4 +1,4 @@
-import BGXLive
+@testable import BGXLive
 @testable import BGXLiveStore
 import GRDB
 import Foundation
@@ -264,7 +264,7 @@ struct CrashRestartTests {
         #expect(try store.pool.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM snapshots") } ?? 0 >= 2)
 
         let second = try LiveHost(extra: ["--snapshot-every", "4", "--keep-journal"], directory: first.directory)
-        #expect(second.daemonLog.contains("is of format 999; this daemon reads format 1: replaying the whole journal instead"),
+        #expect(second.daemonLog.contains("is of format 999; this daemon reads format \(DaemonSnapshot.format): replaying the whole journal instead"),
                 "\(second.daemonLog)")
         #expect(!second.daemonLog.contains("restored the snapshot"))
         try Self.expectStateOfSeveralKinds(second)
@@ -281,7 +281,7 @@ struct CrashRestartTests {
             Issue.record("the daemon started from a snapshot it cannot read")
         } catch let refused as LiveHost.Unavailable {
             #expect(refused.reason.hasPrefix("error: "), "\(refused.reason)")
-            #expect(refused.reason.contains("is of format 999; this daemon reads format 1, and the journal before it was compacted away"),
+            #expect(refused.reason.contains("is of format 999; this daemon reads format \(DaemonSnapshot.format), and the journal before it was compacted away"),
                     "\(refused.reason)")
         }
         // Nothing was written over: the state is as the dead daemon left it.

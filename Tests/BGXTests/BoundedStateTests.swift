@@ -154,6 +154,40 @@ import Testing
         }
     }
 
+    @Test("a console message naming an instance (\"Background Task 709 …\") is let go once written, not kept for each task")
+    func writtenLogMessagesAreLetGo() {
+        var host = ImmediateHost(Engine(profile: .modern))
+        let app = host.engine.install(AppManifest(bundleIdentifier: "com.example.slow"))
+        // The expiration handler ends the task, as a polite app does.
+        let answer: (Directive, inout Engine) -> Void = { d, engine in
+            if case let .deliver(app, .backgroundTaskExpired(id)) = d { engine.endBackgroundTask(for: app, id) }
+        }
+        var names = TraceNames(apps: [], notifications: [], texts: [])
+        var warnings: [String] = []
+        var sizes: [Int] = []
+        for cycle in 0..<400 {
+            // A task begun in the foreground and still open 40 s later, when the app leaves it: iOS warns, naming the task.
+            host.engine.schedule(.user(.launch(app)), at: host.engine.now)
+            host.run(until: host.engine.now + Time.seconds(1), answer)
+            _ = host.engine.beginBackgroundTask(for: app, name: "upload")
+            host.run(until: host.engine.now + Time.seconds(40), answer)
+            host.engine.schedule(.user(.home), at: host.engine.now)
+            host.run(until: host.engine.now + Time.seconds(40), answer)
+            // The daemon's way: names brought up to date, the lines written, the engine told.
+            host.engine.updateTraceNames(&names)
+            let renderer = TraceRenderer(names: names)
+            warnings += host.engine.trace.map { renderer.jsonLine($0) }.filter { $0.contains("was created over 30s ago") }
+            host.engine.trace.removeAll()
+            host.engine.traceWritten(batch: 16)
+            if cycle % 100 == 99 { sizes.append(host.engine.texts.strings.count) }
+        }
+        // Every warning was said, each naming its own task…
+        #expect(warnings.count == 400)
+        #expect(Set(warnings.map { $0.components(separatedBy: "Background Task ")[1].prefix(while: { $0 != " " }) }).count == 400)
+        // …and the texts the engine keeps did not grow with them.
+        #expect(sizes.last! - sizes.first! <= 32, "texts kept, every 100 cycles: \(sizes)")
+    }
+
     @Test("letting written texts go changes no trace line and no explanation")
     func lettingWrittenTextsGoChangesNothingSaid() {
         var kept = Soak(), lettingGo = Soak()

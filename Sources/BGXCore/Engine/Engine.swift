@@ -393,9 +393,13 @@ public struct Engine: Sendable, Codable {
 }
 
 extension Engine {
-    /// Records a console message for an app (what iOS would log).
+    /// Records a console message for an app (what iOS would log). Once the
+    /// host writes its trace out (`traceWritten`), a message is a one-off
+    /// text, let go once written: many name an instance ("Background Task
+    /// 709 …") or what an app passed, and interned they would add up for as
+    /// long as the daemon runs. A simulation interns them, as it always has.
     public mutating func log(_ app: AppID?, _ message: String) {
-        record(app, .log(text(message)))
+        record(app, .log(texts.lettingGo ? appendText(message) : text(message)))
     }
 }
 
@@ -432,6 +436,8 @@ struct TextTable: Sendable, Codable {
     var retained: [Int32] = []
     var reusedSince: [Int32] = []
     var writtenUpTo: Int32 = 0
+    /// The host writes its trace out and lets written texts go (it has called `traceWritten`).
+    var lettingGo = false
 
     func decision(at i: Int32) -> DecisionWords? {
         let k = firstDecision(atOrAfter: i)

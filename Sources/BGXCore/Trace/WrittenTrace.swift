@@ -14,6 +14,7 @@ extension Engine {
     /// The work is done once `batch` one-off texts have gathered (the daemon
     /// calls it after every input), so a run keeps at most that many more.
     public mutating func traceWritten(batch: Int = 256) {
+        texts.lettingGo = true
         // Events not yet taken may refer to anything: forget nothing then.
         guard trace.isEmpty, texts.strings.count - Int(texts.writtenUpTo) + texts.reusedSince.count >= batch else { return }
         var candidates = texts.retained + texts.reusedSince

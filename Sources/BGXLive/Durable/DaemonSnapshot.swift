@@ -24,8 +24,9 @@ public struct StoredSnapshot: Sendable, Equatable {
 /// attempts under way) and is never restored from the past.
 struct DaemonSnapshot: Codable {
     /// Bumped whenever the engine's stored state changes shape or meaning: a
-    /// daemon reads only snapshots of its own format.
-    static let format = 1
+    /// daemon reads only snapshots of its own format. 2: continued processing
+    /// became a controller; the text table says whether it lets texts go.
+    static let format = 2
 
     var engine: Engine
     var steps: Int64

@@ -26,6 +26,7 @@ extension LiveDaemon {
                 let seq = try store.append(entry, snapshot: snapshot, compact: !options.keepJournal)
                 durable.sinceSnapshot = 0
                 durable.lastSnapshot = (seq, snapshot.body.count, took)
+                bgx_release_free_memory()
             } else {
                 try store.append(entry)
             }

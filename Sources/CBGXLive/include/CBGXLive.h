@@ -32,4 +32,10 @@ int bgx_ppoll(struct pollfd *fds, nfds_t count, int64_t timeout_ns);
 /// descriptor in the daemon's poll, not a handler.
 int bgx_termination_signalfd(void);
 
+/// Gives the heap's free memory back to the kernel (glibc's malloc_trim). A
+/// snapshot's encoding builds a tree several times the size of its output and
+/// frees it at once; without this the freed pages stay in the daemon's
+/// resident size until the allocator happens to reuse them.
+void bgx_release_free_memory(void);
+
 #endif
