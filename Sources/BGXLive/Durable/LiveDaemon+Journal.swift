@@ -20,11 +20,16 @@ extension LiveDaemon {
         let entry = JournalEntry(steps: durable.steps, clock: engine.now, traceOffset: Int64(lseek(traceFD, 0, SEEK_END)),
                                  monotonic: MonotonicClock.now(), wall: Date().timeIntervalSince1970, input: input)
         do {
-            let began = MonotonicClock.now()
-            if options.snapshotEvery > 0, durable.sinceSnapshot >= options.snapshotEvery, let snapshot = takeSnapshot() {
-                let took = MonotonicClock.now() - began
-                let seq = try store.append(entry, snapshot: snapshot, compact: !options.keepJournal)
+            var snapshot: StoredSnapshot?, took: Int64 = 0
+            if options.snapshotEvery > 0, durable.sinceSnapshot >= options.snapshotEvery {
+                let began = MonotonicClock.now()
+                snapshot = takeSnapshot()
+                took = MonotonicClock.now() - began
+                // Taken or not (its failure is logged), the next is a whole interval away.
                 durable.sinceSnapshot = 0
+            }
+            if let snapshot {
+                let seq = try store.append(entry, snapshot: snapshot, compact: !options.keepJournal)
                 durable.lastSnapshot = (seq, snapshot.body.count, took)
                 bgx_release_free_memory()
             } else {
