@@ -93,7 +93,7 @@ final class TransferServer: @unchecked Sendable {
 /// rules §8 on the live host: background URLSession transfers of a real app
 /// process move real bytes over real TCP, under the engine's rules, while the
 /// app is frozen or gone; what the app gets is verified first.
-@Suite("live background transfers", .serialized)
+@Suite("live background transfers (rules §8 on the live host)", .serialized)
 struct LiveTransferTests {
     static let app = "com.example.transfers"
     static let executable = "bgx-live-transferapp"
