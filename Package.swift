@@ -33,14 +33,18 @@ let package = Package(
         // The live host's background transfers (bgx-daemon only) and the HTTP server their tests run.
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
-        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         .target(
             name: "BGXCore",
-            dependencies: [.product(name: "Collections", package: "swift-collections")],
+            // Only the two modules the engine uses: the whole Collections product
+            // compiled ~200 more units into the demo's first build.
+            dependencies: [
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "HeapModule", package: "swift-collections"),
+            ],
             swiftSettings: v5),
         .target(name: "BGXApp", dependencies: ["BGXCore"], swiftSettings: v5),
         // What tests of the engine, of its controllers and of apps share: a
@@ -78,14 +82,19 @@ let package = Package(
             name: "BGXLiveStore",
             dependencies: ["BGXLive", "BGXCore", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: v5),
+        // SHA-256 from the system's libcrypto (Debian: libssl-dev), for downloads' checksums
+        // and the transfer tests' server: one digest did not justify compiling swift-crypto's
+        // BoringSSL beside the one AsyncHTTPClient brings.
+        .systemLibrary(
+            name: "CLibCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
+        .target(name: "BGXDigest", dependencies: ["CLibCrypto"]),
         // Background transfers that move real bytes (AsyncHTTPClient over SwiftNIO):
         // resumable downloads with HTTP Range, verified before the app gets the file.
         .target(
             name: "BGXLiveTransfers",
             dependencies: [
-                "BGXLive",
+                "BGXLive", "BGXDigest",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ]),
         // BGXApp's app code as a real process under the daemon: its connection
@@ -106,7 +115,7 @@ let package = Package(
             name: "bgx-test-httpserver",
             dependencies: [
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "Crypto", package: "swift-crypto"), .product(name: "NIOCore", package: "swift-nio"),
+                "BGXDigest", .product(name: "NIOCore", package: "swift-nio"),
             ],
             path: "Tests/TransferServer"),
         // A BGXApp app whose background URLSession transfers the live host's tests follow.
@@ -123,7 +132,7 @@ let package = Package(
             dependencies: [
                 "BGXLive", "BGXLiveStore", "BGXLiveTransfers", "BGXCore", "BGXSimulation", "BGXKit", "ColorFeedExample",
                 // To check the bytes background transfers moved, and the downloader's timeouts.
-                .product(name: "Crypto", package: "swift-crypto"), .product(name: "NIOCore", package: "swift-nio"),
+                "BGXDigest", .product(name: "NIOCore", package: "swift-nio"),
                 // Property tests of the frame decoder.
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 // To read and alter a state file's tables as a person with sqlite3 would.
@@ -155,8 +164,10 @@ let package = Package(
                 // To read `bgx fleet plan`'s Kubernetes manifest as YAML.
                 .product(name: "Yams", package: "Yams"),
                 // To check that a heap decoded from a snapshot keeps its layout.
-                .product(name: "Collections", package: "swift-collections"),
+                .product(name: "HeapModule", package: "swift-collections"),
             ],
+            // The golden traces' hashes, read by TraceGoldenTests from the source tree.
+            exclude: ["Golden"],
             swiftSettings: v5),
     ]
 )

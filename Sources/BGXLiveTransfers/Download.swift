@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-import Crypto
+import BGXDigest
 import Foundation
 import NIOCore
 
@@ -82,7 +82,9 @@ public final class ResumableDownloader: Sendable {
             try? FileManager.default.removeItem(atPath: request.partialPath)
             offset = 0
         }
-        if offset == 0 { FileManager.default.createFile(atPath: request.partialPath, contents: nil) }
+        if offset == 0, !FileManager.default.createFile(atPath: request.partialPath, contents: nil) {
+            return .failed(reason: "cannot create \(request.partialPath)", retryable: false, offset: 0)
+        }
         var http = HTTPClientRequest(url: request.url)
         for (name, value) in request.headers where name.lowercased() != "range" { http.headers.add(name: name, value: value) }
         if offset > 0 { http.headers.add(name: "Range", value: "bytes=\(offset)-") }
@@ -161,7 +163,7 @@ public final class ResumableDownloader: Sendable {
 
     /// SHA-256 of bytes in memory, as lowercase hex.
     public static func sha256(of data: Data) -> String {
-        SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+        SHA256.hex(of: data)
     }
 
     /// SHA-256 of a file, read in pieces, as lowercase hex.
@@ -170,7 +172,7 @@ public final class ResumableDownloader: Sendable {
         defer { try? handle.close() }
         var hasher = SHA256()
         while let data = try? handle.read(upToCount: 1 << 20), !data.isEmpty { hasher.update(data: data) }
-        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        return hasher.finalize().hexString
     }
 }
 

@@ -23,7 +23,7 @@ final class TimerAppDelegate: UIApplicationDelegate {
         switch plan {
         case .withBackgroundTask:
             task = application.beginBackgroundTask(withName: "timers", expirationHandler: nil)
-            Timer.scheduledTimer(withTimeInterval: 2, repeats: true) { timer in
+            _ = Timer.scheduledTimer(withTimeInterval: 2, repeats: true) { timer in
                 self.ticks += 1
                 self.note("tick \(self.ticks)")
                 if self.ticks == 3 { timer.invalidate() }
@@ -34,12 +34,12 @@ final class TimerAppDelegate: UIApplicationDelegate {
             RunLoop.main.add(added, forMode: .common)
             let linux = Timer(timeInterval: 3, repeats: false) { _ in self.note("Timer(timeInterval:)") }
             RunLoop.main.add(linux, forMode: .default)
-            Timer.scheduledTimer(withTimeInterval: 10, repeats: false) { timer in
+            _ = Timer.scheduledTimer(withTimeInterval: 10, repeats: false) { timer in
                 self.note("one-shot valid=\(timer.isValid)")
                 application.endBackgroundTask(self.task)
             }
         case .suspended:
-            Timer.scheduledTimer(withTimeInterval: 10, repeats: true) { _ in self.note("tick") }
+            _ = Timer.scheduledTimer(withTimeInterval: 10, repeats: true) { _ in self.note("tick") }
         case .invalidatedEarly:
             task = application.beginBackgroundTask(expirationHandler: nil)
             let timer = Timer.scheduledTimer(withTimeInterval: 5, repeats: false) { _ in self.note("fired") }
@@ -48,7 +48,7 @@ final class TimerAppDelegate: UIApplicationDelegate {
         case .fromGlobalQueue:
             task = application.beginBackgroundTask(expirationHandler: nil)
             DispatchQueue.global().async {
-                Timer.scheduledTimer(withTimeInterval: 1, repeats: false) { _ in self.note("fired") }
+                _ = Timer.scheduledTimer(withTimeInterval: 1, repeats: false) { _ in self.note("fired") }
             }
             DispatchQueue.main.asyncAfter(deadline: .now() + 5) { application.endBackgroundTask(self.task) }
         }

@@ -1,5 +1,5 @@
 import BGXLive
-import Crypto
+import BGXDigest
 import Foundation
 import Glibc
 import Testing
@@ -14,7 +14,7 @@ import Testing
 final class TransferServer: @unchecked Sendable {
     static let size = 1 << 20
     static let content: [UInt8] = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 17) }
-    static let sha256 = SHA256.hash(data: content).map { String(format: "%02x", $0) }.joined()
+    static let sha256 = SHA256.hex(of: content)
     static let cut = 300_000
 
     struct Upload: Equatable { var method: String; var header: String; var sha256: String; var length: Int }
@@ -100,7 +100,7 @@ struct LiveTransferTests {
 
     static func sha256(ofFile path: String) -> String? {
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
-        return SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+        return SHA256.hex(of: data)
     }
 
     static func events(_ bundle: String) -> [String] {
@@ -193,7 +193,7 @@ struct LiveTransferTests {
         let host = try LiveHost(timeScale: 10)
         let file = host.directory + "/body.bin"
         let body = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
-        FileManager.default.createFile(atPath: file, contents: Data(body))
+        #expect(FileManager.default.createFile(atPath: file, contents: Data(body)))
         try host.install(Self.app, behaviour: "upload \(server.url("upload")) \(file) PUT", executable: Self.executable)
         try host.ctl("launch", Self.app)
         try host.wait(for: ["kind": "transfer.create", "type": "upload"])
@@ -202,7 +202,7 @@ struct LiveTransferTests {
         #expect(upload.method == "PUT")
         #expect(upload.header == "upload")
         #expect(upload.length == body.count)
-        #expect(upload.sha256 == SHA256.hash(data: body).map { String(format: "%02x", $0) }.joined())
+        #expect(upload.sha256 == SHA256.hex(of: body))
         // The daemon stops cleanly with its HTTP clients shut down.
         host.stop()
         #expect(host.process.terminationReason == .exit && host.process.terminationStatus == 0, "\(host.daemonLog)")

@@ -39,7 +39,7 @@ struct SoakTests {
     /// Reads the trace lines the daemon has sent so far (a follower that stops
     /// reading is cut off), without waiting for more than a moment.
     static func drain(_ host: LiveHost) {
-        while case let message?? = try? host.follower.connection.receive(until: MonotonicClock.now() + 1_000_000) {
+        while case let message? = try? host.follower.connection.receive(until: MonotonicClock.now() + 1_000_000) {
             if message.type == "trace", let text = message.text,
                let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] {
                 host.lines.append(object)

@@ -30,7 +30,7 @@ case "ctl":
         guard let c = try? LiveConnection(socket: path) else { continue }
         held.append(c)
         try? c.send(LiveMessage(type: "hello", role: "ctl"))
-        if case let reply?? = try? c.receive(), reply.ok == true { welcomed += 1 }
+        if case let reply? = try? c.receive(), reply.ok == true { welcomed += 1 }
     }
     print("welcomed \(welcomed)")
 case "frames":

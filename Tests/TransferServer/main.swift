@@ -1,4 +1,4 @@
-import Crypto
+import BGXDigest
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -107,7 +107,7 @@ for method in [HTTPRequest.Method.put, .post] {
         var request = request
         let body = try await request.collectBody(upTo: 16 << 20)
         let bytes = Array(body.readableBytesView)
-        let sha = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+        let sha = SHA256.hex(of: bytes)
         say("upload \(request.method.rawValue) \(request.headers[HTTPField.Name("x-bgx-test")!] ?? "-") \(sha) \(bytes.count)")
         return Response(status: .created)
     }
