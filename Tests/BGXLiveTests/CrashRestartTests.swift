@@ -168,7 +168,9 @@ struct CrashRestartTests {
         let behaviour = crashAfter.hasPrefix("exited") ? "exit-in-background" : "refresh"
         _ = try? first.install("com.example.refresh", behaviour: behaviour, modes: ["fetch"], permitted: ["com.example.refresh"])
         if first.process.isRunning { _ = try? first.ctl("launch", "com.example.refresh") }
-        if first.process.isRunning, (try? first.wait(for: ["kind": "state", "to": "active"], seconds: 5, quietly: true)) != nil {
+        // No short deadline: where the daemon dies first, the wait ends at once (its trace connection closes);
+        // where it lives, launching may take long on a loaded machine, and `home` must still be sent.
+        if first.process.isRunning, (try? first.wait(for: ["kind": "state", "to": "active"], quietly: true)) != nil {
             _ = try? first.ctl("home")
         }
         first.process.waitUntilExit()
