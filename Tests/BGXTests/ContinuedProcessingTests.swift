@@ -117,11 +117,11 @@ struct ContinuedProcessingTests {
         #expect(device.traceLines.contains { $0.contains("task.reject") && $0.contains("not in the foreground") })
     }
 
-    @Test("rules §13: requiredResources .gpu is refused where the device has no background GPU, accepted where it has")
-    func gpuNeedsBackgroundGPU() {
+    @Test("rules §13: requiredResources .gpu is refused as notPermitted where the device has no background GPU (iOS 26.6.1, observed), accepted where it has")
+    func gpuWithoutBackgroundGPUIsNotPermitted() {
         let (without, a1, d1) = device(gpu: false)
         tap(without, a1) { d1()!.resources = .gpu; d1()!.export("upscale") }
-        #expect(d1()!.journal.entries == ["refused upscale: unavailable"])
+        #expect(d1()!.journal.entries == ["refused upscale: notPermitted"])
         let (with, a2, d2) = device(gpu: true)
         tap(with, a2) { d2()!.resources = .gpu; d2()!.export("upscale") }
         with.advance(seconds: 1)

@@ -98,8 +98,12 @@ extension Engine {
                         + "identifier \(request.identifier) (register the wildcard form \(wildcard))")
             return
         }
+        // Apple documents that not every device has background GPU (check
+        // `supportedResources`), not the error; on a device without it iOS
+        // 26.6.1 refuses the request as notPermitted [O] (react-native-continued-task's
+        // device QA run of 2026-09-01, `gpu-gate`).
         if request.requiresGPU && !device.backgroundGPU {
-            throw reject(.unavailable, "requiredResources .gpu: this device does not support background GPU use "
+            throw reject(.notPermitted, "requiredResources .gpu: this device does not support background GPU use "
                          + "(BGTaskScheduler.supportedResources lacks .gpu)")
         }
         switch continuedProcessing.submit(app, id, request, now: now) {
@@ -152,6 +156,18 @@ extension Engine {
             return
         }
         record(app, .taskProgress(identifier: id, completed: completed, total: total))
+    }
+
+    /// `BGContinuedProcessingTask.updateTitle(_:subtitle:)` [D]: what the
+    /// person sees of the running task (its Live Activity) changes.
+    public mutating func updateContinuedTitle(for app: AppID, identifier: String, title: String, subtitle: String) {
+        let id = text(identifier)
+        guard continuedProcessing.retitle(app, id, title: title, subtitle: subtitle) else {
+            log(app, "BGContinuedProcessingTask: updateTitle for \(identifier), which is not running")
+            return
+        }
+        log(app, "BGContinuedProcessingTask \(identifier): the person now sees \"\(title)\" — \"\(subtitle)\"")
+        noteTaskHistory(app, id, "title updated: \"\(title)\", \"\(subtitle)\"")
     }
 
     /// The task left the app (completed, or the process ended): the next queued one starts.
