@@ -132,7 +132,7 @@ extension Engine {
         let i = Int(app.index)
         guard apps[i].state != .notRunning else {
             continuedProcessing.remove(at: k)
-            record(app, .taskExpireWithReason(identifier: id, reason: text("the app is no longer running")))
+            cancelQueued(app, id, because: "the app is no longer running")
             noteTaskHistory(app, id, "dropped from the queue: the app is no longer running")
             return
         }
@@ -196,7 +196,7 @@ extension Engine {
             endContinuedTask(k, because: "the person cancelled it")
         } else {
             continuedProcessing.remove(at: k)
-            record(task.app, .taskExpireWithReason(identifier: id, reason: text("the person cancelled it while queued")))
+            cancelQueued(task.app, id, because: "the person cancelled it while queued")
             noteTaskHistory(task.app, id, "cancelled by the person while queued")
         }
     }
@@ -246,8 +246,15 @@ extension Engine {
     mutating func dropContinuedTasks(of app: AppID, forceQuit: Bool) {
         guard continuedProcessing.tasks.contains(where: { $0.app == app }) else { return }
         for id in continuedProcessing.processEnded(app, forceQuit: forceQuit) {
-            record(app, .taskExpireWithReason(identifier: id, reason: text("the person removed the app from the app switcher")))
+            cancelQueued(app, id, because: "the person removed the app from the app switcher")
         }
         startQueuedContinuedTasks()
+    }
+
+    /// A queued request that never ran is cancelled by the system (`task.cancel`),
+    /// with its reason in a console line: it has no task to expire.
+    mutating func cancelQueued(_ app: AppID, _ id: TextID, because why: String) {
+        record(app, .taskCancel(identifier: id))
+        log(app, "BGContinuedProcessingTaskRequest \(text(id)) was queued and is cancelled: \(why)")
     }
 }
