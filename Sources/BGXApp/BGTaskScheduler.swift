@@ -163,6 +163,11 @@ public final class BGContinuedProcessingTask: BGTask {
     /// Set `totalUnitCount` and `completedUnitCount` as the work goes; each change reaches the system.
     public private(set) lazy var progress: Progress = TaskProgress(task: self)
 
+    /// Changes what the person sees of the task while it runs.
+    public func updateTitle(_ title: String, subtitle: String) {
+        connection.updateContinuedTitle(identifier: identifier, title: title, subtitle: subtitle)
+    }
+
     /// A `Progress` that tells the system each time it moves.
     final class TaskProgress: Progress, @unchecked Sendable {
         weak var task: BGContinuedProcessingTask?

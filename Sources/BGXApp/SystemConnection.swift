@@ -51,6 +51,8 @@ public protocol SystemConnection: AnyObject {
     // Continued processing (rules §13, iOS 26)
     func submitContinuedProcessingTask(_ request: ContinuedProcessingRequest) throws
     func reportContinuedProgress(identifier: String, completed: Int64, total: Int64)
+    /// `BGContinuedProcessingTask.updateTitle(_:subtitle:)`.
+    func updateContinuedTitle(identifier: String, title: String, subtitle: String)
     /// The kind of a task handed to the app (which `BGTask` subclass it gets).
     func runningTaskKind(identifier: String) -> BGTaskKind?
     /// `BGTaskScheduler.supportedResources` contains `.gpu`.

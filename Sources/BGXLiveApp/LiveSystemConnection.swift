@@ -204,6 +204,9 @@ public final class LiveSystemConnection: SystemConnection {
     public func reportContinuedProgress(identifier: String, completed: Int64, total: Int64) {
         ask("reportContinuedProgress", ["identifier": identifier, "completed": "\(completed)", "total": "\(total)"])
     }
+    public func updateContinuedTitle(identifier: String, title: String, subtitle: String) {
+        ask("updateContinuedTitle", ["identifier": identifier, "title": title, "subtitle": subtitle])
+    }
     public func runningTaskKind(identifier: String) -> BGTaskKind? {
         let kind = ask("runningTaskKind", ["identifier": identifier])?.args?["kind"]
         return BGTaskKind.allCases.first { "\($0)" == kind }

@@ -117,11 +117,11 @@ struct ContinuedProcessingTests {
         #expect(device.traceLines.contains { $0.contains("task.reject") && $0.contains("not in the foreground") })
     }
 
-    @Test("rules §13: requiredResources .gpu is refused where the device has no background GPU, accepted where it has")
-    func gpuNeedsBackgroundGPU() {
+    @Test("rules §13: requiredResources .gpu is refused as notPermitted where the device has no background GPU (iOS 26.6.1, observed), accepted where it has")
+    func gpuWithoutBackgroundGPUIsNotPermitted() {
         let (without, a1, d1) = device(gpu: false)
         tap(without, a1) { d1()!.resources = .gpu; d1()!.export("upscale") }
-        #expect(d1()!.journal.entries == ["refused upscale: unavailable"])
+        #expect(d1()!.journal.entries == ["refused upscale: notPermitted"])
         let (with, a2, d2) = device(gpu: true)
         tap(with, a2) { d2()!.resources = .gpu; d2()!.export("upscale") }
         with.advance(seconds: 1)
@@ -220,5 +220,34 @@ struct ContinuedProcessingTests {
         }
         #expect(ended.count == 1)
         #expect(ended.first?.hasPrefix("com.example.photos.export.new: resource pressure (thermal serious)") == true)
+    }
+
+    static let appSwitcher = repositoryRoot.appendingPathComponent("Scenarios/spec13-continued-processing-app-switcher.yaml").path
+
+    @Test("rules §13 [D]: the system cancels queued requests when the person closes the app from the app switcher")
+    func queuedRequestsCancelledWhenClosedFromAppSwitcher() throws {
+        let run = try ScenarioRun(try ScenarioParser.parse(contentsOf: Self.appSwitcher))
+        run.run()
+        let failed = run.results.filter { !$0.passed }.map(\.message)
+        #expect(failed.isEmpty, "\(failed)")
+        let photos = try #require(run.device.app("com.example.photos"))
+        let story = run.device.events(of: photos).map(\.kindName)
+        #expect(story.contains("task.cancel"))
+        #expect(!story.contains("task.start"), "the queued export never ran")
+        #expect(run.device.summary(of: photos).requests.cancelled == 1)
+    }
+
+    @Test("rules §13 [D]: updateTitle(_:subtitle:) changes what the person sees of a running task; of one not running it changes nothing")
+    func updateTitleChangesWhatThePersonSees() {
+        let (device, app, delegate) = device()
+        tap(device, app) { delegate()!.export("album") }
+        device.advance(seconds: 1)
+        let process = device.process(of: app)!
+        process.updateContinuedTitle(identifier: "com.example.photos.export.album", title: "Exporting album", subtitle: "60 of 120")
+        process.updateContinuedTitle(identifier: "com.example.photos.export.none", title: "Nothing", subtitle: "here")
+        let logs = device.traceLines.filter { $0.contains("\"kind\": \"log\"") }
+        #expect(logs.contains { $0.contains("com.example.photos.export.album: the person now sees \\\"Exporting album\\\" — \\\"60 of 120\\\"") },
+                "\(logs)")
+        #expect(logs.contains { $0.contains("updateTitle for com.example.photos.export.none, which is not running") })
     }
 }

@@ -55,18 +55,74 @@ struct DasdPolicyTests {
         #expect(device.pushStory(of: app).contains("520 push.deliver background 5 app"))
     }
 
-    @Test("ThunderingHerdPolicy: while the device is in use, 900 s after the first unlock after a restart (ably-flutter README)")
+    @Test("ThunderingHerdPolicy: while the device is in use, 900 s after a restart (ably-flutter README)")
     func herdWhileInUse() {
         let (device, app) = chatDevice(profile: .ios12)
         device.advance(seconds: 100)
-        device.change(.reboot)                          // 220
+        device.change(.reboot)                          // 220: the trigger
         device.advance(seconds: 400)
-        device.perform(.unlock)                         // 620: the trigger
+        device.perform(.unlock)                         // 620: in use
         device.push(silent, to: app)
         #expect(device.pushStory(of: app).last == "620 push.drop background 5 held: ThunderingHerdPolicy: Must Not Proceed "
                 + "[{deviceInUse == 1 AND timeSinceThunderingHerdTriggerEvent < 900}]")
         device.advance(seconds: 1000)
-        #expect(device.pushStory(of: app).contains("1520 push.deliver background 5 app"))
+        #expect(device.pushStory(of: app).contains("1120 push.deliver background 5 app"), "\(device.pushStory(of: app))")
+    }
+
+    @Test("ThunderingHerdPolicy: unlocking after 4 hours locked is a trigger (dasd's lengthyLock); a shorter lock is not")
+    func herdAfterLengthyLock() {
+        let (device, app) = chatDevice(profile: .ios12)
+        device.perform(.lock)                           // 120
+        device.advance(seconds: 3600)
+        device.perform(.unlock)                         // 3720: an hour locked, no trigger
+        device.push(silent, to: app)
+        #expect(device.pushStory(of: app).last == "3720 push.deliver background 5 app", "\(device.pushStory(of: app))")
+        device.advance(seconds: 60)
+        device.perform(.lock)                           // 3780
+        device.advance(seconds: 4 * 3600)
+        device.perform(.unlock)                         // 18180: 4 hours locked, the trigger
+        device.advance(seconds: 420)
+        device.push(silent, to: app)                    // 18600: past 300 s, the person still using the phone
+        #expect(device.pushStory(of: app).last == "18600 push.drop background 5 held: ThunderingHerdPolicy: Must Not Proceed "
+                + "[{deviceInUse == 1 AND timeSinceThunderingHerdTriggerEvent < 900}, "
+                + "{recentTriggerReason == com.apple.duetactivityscheduler.thpolicy.lengthyLock}]")
+        device.advance(seconds: 600)
+        #expect(device.pushStory(of: app).contains("19080 push.deliver background 5 app"), "\(device.pushStory(of: app))")
+    }
+
+    @Test("ThunderingHerdPolicy: locking the device ends the in-use window (dasd's waitingForInactivity); the first 300 s hold regardless")
+    func herdInUseWindowEndsWhenLocked() {
+        let (device, app) = chatDevice(profile: .ios12)
+        device.perform(.lock)                           // 120
+        device.advance(seconds: 5 * 3600)
+        device.perform(.unlock)                         // 18120: the trigger
+        device.advance(seconds: 60)
+        device.push(silent, to: app)                    // 18180: inside the first 300 s
+        #expect(device.pushStory(of: app).last == "18180 push.drop background 5 held: ThunderingHerdPolicy: Must Not Proceed "
+                + "[{timeSinceThunderingHerdTriggerEvent < 300}, "
+                + "{recentTriggerReason == com.apple.duetactivityscheduler.thpolicy.lengthyLock}]")
+        device.advance(seconds: 60)
+        device.perform(.lock)                           // 18240: put down
+        device.advance(seconds: 600)
+        #expect(device.pushStory(of: app).contains("18420 push.deliver background 5 app"), "\(device.pushStory(of: app))")
+    }
+
+    @Test("ThunderingHerdPolicy: plugging in after 4 hours unplugged, and a network after 4 hours without, are triggers")
+    func herdAfterLengthyUnplugAndNoNetwork() {
+        let (device, app) = chatDevice(profile: .ios12)
+        device.change(.network(.none))                  // 120
+        device.advance(seconds: 4 * 3600)
+        device.change(.network(.wifi))                  // 14520: the trigger
+        device.push(silent, to: app)
+        #expect(device.pushStory(of: app).last?.hasSuffix(
+            "{recentTriggerReason == com.apple.duetactivityscheduler.thpolicy.lengthyNoNetwork}]") == true,
+                "\(device.pushStory(of: app))")
+        device.advance(seconds: 1000)                   // 15520; unplugged since the start
+        device.change(.charging(true))                  // the trigger
+        device.push(silent, to: app)
+        #expect(device.pushStory(of: app).last?.hasSuffix(
+            "{recentTriggerReason == com.apple.duetactivityscheduler.thpolicy.lengthyUnplug}]") == true,
+                "\(device.pushStory(of: app))")
     }
 
     @Test("MemoryPressurePolicy: no push launch while the camera is in use; it goes when the camera stops (ably-flutter README)")

@@ -68,13 +68,14 @@ struct ExplainTests {
         #expect(lines[1] == "  waiting since 0d 09:00 for power (the request requires external power; the device is unplugged)")
         #expect(lines[2] == "  to change it: plug the device in")
         #expect(lines[3] == "  predicted start: none by time alone — it waits until one of the above changes")
-        #expect(lines[4].hasPrefix("  in this run: started at 0d 22:00 — "))
+        // Plugged in after 13 hours unplugged: the thundering herd holds it 300 s (rules §6).
+        #expect(lines[4].hasPrefix("  in this run: started at 0d 22:05 — "))
         // The policy table comes after the verdict.
         let table = try #require(lines.firstIndex { $0.contains("policies (weight × score = contribution") })
         #expect(table > 4)
         #expect(e.holds.map(\.policy) == ["ChargerPluggedInPolicy"])
         #expect(e.waitingSince == Time.hours(1))
-        #expect(e.startedInRun?.time == Time.hours(14))
+        #expect(e.startedInRun?.time == Time.hours(14) + Time.minutes(5))
     }
 
     @Test("rules §6 [O]: a policy that absolutely must not proceed (thermal serious, as logged) is named as what the task waits for")
@@ -159,10 +160,11 @@ struct ExplainTests {
         #expect(e.predictedStart == Time.hours(16))
         #expect(e.text.contains("  predicted start: 0d 16:00 — score "))
         #expect(e.text.contains("    next look: 0d 16:00 — ApplicationPolicy changes (the scheduler judges again then"))
-        // In the lock screen's rush after an unlock, the scheduler looks again when the rush passes,
-        // but the task is predicted to start later, when the app is due.
-        let rush = Self.refresh + "\ntimeline:\n  - {at: 11:58, user: lock}\n  - {at: 11:59, user: unlock}\n"
-        let r = try #require(try explain(rush, app: "com.example.feed", task: "com.example.feed.refresh", at: "12:00").first)
+        // In the thundering herd after an unlock that ends hours locked, the scheduler looks again
+        // when the herd passes, but the task is predicted to start later, when the app is due.
+        let rush = Self.refresh + "\ntimeline:\n  - {at: 08:06, user: lock}\n  - {at: 12:08, user: unlock}\n"
+        let r = try #require(try explain(rush, app: "com.example.feed", task: "com.example.feed.refresh", at: "12:10").first)
+        #expect(r.nextLook == Time.hours(12) + Time.minutes(13))
         let next = try #require(r.nextLook), start = try #require(r.predictedStart)
         #expect(next < start)
         #expect(start == Time.hours(16))

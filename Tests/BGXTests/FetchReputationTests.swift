@@ -63,6 +63,31 @@ struct FetchReputationTests {
         #expect(used >= Time.seconds(21), "energy used: \(Time.describe(used))")
     }
 
+    static let costScenario = repositoryRoot.appendingPathComponent("Scenarios/spec6-fetch-cost.yaml").path
+
+    @Test("rules §6: cheap, honest fetches earn shorter spacing — twice-a-day apps: the 1 s fetcher is fetched more than the 25 s one, the one awake 25 s after reporting, or the 5 MB one")
+    func cheapHonestFetchesEarnShorterSpacing() throws {
+        let run = try ScenarioRun(try ScenarioParser.parse(contentsOf: Self.costScenario))
+        run.run()
+        let engine = run.device.engine
+        let fast = fetchStarts(run, "com.example.fast")
+        for costly in ["com.example.slow", "com.example.lingering", "com.example.large"] {
+            let n = fetchStarts(run, costly)
+            #expect(fast > n, "fast \(fast), \(costly) \(n)")
+            #expect(engine.fetchReputation(of: run.device.app(costly)!) < 1, "\(costly)")
+        }
+        #expect(engine.fetchReputation(of: run.device.app("com.example.fast")!) == 1)
+        // The rate limit says why the costly app waits longer: its reputation.
+        let held = run.device.traceLines.first {
+            $0.contains("\"kind\": \"fetch.defer\"") && $0.contains("com.example.slow") && $0.contains("fetch reputation 0.")
+        }
+        #expect(held != nil, "no fetch.defer of the slow app names its reputation")
+        let lingering = engine.explainFetch(app: run.device.app("com.example.lingering")!)
+        #expect(lingering.contains("slow or large (awake 2"), "\(lingering)")
+        let large = engine.explainFetch(app: run.device.app("com.example.large")!)
+        #expect(large.contains("5242880 bytes"), "\(large)")
+    }
+
     @Test("rules §6: bgx explain --app shows each app's fetch standing and why")
     func explainShowsStanding() throws {
         let run = try ScenarioRun(try ScenarioParser.parse(contentsOf: Self.scenario))
@@ -74,7 +99,7 @@ struct FetchReputationTests {
         #expect(fast.contains("standing: good"))
         #expect(fast.contains("fast and honest"))
         #expect(slow.contains("standing: poor"))
-        #expect(slow.contains("slow (took 25s)"))
+        #expect(slow.contains("slow or large (awake 25s)"), "\(slow)")
         #expect(slow.contains("further apart"))
         #expect(liar.contains("claimed newData without fetching anything"))
         #expect(engine.explainFetch(app: run.device.app("com.example.fast")!).contains("awake in the background today"))

@@ -200,13 +200,15 @@ struct ReportTests {
         // The reason changes: after the charger, the device's activity held the resubmitted request
         // while in use; once locked, DeviceActivityPolicy only scores low (dasd's logs), so the
         // retry spacing shows, then the score below the threshold until the device is idle.
-        #expect(html.contains("com.example.photos.index held back: DeviceActivityPolicy: [{launchType == PROCESSING AND deviceActive == 1}]: 0d 22:02:00 – 0d 22:03:00 (1m)"))
-        #expect(html.contains("com.example.photos.index held back: score 0.83 &lt; 0.91 — DeviceActivityPolicy: [{launchType == PROCESSING AND idle &lt; 10m}]: 0d 22:12:00 – 0d 22:13:00 (1m)"))
+        #expect(html.contains("com.example.photos.index held back: DeviceActivityPolicy: [{launchType == PROCESSING AND deviceActive == 1}]: 0d 22:07:00 – 0d 22:08:00 (1m)"))
+        #expect(html.contains("com.example.photos.index held back: score 0.83 &lt; 0.91 — DeviceActivityPolicy: [{launchType == PROCESSING AND idle &lt; 10m}]: 0d 22:17:00 – 0d 22:18:00 (1m)"))
         #expect(html.contains("<title>com.example.photos.index running (score "))
         // Readable without hovering: the table below the timeline.
         #expect(html.contains("<h2>Why it waited: each BGTask request</h2>"))
-        #expect(html.contains("<td class=\"why\"><div>0d 09:00:00 – 0d 22:00:00 (13h): ChargerPluggedInPolicy: [{requiresExternalPower == 1 AND pluggedIn == 0}]</div></td><td>started 0d 22:00:00 after 13h: "))
-        #expect(html.contains("; expired 0d 22:02:00"))
+        // Plugged in after 13 hours unplugged: the thundering herd holds it 5 minutes more (rules §6).
+        #expect(html.contains("<td class=\"why\"><div>0d 09:00:00 – 0d 22:00:00 (13h): ChargerPluggedInPolicy: [{requiresExternalPower == 1 AND pluggedIn == 0}]</div><div>0d 22:00:00 – 0d 22:05:00 (5m): ThunderingHerdPolicy: "))
+        #expect(html.contains("</div></td><td>started 0d 22:05:00 after 13h5m: "))
+        #expect(html.contains("; expired 0d 22:07:00"))
         #expect(html.range(of: "</svg>\n</section>\n", options: .backwards)!.lowerBound
                 < html.range(of: "Why it waited")!.lowerBound)
         // The summary table: submitted / started / deferred / refused / expired, and the longest hold.

@@ -121,17 +121,21 @@ import Testing
         return c
     }
 
-    @Test("rules §6: newData with no network work is a claim without fetching; past two thirds of the fetch time is slow; within a third is fast")
+    @Test("rules §6: newData having fetched nothing is a claim without fetching; awake past two thirds of the fetch time, or over 1 MB, is slow or large; awake within a third is fast")
     func fetchVerdicts() {
         let timeout = settings.fetchTimeout
-        func verdict(_ result: BackgroundFetchResult, _ took: Nanoseconds, asyncWork: Int = 1) -> FetchVerdict {
-            SchedulerController.fetchVerdict(result: result, took: took, asyncWork: asyncWork, settings: settings)
+        func verdict(_ result: BackgroundFetchResult, _ awake: Nanoseconds, bytes: Int64 = 0,
+                     fetched: Bool = true) -> FetchVerdict {
+            SchedulerController.fetchVerdict(result: result, awake: awake, bytes: bytes, fetchedSomething: fetched,
+                                             settings: settings)
         }
-        #expect(verdict(.newData, Time.seconds(1), asyncWork: 0) == .claimedWithoutFetching)
-        #expect(verdict(.noData, Time.seconds(1), asyncWork: 0) == .fastAndHonest)
+        #expect(verdict(.newData, Time.seconds(1), fetched: false) == .claimedWithoutFetching)
+        #expect(verdict(.noData, Time.seconds(1), fetched: false) == .fastAndHonest)
         #expect(verdict(.newData, timeout / 3) == .fastAndHonest)
         #expect(verdict(.newData, timeout / 3 + 1) == .ordinary)
         #expect(verdict(.newData, timeout * 2 / 3 + 1) == .slow)
+        #expect(verdict(.newData, Time.seconds(1), bytes: settings.fetchLargeBytes) == .fastAndHonest)
+        #expect(verdict(.newData, Time.seconds(1), bytes: settings.fetchLargeBytes + 1) == .slow)
     }
 
     @Test("rules §6: a slow fetch multiplies the reputation by its factor, a fast honest one adds the reward up to 1, and it never falls below the floor")

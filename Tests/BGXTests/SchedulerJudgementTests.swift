@@ -95,7 +95,8 @@ struct SchedulerJudgementTests {
         #expect(device.deferReasons(of: app).last == "ChargerPluggedInPolicy: [{requiresExternalPower == 1 AND pluggedIn == 0}]")
         device.change(.charging(true))               // t = 120 + 5 h
         device.advance(hours: 1)
-        #expect(device.taskStarts(of: app) == [120 + 5 * 3600])
+        // Plugged in after 5 hours unplugged: the thundering herd holds it 300 s (rules §6, dasd's lengthyUnplug).
+        #expect(device.taskStarts(of: app) == [120 + 5 * 3600 + 300])
         // Power is required even after two days: no best-effort exemption.
         let (device2, app2, _) = feedDevice(cleanupApp(power: true), state: charging(false))
         device2.perform(.lock)
@@ -207,8 +208,8 @@ struct SchedulerJudgementTests {
         #expect(device.deferReasons(of: app).last == "FirstUnlockPolicy: the device has not been unlocked since boot")
         device.perform(.unlock)
         device.advance(hours: 1)
-        // The first unlock after a boot is a thundering-herd trigger: while the device is
-        // in use, background launches wait 900 s (`deviceInUse == 1 AND
+        // Unlocking after 11 hours locked is a thundering-herd trigger (dasd's lengthyLock): while
+        // the device is in use, background launches wait 900 s (`deviceInUse == 1 AND
         // timeSinceThunderingHerdTriggerEvent < 900`, ably/ably-flutter README's dasd log).
         #expect(device.taskStarts(of: app) == [12 * 3600 + 120 + 900])
         #expect(device.story(of: app, only: ["launch"]).last == "44220 launch bgTask")
@@ -237,7 +238,9 @@ struct SchedulerJudgementTests {
     @Test("rules §6: battery below 20 % and unplugged defers (BatteryLevelPolicy); at 20 % or on the charger it runs")
     func criticalBatteryDefers() {
         let low = deferredUntilRelief(.battery(19), .charging(true))
-        #expect(low.starts == [36000])
+        // Plugged in after 10 hours unplugged, the device in use: the thundering herd holds
+        // background launches 900 s (rules §6, dasd's lengthyUnplug).
+        #expect(low.starts == [36000 + 900])
         #expect(low.reasons.contains("BatteryLevelPolicy: [{batteryLevel == 19 < 20}] critically low: essential work only"))
         let edge = deferredUntilRelief(.battery(20), .battery(20))
         #expect(edge.starts == [firstStaleRefresh])

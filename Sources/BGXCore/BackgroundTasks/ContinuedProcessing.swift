@@ -98,8 +98,12 @@ extension Engine {
                         + "identifier \(request.identifier) (register the wildcard form \(wildcard))")
             return
         }
+        // Apple documents that not every device has background GPU (check
+        // `supportedResources`), not the error; on a device without it iOS
+        // 26.6.1 refuses the request as notPermitted [O] (react-native-continued-task's
+        // device QA run of 2026-09-01, `gpu-gate`).
         if request.requiresGPU && !device.backgroundGPU {
-            throw reject(.unavailable, "requiredResources .gpu: this device does not support background GPU use "
+            throw reject(.notPermitted, "requiredResources .gpu: this device does not support background GPU use "
                          + "(BGTaskScheduler.supportedResources lacks .gpu)")
         }
         switch continuedProcessing.submit(app, id, request, now: now) {
@@ -128,7 +132,7 @@ extension Engine {
         let i = Int(app.index)
         guard apps[i].state != .notRunning else {
             continuedProcessing.remove(at: k)
-            record(app, .taskExpireWithReason(identifier: id, reason: text("the app is no longer running")))
+            cancelQueued(app, id, because: "the app is no longer running")
             noteTaskHistory(app, id, "dropped from the queue: the app is no longer running")
             return
         }
@@ -152,6 +156,18 @@ extension Engine {
             return
         }
         record(app, .taskProgress(identifier: id, completed: completed, total: total))
+    }
+
+    /// `BGContinuedProcessingTask.updateTitle(_:subtitle:)` [D]: what the
+    /// person sees of the running task (its Live Activity) changes.
+    public mutating func updateContinuedTitle(for app: AppID, identifier: String, title: String, subtitle: String) {
+        let id = text(identifier)
+        guard continuedProcessing.retitle(app, id, title: title, subtitle: subtitle) else {
+            log(app, "BGContinuedProcessingTask: updateTitle for \(identifier), which is not running")
+            return
+        }
+        log(app, "BGContinuedProcessingTask \(identifier): the person now sees \"\(title)\" — \"\(subtitle)\"")
+        noteTaskHistory(app, id, "title updated: \"\(title)\", \"\(subtitle)\"")
     }
 
     /// The task left the app (completed, or the process ended): the next queued one starts.
@@ -180,7 +196,7 @@ extension Engine {
             endContinuedTask(k, because: "the person cancelled it")
         } else {
             continuedProcessing.remove(at: k)
-            record(task.app, .taskExpireWithReason(identifier: id, reason: text("the person cancelled it while queued")))
+            cancelQueued(task.app, id, because: "the person cancelled it while queued")
             noteTaskHistory(task.app, id, "cancelled by the person while queued")
         }
     }
@@ -230,8 +246,15 @@ extension Engine {
     mutating func dropContinuedTasks(of app: AppID, forceQuit: Bool) {
         guard continuedProcessing.tasks.contains(where: { $0.app == app }) else { return }
         for id in continuedProcessing.processEnded(app, forceQuit: forceQuit) {
-            record(app, .taskExpireWithReason(identifier: id, reason: text("the person removed the app from the app switcher")))
+            cancelQueued(app, id, because: "the person removed the app from the app switcher")
         }
         startQueuedContinuedTasks()
+    }
+
+    /// A queued request that never ran is cancelled by the system (`task.cancel`),
+    /// with its reason in a console line: it has no task to expire.
+    mutating func cancelQueued(_ app: AppID, _ id: TextID, because why: String) {
+        record(app, .taskCancel(identifier: id))
+        log(app, "BGContinuedProcessingTaskRequest \(text(id)) was queued and is cancelled: \(why)")
     }
 }

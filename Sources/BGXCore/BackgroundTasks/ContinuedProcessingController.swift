@@ -55,6 +55,14 @@ struct ContinuedProcessingController: Sendable, Codable {
         return true
     }
 
+    /// `updateTitle(_:subtitle:)` of a running task; false if it is not running.
+    mutating func retitle(_ app: AppID, _ id: TextID, title: String, subtitle: String) -> Bool {
+        guard let k = tasks.firstIndex(where: { $0.app == app && $0.identifier == id && $0.running }) else { return false }
+        tasks[k].request.title = title
+        tasks[k].request.subtitle = subtitle
+        return true
+    }
+
     /// The oldest queued task, when a slot is free for it.
     var nextToStart: Int? {
         guard runningCount < settings.slots else { return nil }

@@ -73,13 +73,12 @@ public struct Engine: Sendable, Codable {
         set { scheduler.recordsDasdDecisions = newValue }
     }
     public var dasdStarts: [DasdStart] { scheduler.dasdStarts }
-    /// When the device was last locked (nil while unlocked), and unlocked.
+    /// When the device was last locked (nil while unlocked).
     var lockedSince: Nanoseconds?
-    var lastUnlock: Nanoseconds?
-    /// When the device last restarted, and its last thundering-herd trigger
-    /// (the restart, then the first unlock after it): dasd's ThunderingHerdPolicy.
+    /// When the device last restarted.
     var lastBoot: Nanoseconds?
-    var herdTrigger: Nanoseconds?
+    /// dasd's ThunderingHerdPolicy: its last trigger, and whether its in-use window still applies.
+    var herd: ThunderingHerd
 
     /// Directives not yet taken by the host, in order.
     @usableFromInline var outbox: [Directive] = []
@@ -100,6 +99,7 @@ public struct Engine: Sendable, Codable {
         self.launches = LaunchController(policy: LaunchPolicy(
             relaunchLocationAfterForceQuit: profile.relaunchLocationAfterForceQuit,
             launchVoIPPushAfterForceQuit: profile.launchVoIPPushAfterForceQuit))
+        self.herd = ThunderingHerd(locked: device.locked, charging: device.charging, online: device.network != .none)
         if device.locked { lockedSince = 0 }
         if device.passcode && device.locked { self.device.unlockedSinceBoot = false }
     }
@@ -281,6 +281,7 @@ public struct Engine: Sendable, Codable {
         // Asked first: the write would check the array's uniqueness, and the clock usually stopped already.
         if from == .background, scheduler.apps[i].energyStartedAt != nil {
             scheduler.apps[i].stopEnergyClock(now: now, wallClockOffset: wallClockOffset)
+            if scheduler.apps[i].fetchAwaitingCost != nil { fetchLeftBackground(app) }
         }
         // Resident memory is counted as processes start and end (rules §10),
         // so free memory is known without a pass over every app.
@@ -312,8 +313,14 @@ public struct Engine: Sendable, Codable {
         defer { transfersAfterDeviceChange() }
         switch change {
         case let .battery(v): device.battery = v; recordDevice("battery", "\(v)%")
-        case let .charging(v): device.charging = v; recordDevice("charging", "\(v)")
-        case let .network(v): device.network = v; recordDevice("network", v.rawValue)
+        case let .charging(v):
+            device.charging = v; recordDevice("charging", "\(v)")
+            if herd.chargingChanged(v, now: now, lengthy: schedulerSettings.thunderingHerdLengthyState) { recordHerdTrigger() }
+        case let .network(v):
+            device.network = v; recordDevice("network", v.rawValue)
+            if herd.networkChanged(online: v != .none, now: now, lengthy: schedulerSettings.thunderingHerdLengthyState) {
+                recordHerdTrigger()
+            }
         case let .bandwidth(v): device.bandwidth = v; recordDevice("bandwidth", "\(v)")
         case let .lowPowerMode(v): device.lowPowerMode = v; recordDevice("lowPowerMode", "\(v)")
         case let .backgroundAppRefresh(v):
@@ -350,8 +357,9 @@ public struct Engine: Sendable, Codable {
         scheduler.dirty = true
         recordDevice("locked", "\(locked)")
         let firstUnlock = !locked && !device.unlockedSinceBoot
+        let herdChanged = herd.lockChanged(locked, now: now, lengthy: schedulerSettings.thunderingHerdLengthyState)
+        if herdChanged && !locked { recordHerdTrigger() }
         if firstUnlock {
-            if lastBoot != nil { herdTrigger = now }
             device.unlockedSinceBoot = true
             recordDevice("firstUnlockSinceBoot", "true")
             reviewHeldTransferSessions()
@@ -360,13 +368,13 @@ public struct Engine: Sendable, Codable {
             lockedSince = now
         } else {
             lockedSince = nil
-            lastUnlock = now
             expireProcessingTasksForDeviceUse()
         }
         if firstUnlock {
             relaunchVoIPAppsAtBoot()
-            retryHeldPushes()
         }
+        // The person put the device down: the herd's in-use window is over, held pushes may go.
+        if firstUnlock || (herdChanged && locked) { retryHeldPushes() }
     }
 
     /// Every app stops; force-quit marks are forgotten; with a passcode the
@@ -374,7 +382,6 @@ public struct Engine: Sendable, Codable {
     mutating func reboot() {
         recordDevice("reboot", "true")
         lastBoot = now
-        herdTrigger = now
         for i in apps.indices {
             let app = AppID(index: Int32(i))
             if apps[i].state != .notRunning { terminate(app, .reboot, detail: "the device restarted") }
@@ -387,8 +394,15 @@ public struct Engine: Sendable, Codable {
             if !device.locked { device.locked = true; lockedSince = now; recordDevice("locked", "true") }
         } else {
             device.unlockedSinceBoot = true
-            relaunchVoIPAppsAtBoot()
         }
+        herd.booted(now: now, locked: device.locked)
+        if !device.passcode { relaunchVoIPAppsAtBoot() }
+    }
+
+    /// A thundering-herd trigger other than a restart (which says so itself) goes in the trace.
+    mutating func recordHerdTrigger() {
+        guard let reason = herd.reason else { return }
+        recordDevice("thunderingHerdTrigger", reason.identifier ?? "boot")
     }
 }
 

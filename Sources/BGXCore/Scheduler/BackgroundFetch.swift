@@ -58,13 +58,28 @@ extension Engine {
         scheduler.apps[i].fetchInFlight = nil
         setAssertion(.fetch, false, i)
         record(app, .fetchComplete(result: result))
-        let took = now - fetch.started
-        let verdict = SchedulerController.fetchVerdict(result: result, took: took, asyncWork: fetch.asyncWork,
-                                                       settings: schedulerSettings)
-        scheduler.judgeFetch(app, verdict, took: took, now: now, settings: schedulerSettings)
-        // The energy clock runs on until the app leaves the background: time awake counts, not only busy CPU.
+        if scheduler.apps[i].fetchAwaitingCost != nil { fetchLeftBackground(app) }  // an earlier one, still awake
+        // Judged when the app leaves the background (`fetchLeftBackground`): the
+        // energy clock runs on until then, and time awake is what the fetch cost.
+        scheduler.apps[i].fetchAwaitingCost = FetchAwaitingCost(
+            result: result, started: fetch.started, fetchedSomething: fetch.asyncWork > 0 || fetch.bytes > 0,
+            bytes: fetch.bytes)
+        if apps[i].state != .background { fetchLeftBackground(app) }
         markSchedulerDirty(for: app)
         suspendIfThreadFree(app)
+    }
+
+    /// The app that reported a fetch left the background (suspended, ended, or
+    /// brought to the front): the fetch is judged on the time it stayed awake.
+    mutating func fetchLeftBackground(_ app: AppID) {
+        let i = Int(app.index)
+        guard let ended = scheduler.apps[i].fetchAwaitingCost else { return }
+        scheduler.apps[i].fetchAwaitingCost = nil
+        let awake = now - ended.started
+        let verdict = SchedulerController.fetchVerdict(result: ended.result, awake: awake, bytes: ended.bytes,
+                                                       fetchedSomething: ended.fetchedSomething, settings: schedulerSettings)
+        scheduler.judgeFetch(app, verdict, took: awake, bytes: ended.bytes, now: now, settings: schedulerSettings)
+        markSchedulerDirty(for: app)
     }
 
     /// The fetch's timeout (its ticket is outstanding: the fetch is still in flight).

@@ -4,16 +4,19 @@
 /// time to download their content or that claim that content was available
 /// but then do not download anything" (UIApplicationDelegate,
 /// `application(_:performFetchWithCompletionHandler:)` [D]; the seed [S]).
-/// Each fetch is judged as it ends; the standing it adds up to stretches the
-/// spacing between the app's fetches (ActivityRateLimitPolicy).
+/// Each fetch is judged on what it cost — the time the app stayed awake in
+/// the background for it, until it was suspended, and the data it moved —
+/// and on whether its result was honest; the standing it adds up to divides
+/// the spacing between the app's fetches (ActivityRateLimitPolicy), so a
+/// cheap, honest fetcher is fetched more often than a costly or dishonest one.
 public enum FetchVerdict: UInt8, Sendable, Codable {
-    /// Finished within a third of the fetch time, having fetched what it reported.
+    /// Awake at most a third of the fetch time, little data, an honest result.
     case fastAndHonest
-    /// Neither fast nor slow.
+    /// Neither cheap nor costly.
     case ordinary
-    /// Took more than two thirds of the fetch time.
+    /// Awake more than two thirds of the fetch time, or much data.
     case slow
-    /// Reported `newData` having started no network work.
+    /// Reported `newData` having fetched nothing (no network work, no data).
     case claimedWithoutFetching
     /// Never called the completion handler (terminated, 0x2182bad4).
     case timedOut
@@ -22,7 +25,7 @@ public enum FetchVerdict: UInt8, Sendable, Codable {
         switch self {
         case .fastAndHonest: "fast and honest"
         case .ordinary: "neither fast nor slow"
-        case .slow: "slow"
+        case .slow: "slow or large"
         case .claimedWithoutFetching: "claimed newData without fetching anything"
         case .timedOut: "did not call its completion handler in time"
         }
@@ -41,7 +44,7 @@ struct FetchStanding: Sendable, Codable {
 
 extension SchedulerController {
     /// Judges a fetch that ended and moves the app's standing.
-    mutating func judgeFetch(_ app: AppID, _ verdict: FetchVerdict, took: Nanoseconds, now: Nanoseconds,
+    mutating func judgeFetch(_ app: AppID, _ verdict: FetchVerdict, took: Nanoseconds, bytes: Int64 = 0, now: Nanoseconds,
                              settings p: SchedulerSettings) {
         let i = Int(app.index)
         var s = apps[i].fetchStanding
@@ -54,16 +57,18 @@ extension SchedulerController {
         }
         s.reputation = max(p.fetchReputationFloor, s.reputation)
         s.counts[Int(verdict.rawValue)] += 1
-        s.last = LastFetch(verdict: verdict, took: took, at: now)
+        s.last = LastFetch(verdict: verdict, took: took, bytes: bytes, at: now)
         apps[i].fetchStanding = s
     }
 
-    /// The verdict on a fetch that called its completion handler after `took`.
-    static func fetchVerdict(result: BackgroundFetchResult, took: Nanoseconds, asyncWork: Int,
-                             settings: SchedulerSettings) -> FetchVerdict {
-        if result == .newData && asyncWork == 0 { return .claimedWithoutFetching }
-        if took > settings.fetchTimeout * 2 / 3 { return .slow }
-        if took <= settings.fetchTimeout / 3 { return .fastAndHonest }
+    /// The verdict on a fetch that reported `result` and kept the app awake
+    /// `awake` in the background, having moved `bytes` (and started network
+    /// work, or not: `fetchedSomething`). Dishonesty is judged first, then cost.
+    static func fetchVerdict(result: BackgroundFetchResult, awake: Nanoseconds, bytes: Int64 = 0,
+                             fetchedSomething: Bool, settings: SchedulerSettings) -> FetchVerdict {
+        if result == .newData && !fetchedSomething { return .claimedWithoutFetching }
+        if awake > settings.fetchTimeout * 2 / 3 || bytes > settings.fetchLargeBytes { return .slow }
+        if awake <= settings.fetchTimeout / 3 { return .fastAndHonest }
         return .ordinary
     }
 }
@@ -100,9 +105,10 @@ extension Engine {
     }
 }
 
-/// An app's last background fetch: how it ended, how long it took, when.
+/// An app's last background fetch: how it was judged, how long the app was awake for it, its data, when.
 struct LastFetch: Sendable, Codable {
     var verdict: FetchVerdict
     var took: Nanoseconds
+    var bytes: Int64
     var at: Nanoseconds
 }

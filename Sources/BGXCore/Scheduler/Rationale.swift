@@ -31,9 +31,8 @@ enum Rationale: Sendable, Equatable, Codable {
     case idleSince(Nanoseconds)
     case deviceActive(Bool)
     // ThunderingHerdPolicy
-    case herdAfterBoot(window: Nanoseconds)
-    case herdWhileInUse(window: Nanoseconds)
-    case crowdAfterUnlock(window: Nanoseconds)
+    case herdAfterTrigger(window: Nanoseconds, ThunderingHerd.Trigger)
+    case herdWhileInUse(window: Nanoseconds, ThunderingHerd.Trigger)
     case noCrowd
     // ApplicationPolicy
     case appInForeground, neverUsed
@@ -49,7 +48,7 @@ enum Rationale: Sendable, Equatable, Codable {
     case processingSpacing(ended: Nanoseconds, success: Bool, nextAt: Nanoseconds)
     case processingEnded(Nanoseconds)
     case noRecentBackgroundLaunch
-    case launchSpacing(last: Nanoseconds, nextAt: Nanoseconds, perDay: Double, penalties: Int)
+    case launchSpacing(last: Nanoseconds, nextAt: Nanoseconds, perDay: Double, penalties: Int, fetchReputation: Double?)
     case spacingRespected(Nanoseconds)
     // EnergyBudgetPolicy
     case processingOwnBudget
@@ -108,9 +107,11 @@ enum Rationale: Sendable, Equatable, Codable {
         case let .processingBeforeIdle(idle): return "[{launchType == PROCESSING AND idle < \(describe(idle))}]"
         case let .idleSince(t): return "device idle since \(clock(t))"
         case let .deviceActive(active): return active ? "[{deviceActive == 1}]" : "[{deviceActive == 0}]"
-        case let .herdAfterBoot(window): return "[{timeSinceThunderingHerdTriggerEvent < \(window / Time.nanosecondsPerSecond)}]"
-        case let .herdWhileInUse(window):
-            return "[{deviceInUse == 1 AND timeSinceThunderingHerdTriggerEvent < \(window / Time.nanosecondsPerSecond)}]"
+        case let .herdAfterTrigger(window, reason):
+            return "[{timeSinceThunderingHerdTriggerEvent < \(window / Time.nanosecondsPerSecond)}\(Self.herdReason(reason))]"
+        case let .herdWhileInUse(window, reason):
+            return "[{deviceInUse == 1 AND timeSinceThunderingHerdTriggerEvent < \(window / Time.nanosecondsPerSecond)}"
+                + "\(Self.herdReason(reason))]"
         case .cpuNotConsidered: return "CPU use holds back processing only"
         case let .cpuBusy(required, observed):
             return "[{[Max allowed CPU Usage level]: Required:\(required).00, Observed:\(observed).00},]"
@@ -127,8 +128,7 @@ enum Rationale: Sendable, Equatable, Codable {
         case .appIsForeground: return "[{[appIsForeground]: Required:1.00, Observed:1.00},]"
         case .pushDisallowed: return "[{[pushDisallowed]: Required:0.00, Observed:1.00},]"
         case .pushAllowed: return "[{[pushDisallowed]: Required:0.00, Observed:0.00},]"
-        case let .crowdAfterUnlock(window): return "[{deviceInUse == 1 AND timeSinceUnlock < \(describe(window))}]"
-        case .noCrowd: return "no crowd after unlock"
+        case .noCrowd: return "no thundering herd"
         case .appInForeground: return "the app is in the foreground"
         case .neverUsed: return "the app has never been used in the foreground"
         case let .unusedSince(t, cutoff): return "the app has not been used since \(clock(t)) (over \(describe(cutoff)))"
@@ -143,10 +143,12 @@ enum Rationale: Sendable, Equatable, Codable {
                 + "\(clock(ended)); the next may run from \(clock(nextAt))"
         case let .processingEnded(t): return "last processing task ended \(clock(t))"
         case .noRecentBackgroundLaunch: return "no recent background launch"
-        case let .launchSpacing(last, nextAt, perDay, penalties):
+        case let .launchSpacing(last, nextAt, perDay, penalties, reputation):
             return "last background launch \(clock(last)); next allowed \(clock(nextAt)) (app used "
                 + "\(String(Double(Int(perDay * 10)) / 10))×/day"
-                + (penalties > 0 ? ", \(penalties) task(s) left uncompleted" : "") + ")"
+                + (penalties > 0 ? ", \(penalties) task(s) left uncompleted" : "")
+                + (reputation.map { $0 < 1 ? ", fetch reputation \(Engine.twoDecimals($0)): spaced "
+                    + "\(Engine.twoDecimals(1 / $0))× further apart" : ", fetch reputation 1" } ?? "") + ")"
         case let .spacingRespected(t): return "spacing since \(clock(t)) respected"
         case .processingOwnBudget: return "processing has its own budget"
         case let .energySpent(budget): return "daily energy budget of \(describe(budget)) spent"
@@ -156,6 +158,11 @@ enum Rationale: Sendable, Equatable, Codable {
             return "daily cellular data budget spent (\(used) background launches on cellular today)"
         case let .cellularUsed(used, limit): return "\(used) of \(limit) cellular background launches used today"
         }
+    }
+
+    /// dasd's second condition naming the trigger (`recentTriggerReason`); none for a restart.
+    static func herdReason(_ reason: ThunderingHerd.Trigger) -> String {
+        reason.identifier.map { ", {recentTriggerReason == \($0)}" } ?? ""
     }
 }
 

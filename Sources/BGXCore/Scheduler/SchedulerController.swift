@@ -151,6 +151,8 @@ struct SchedulerAppState: Sendable, Codable {
 
     // MARK: Background fetch (rules §6)
     var fetchInFlight: FetchInFlight?
+    /// A fetch that reported, judged once the app leaves the background.
+    var fetchAwaitingCost: FetchAwaitingCost?
     /// `setMinimumBackgroundFetchInterval`; nil is "never" (the default).
     var fetchInterval: Nanoseconds?
     var lastFetch: Nanoseconds?

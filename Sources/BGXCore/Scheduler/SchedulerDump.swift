@@ -25,6 +25,7 @@ public struct SchedulerControllerDump: ControllerDump, Equatable {
     /// The settings the fetch verdicts move the reputation by (the section's "why").
     public var reward, slowFactor, dishonestFactor, timeoutFactor: Double
     public var slowAfter: Nanoseconds
+    public var largeBytes: Int64
 
     public struct Judged: Sendable, Equatable, Encodable {
         public var verdict: String
@@ -32,7 +33,9 @@ public struct SchedulerControllerDump: ControllerDump, Equatable {
     }
     public struct LastJudged: Sendable, Equatable, Encodable {
         public var verdict: String
+        /// How long the app was awake in the background for the fetch.
         public var took: Nanoseconds
+        public var bytes: Int64
         public var at: Nanoseconds
     }
 
@@ -64,14 +67,16 @@ public struct SchedulerControllerDump: ControllerDump, Equatable {
         lines.append("fetches judged: " + (fetchesJudged.isEmpty ? "none yet"
                                           : fetchesJudged.map { "\($0.count) \($0.verdict)" }.joined(separator: ", ")))
         if let last = lastJudged {
-            lines.append("last: \(when(last.at)) — \(last.verdict) (took \(Time.describe(last.took)))")
+            lines.append("last: \(when(last.at)) — \(last.verdict) (awake \(Time.describe(last.took))"
+                         + (last.bytes > 0 ? ", \(last.bytes) bytes" : "") + ")")
         }
         lines.append("energy: \(Time.describe(energyUsed)) of \(Time.describe(energyBudget)) awake in the background today")
-        lines.append("why: fast, honest fetches raise the reputation by \(Engine.twoDecimals(reward)); "
-                     + "a slow one (over \(Time.describe(slowAfter))) multiplies it by "
-                     + "\(Engine.twoDecimals(slowFactor)), newData without fetching by "
+        lines.append("why: each fetch is judged on the time the app stayed awake for it and its data; "
+                     + "fast, honest fetches raise the reputation by \(Engine.twoDecimals(reward)); "
+                     + "a slow one (awake over \(Time.describe(slowAfter))) or a large one (over \(largeBytes) bytes) "
+                     + "multiplies it by \(Engine.twoDecimals(slowFactor)), newData without fetching by "
                      + "\(Engine.twoDecimals(dishonestFactor)), a timeout by "
-                     + "\(Engine.twoDecimals(timeoutFactor))")
+                     + "\(Engine.twoDecimals(timeoutFactor)); the spacing between fetches is divided by it")
         return lines
     }
 
@@ -94,12 +99,12 @@ extension Engine {
         return SchedulerControllerDump(
             pending: scheduler.pendingTasks.serials(of: app).map { text(scheduler.pendingTasks[$0].identifier) },
             fetchInterval: a.fetchInterval, lastFetch: a.lastFetch, reputation: s.reputation, fetchesJudged: judged,
-            lastJudged: s.last.map { .init(verdict: $0.verdict.words, took: $0.took, at: $0.at) },
+            lastJudged: s.last.map { .init(verdict: $0.verdict.words, took: $0.took, bytes: $0.bytes, at: $0.at) },
             energyUsed: backgroundEnergyUsedToday(of: app), energyBudget: p.dailyEnergyBudget,
             penalties: a.penalties, cellularLaunchesToday: a.cellularLaunches.spent(at: now),
             nextLook: scheduler.wakeAt[app.index],
             reward: p.fetchReputationReward, slowFactor: p.fetchReputationSlowFactor,
             dishonestFactor: p.fetchReputationDishonestFactor, timeoutFactor: p.fetchReputationTimeoutFactor,
-            slowAfter: p.fetchTimeout * 2 / 3)
+            slowAfter: p.fetchTimeout * 2 / 3, largeBytes: p.fetchLargeBytes)
     }
 }

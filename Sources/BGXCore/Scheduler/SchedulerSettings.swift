@@ -59,12 +59,16 @@ public struct SchedulerSettings: Sendable, Equatable, Codable {
     public var criticalBatteryLevel = 20
     /// Processing waits until the device has been locked this long ("idle") [O].
     public var idleBeforeProcessing: Nanoseconds = Time.minutes(10)
-    /// After boot or unlock, while the device is in use, background work waits this long [O]
+    /// After a thundering-herd trigger, while the device is in use, background work waits this long [O]
     /// (`deviceInUse == 1 AND timeSinceThunderingHerdTriggerEvent < 900`, ably/ably-flutter README).
     public var thunderingHerdWindow: Nanoseconds = Time.seconds(900)
-    /// After a boot every background launch waits this long [O]
+    /// After a thundering-herd trigger (a boot among them) every background launch waits this long [O]
     /// (`timeSinceThunderingHerdTriggerEvent < 300`, lionheart/openradar-mirror#20555).
     public var thunderingHerdBootWindow: Nanoseconds = Time.seconds(300)
+    /// The end of a state held this long is a thundering-herd trigger [O]: an unlock after the
+    /// device was locked, plugging in after it was unplugged, a network after none (dasd's
+    /// `lengthyLock`, `lengthyUnplug`, `lengthyNoNetwork`: 14,400 s in the previous state).
+    public var thunderingHerdLengthyState: Nanoseconds = Time.hours(4)
     /// DeviceActivityPolicy's score for processing while locked but not yet
     /// idle: Can Proceed, 0.05 [O] (the floor dasd gives; issue 19's log).
     public var deviceActivityScoreSoonAfterLock = 0.05
@@ -121,6 +125,9 @@ public struct SchedulerSettings: Sendable, Equatable, Codable {
     public var fetchReputationSlowFactor = 0.8
     public var fetchReputationDishonestFactor = 0.7
     public var fetchReputationTimeoutFactor = 0.5
+    /// A fetch moving more than this is large, judged like a slow one (bgx's
+    /// choice: Apple asks for "small amounts of content" without a number).
+    public var fetchLargeBytes: Int64 = 1_000_000
     /// The lowest reputation: fetches at most 20× further apart.
     public var fetchReputationFloor = 0.05
     /// `UIApplicationBackgroundFetchIntervalMinimum` as the system applies it [O].

@@ -254,10 +254,6 @@ extension Engine {
             return device.locked ? out(.canProceed(1), .deviceActive(false)) : out(.canProceed(0.7), .deviceActive(true))
         case .thunderingHerd:
             if let herd = thunderingHerd() { return out(.mustNotProceed, herd.words, next: herd.until) }
-            if !device.locked, let unlocked = lastUnlock, now - unlocked < p.thunderingHerdWindow {
-                return out(.canProceed(0), .crowdAfterUnlock(window: p.thunderingHerdWindow),
-                           next: unlocked + p.thunderingHerdWindow)
-            }
             return out(.canProceed(1), .noCrowd)
         case .application:
             if apps[ai].state.isForeground { return out(.mustNotProceed, .appInForeground) }
@@ -302,7 +298,9 @@ extension Engine {
             if c.kind == .fetch { spacing = Nanoseconds(Double(spacing) * fetchSpacingFactor(c.app)) }
             if now < last + spacing {
                 return out(.mustNotProceed, .launchSpacing(last: last, nextAt: last + spacing, perDay: perDay,
-                                                           penalties: scheduler.apps[ai].penalties),
+                                                           penalties: scheduler.apps[ai].penalties,
+                                                           fetchReputation: c.kind == .fetch
+                                                               ? scheduler.apps[ai].fetchStanding.reputation : nil),
                            next: last + spacing)
             }
             return out(.canProceed(1), .spacingRespected(last))
@@ -521,17 +519,19 @@ extension Engine {
         return since + Nanoseconds((fraction * Double(p.processingBestEffort)).rounded(.up)) + Time.seconds(1)
     }
 
-    /// ThunderingHerdPolicy [O]: after a trigger event (a boot, and the first
-    /// unlock after it) background launches wait — every one for 300 s
-    /// (`timeSinceThunderingHerdTriggerEvent < 300`), and while the device is
-    /// in use for 900 s (`deviceInUse == 1 AND … < 900`). A hard block.
+    /// ThunderingHerdPolicy [O]: after a trigger event (`ThunderingHerd`: a
+    /// boot, or the end of 4 hours locked, unplugged or offline) background
+    /// launches wait — every one for 300 s (`timeSinceThunderingHerdTriggerEvent
+    /// < 300`), and for 900 s while the person goes on using the device
+    /// (`deviceInUse == 1 AND … < 900`; locking it ends that). A hard block.
     func thunderingHerd() -> (words: Rationale, until: Nanoseconds)? {
+        guard let at = herd.at, let reason = herd.reason else { return nil }
         let p = schedulerSettings
-        if let boot = lastBoot, now - boot < p.thunderingHerdBootWindow {
-            return (.herdAfterBoot(window: p.thunderingHerdBootWindow), boot + p.thunderingHerdBootWindow)
+        if now - at < p.thunderingHerdBootWindow {
+            return (.herdAfterTrigger(window: p.thunderingHerdBootWindow, reason), at + p.thunderingHerdBootWindow)
         }
-        if !device.locked, let trigger = herdTrigger, now - trigger < p.thunderingHerdWindow {
-            return (.herdWhileInUse(window: p.thunderingHerdWindow), trigger + p.thunderingHerdWindow)
+        if herd.waitingForInactivity, !device.locked, now - at < p.thunderingHerdWindow {
+            return (.herdWhileInUse(window: p.thunderingHerdWindow, reason), at + p.thunderingHerdWindow)
         }
         return nil
     }

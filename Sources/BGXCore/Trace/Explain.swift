@@ -304,7 +304,11 @@ extension Rationale {
         case let .processingBeforeIdle(idle):
             return ("the device to be idle for \(Time.describe(idle))", wait ?? "leave the device locked")
         case .deviceActive(true): return ("the device to be idle (in use scores lower)", "lock the device")
-        case .crowdAfterUnlock: return ("the rush after unlock to pass", wait ?? "wait a few minutes")
+        case let .herdAfterTrigger(window, reason):
+            return ("the first \(Time.describe(window)) after \(reason.words) to pass (ThunderingHerdPolicy)", wait ?? "wait")
+        case let .herdWhileInUse(_, reason):
+            return ("the person to stop using the device after \(reason.words) (ThunderingHerdPolicy)",
+                    wait.map { "lock the device, or \($0)" } ?? "lock the device")
         case .appInForeground: return ("the app to leave the foreground", "send the app to the background")
         case .neverUsed:
             return ("the person to use the app (the scheduler does not launch an app never used)", "open the app")
@@ -319,6 +323,10 @@ extension Rationale {
             return ("a day of the person's use to learn from (use is predicted from past days)",
                     wait.map { "\($0), when a refresh is due anyway" } ?? "wait for a day of use")
         case .processingSpacing: return ("the spacing between processing tasks", wait ?? "wait")
+        case let .launchSpacing(_, _, _, _, reputation?) where reputation < 1:
+            return ("the spacing between fetches, \(Engine.twoDecimals(1 / reputation))× longer for the app's fetch "
+                    + "reputation (\(Engine.twoDecimals(reputation)): slow, large or dishonest fetches)",
+                    wait.map { "\($0); fetch faster, smaller, and report newData only for data fetched" } ?? "wait")
         case .launchSpacing: return ("the spacing between background launches", wait ?? "wait")
         case .energySpent: return ("tomorrow's energy budget", wait ?? "wait until tomorrow")
         case let .energyUsed(used, budget) where used > 0:

@@ -115,6 +115,9 @@ extension AppRuntime {
     public func reportContinuedProgress(identifier: String, completed: Int64, total: Int64) {
         device.withEngine { $0.reportContinuedProgress(for: app, identifier: identifier, completed: completed, total: total) }
     }
+    public func updateContinuedTitle(identifier: String, title: String, subtitle: String) {
+        device.withEngine { $0.updateContinuedTitle(for: app, identifier: identifier, title: title, subtitle: subtitle) }
+    }
     public func runningTaskKind(identifier: String) -> BGTaskKind? {
         device.withEngine { $0.runningTaskKind(for: app, identifier: identifier) }
     }

@@ -116,6 +116,8 @@ public final class ScenarioApp: HostedApp {
         /// rules §13: a `BGContinuedProcessingTaskRequest`, and its task's progress.
         case submitContinued(ContinuedProcessingRequest)
         case progress(completed: Int64, total: Int64)
+        /// `BGContinuedProcessingTask.updateTitle(_:subtitle:)`.
+        case updateTitle(title: String, subtitle: String)
         case cancel(String)
         case complete(Completion)
         /// nil is `never`.
@@ -296,6 +298,13 @@ public final class ScenarioApp: HostedApp {
                 }
                 process.device.withEngine {
                     $0.reportContinuedProgress(for: process.app, identifier: name, completed: completed, total: total)
+                }
+            case let .updateTitle(title, subtitle):
+                guard case let .task(name, _) = context else {
+                    preconditionFailure("the parser only allows 'updateTitle' in a task handler")
+                }
+                process.device.withEngine {
+                    $0.updateContinuedTitle(for: process.app, identifier: name, title: title, subtitle: subtitle)
                 }
             case let .cancel(identifier):
                 process.cancelTask(identifier: identifier)

@@ -51,7 +51,7 @@ public struct ScenarioParser {
                               "showSensitiveContent", "hideSensitiveContent", "requestSceneSessionRefresh",
                               "makeUnsavedChanges", "saveChanges", "playAudio", "stopAudio", "startLocation",
                               "stopLocation", "download", "createSession", "reportCall", "setKeepAliveTimeout",
-                              "writeFile", "readFile", "progress", "performExpiringActivity"]
+                              "writeFile", "readFile", "progress", "updateTitle", "performExpiringActivity"]
     static let futureActions: [String: String] = [:]
     static let timelineKeys = ["at", "user", "device", "push", "voipSocket", "location", "accessory", "bluetooth",
                                "network", "debug"]
@@ -372,10 +372,15 @@ public struct ScenarioParser {
                 guard handlers[handler] == nil else { throw err(hm.keyNodes[name]!, "handler '\(name)' is listed twice") }
                 let list = try actions(listNode, context, device: device)
                 for a in list {
-                    if case .progress = a.action {
+                    let taskOnly: String? = switch a.action {
+                    case .progress: "progress"
+                    case .updateTitle: "updateTitle"
+                    default: nil
+                    }
+                    if let taskOnly {
                         switch handler {
                         case .task, .expire: continue
-                        default: throw ScenarioError(a.location, "'progress' belongs in a 'task ID' or 'expire ID' handler "
+                        default: throw ScenarioError(a.location, "'\(taskOnly)' belongs in a 'task ID' or 'expire ID' handler "
                                                      + "(a continued-processing task's), not in '\(handler)'")
                         }
                     }
@@ -493,6 +498,10 @@ public struct ScenarioParser {
             guard let completed = Int64(try scalar(c, "completed")), let total = Int64(try scalar(t, "total")),
                   completed >= 0, total >= 0 else { throw err(c, "progress: completed and total are whole numbers ≥ 0") }
             action = .progress(completed: completed, total: total)
+        case "updateTitle":
+            let m = try mapping(try arg("{title, subtitle}"), name, known: ["title", "subtitle"])
+            guard let t = m["title"], let st = m["subtitle"] else { throw err(nameNode, "'updateTitle' needs {title, subtitle}") }
+            action = .updateTitle(title: try scalar(t, "title"), subtitle: try scalar(st, "subtitle"))
         case "download": action = .download(try download(try arg("{session, bytes, discretionary, …}")))
         case "createSession": action = .createSession(try scalar(try arg("a session identifier"), name))
         case "writeFile": action = try writeFile(try arg("{path, protection}"))
