@@ -42,7 +42,10 @@ struct CheckAgainstRunTests {
                 guard let reason = fields["reason"], let w = killsCheckSees[reason] else { continue }
                 word = w
             } else {
-                guard fields["error"] == "notPermitted" else { continue }
+                // The manifest's refusals; a continued-processing request made from the background is not one.
+                let reason = fields["reason"] ?? ""
+                guard fields["error"] == "notPermitted",
+                      reason.contains("BGTaskSchedulerPermittedIdentifiers") || reason.contains("UIBackgroundModes") else { continue }
                 word = "notPermitted"
             }
             let said = findings.contains { $0.contains(bundle) && $0.contains(word) }
@@ -89,6 +92,8 @@ struct CheckAgainstRunTests {
                 - register: com.example.pods.refresh
               didEnterBackground:
                 - submit: {identifier: com.example.pods.refresh, type: appRefresh}
+              expire com.example.pods.refresh:
+                - work: 1s
         timeline:
           - {at: 1m, user: launch com.example.pods}
           - {at: 2m, user: home}

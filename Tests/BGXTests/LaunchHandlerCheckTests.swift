@@ -49,8 +49,8 @@ struct LaunchHandlerCheckTests {
         let typo = try #require(f.first { $0.contains("'task com.example.pods.refrsh'") }, "\(f)")
         #expect(typo.hasPrefix("error: pods.yaml:10:7: "), "\(typo)")
         #expect(typo.contains("did you mean 'com.example.pods.refresh'?"))
-        // The real identifier now has no launch handler that completes it.
-        #expect(f.contains { $0.contains("no 'task com.example.pods.refresh' handler") && $0.contains("taskNotCompleted") }, "\(f)")
+        // The real identifier now has no launch handler: its expiration handler ends each launch unsuccessfully.
+        #expect(!f.contains { $0.contains("taskNotCompleted") }, "\(f)")
     }
 
     @Test("a second app submitting an identifier the first owns: noLaunchHandler, naming the owner")
@@ -86,6 +86,10 @@ struct LaunchHandlerCheckTests {
             .replacingOccurrences(of: "        - complete: false\n", with: "        - work: 1s\n"))
         #expect(never.contains { $0.hasPrefix("error: pods.yaml:10:7: ") && $0.contains("never calls 'complete'")
             && $0.contains("taskNotCompleted") }, "\(never)")
+        // With no expiration handler the system ends the task unsuccessfully: a warning, no kill.
+        let noExpire = try findings(Self.app.replacingOccurrences(of: "        - complete: true\n", with: "")
+            .replacingOccurrences(of: "      expire com.example.pods.refresh:\n        - complete: false\n", with: ""))
+        #expect(noExpire.count == 1 && noExpire[0].hasPrefix("warning: pods.yaml:10:7: ") && !noExpire[0].contains("kills"), "\(noExpire)")
         let late = try findings(Self.app.replacingOccurrences(of: "wait: 5s", with: "wait: 5m")
             .replacingOccurrences(of: "        - complete: false\n", with: "        - work: 1s\n"))
         #expect(late.contains { $0.contains("calls 'complete' only after 5m") }, "\(late)")
@@ -112,6 +116,28 @@ struct LaunchHandlerCheckTests {
         #expect(f.contains { $0.hasPrefix("error: pods.yaml:9:11: ") && $0.contains("'position'") && $0.contains("never ended") }, "\(f)")
         let handled = yaml + "\n      backgroundTaskExpired save:\n        - endBackgroundTask: save\n"
         #expect(try findings(handled).count == 1)
+    }
+
+    @Test("a background task begun again under its name before it is ended, and a fetch completed too late")
+    func staleAndLate() throws {
+        let f = try findings("""
+        apps:
+          - bundle: com.example.pods
+            backgroundModes: [fetch]
+            on:
+              didEnterBackground:
+                - beginBackgroundTask: upload
+                - beginBackgroundTask: upload
+                - endBackgroundTask: upload
+              backgroundTaskExpired upload:
+                - endBackgroundTask: upload
+              performFetch:
+                - wait: 45s
+                - complete: newData
+        """)
+        #expect(f.contains { $0.hasPrefix("error: pods.yaml:6:11: ") && $0.contains("begun again (line 7)") }, "\(f)")
+        #expect(f.contains { $0.hasPrefix("error: pods.yaml:11:7: ") && $0.contains("calls 'complete' only after 45s")
+            && $0.contains("completionHandlerTimeout") }, "\(f)")
     }
 
     @Test("missing modes for what the handlers do are errors")

@@ -32,6 +32,7 @@ public enum LaunchHandlerCheck {
                 findings += registrationFindings(app, launch: launch, later: later)
                 findings += handlerFindings(app, registered: registered)
                 findings += completionFindings(app, registered: registered, profile: scenario.profile)
+                findings += completionWindowFindings(app, profile: scenario.profile)
             }
             for (id, location) in submits(app) where !isRegistered(id) {
                 guard !later.contains(where: { $0.identifier == id }) else { continue }   // reported as registered late
@@ -43,7 +44,8 @@ public enum LaunchHandlerCheck {
                     + "(noLaunchHandler) — fix: add '- register: \(id)' to \(owner.manifest.bundleIdentifier)'s didFinishLaunching "
                     + "and a 'task \(id)' handler", location: "\(location)"))
             }
-            findings += backgroundTaskFindings(app, profile: scenario.profile)
+            // Without multitasking no app enters the background, where a background task's time runs.
+            if scenario.device.multitasking { findings += backgroundTaskFindings(app, profile: scenario.profile) }
             // An identifier spelled with another app's bundle is that app's (reverse-DNS, as Apple's samples name them).
             for id in app.manifest.permittedTaskIdentifiers where !id.hasPrefix(bundle + ".") {
                 guard let other = bundles.filter({ $0 != bundle && id.hasPrefix($0 + ".") }).max(by: { $0.count < $1.count }),
@@ -139,7 +141,9 @@ public enum LaunchHandlerCheck {
     }
 
     /// A registered, submitted task whose launch handler never reaches `complete`
-    /// before its time is up, with no expiration handler that completes it.
+    /// before its time is up. With an expiration handler that does not complete
+    /// it either, iOS kills the app; with none set, the system ends the task
+    /// unsuccessfully — no kill, but the work never reports done.
     static func completionFindings(_ app: ScenarioApp.Spec, registered: [String], profile: PolicyProfile) -> [ManifestFinding] {
         let bundle = app.manifest.bundleIdentifier
         var kinds: [String: BGTaskKind] = [:]
@@ -148,37 +152,64 @@ public enum LaunchHandlerCheck {
         }
         var findings: [ManifestFinding] = []
         var seen = Set<String>()
-        for id in registered where seen.insert(id).inserted {
+        // An identifier not permitted is never registered (register returns false): nothing launches it.
+        for id in registered where seen.insert(id).inserted && app.manifest.permittedTaskIdentifiers.contains(id) {
             guard let kind = kinds[id] else { continue }   // never submitted here: never launched
             let budget = kind == .processing ? profile.scheduler.processingBudget : profile.scheduler.appRefreshBudget
-            let expireCompletes = app.handlers[.expire(id)]?.contains(where: isComplete) ?? false
-            guard !expireCompletes else { continue }
+            let expire = app.handlers[.expire(id)]
+            if expire?.contains(where: isComplete) == true { continue }
             let registration = registrations(app).launch.first { $0.identifier == id }!.location
-            guard let actions = app.handlers[.task(id)] else {
-                findings.append(.init(severity: .error, message:
-                    "\(bundle): '\(id)' is registered and submitted but has no 'task \(id)' handler, so its launch handler "
-                    + "never calls setTaskCompleted; iOS kills the app when its \(Time.describe(budget)) are up "
-                    + "(taskNotCompleted) — fix: add 'task \(id)' ending with '- complete: true', and 'expire \(id)' "
-                    + "with '- complete: false'", location: "\(registration)"))
-                continue
-            }
             let place = app.handlerLocations[.task(id)] ?? registration
-            var elapsed: Nanoseconds = 0
-            var completedAt: Nanoseconds?
-            for a in actions {
-                switch a.action {
-                case let .work(d), let .wait(d): elapsed += d
-                default: break
-                }
-                if isComplete(a) { completedAt = elapsed; break }
+            let why: String
+            if let actions = app.handlers[.task(id)] {
+                guard let late = lateCompletion(actions, within: budget) else { continue }
+                why = late == 0 ? "the 'task \(id)' handler never calls 'complete'"
+                    : "the 'task \(id)' handler calls 'complete' only after \(Time.describe(late)), past its \(Time.describe(budget))"
+            } else {
+                why = "'\(id)' is registered and submitted but has no 'task \(id)' handler, so nothing calls setTaskCompleted"
             }
-            if let completedAt, completedAt < budget { continue }
-            let why = completedAt == nil ? "never calls 'complete'"
-                : "calls 'complete' only after \(Time.describe(completedAt!)), past its \(Time.describe(budget))"
+            let fix = "fix: end 'task \(id)' with '- complete: true' and give 'expire \(id)' '- complete: false'"
+            if expire != nil {
+                findings.append(.init(severity: .error, message:
+                    "\(bundle): \(why), and its 'expire \(id)' handler does not complete it either; iOS kills the app "
+                    + "when its \(Time.describe(budget)) are up (taskNotCompleted) — \(fix)", location: "\(place)"))
+            } else {
+                findings.append(.init(severity: .warning, message:
+                    "\(bundle): \(why); with no expiration handler the system ends each launch unsuccessfully at "
+                    + "expiry, and the work never reports done — \(fix)", location: "\(place)"))
+            }
+        }
+        return findings
+    }
+
+    /// When a handler's `complete` comes at or past `limit` of work and waits: its moment, 0 for never; nil when in time.
+    static func lateCompletion(_ actions: [ScenarioApp.LocatedAction], within limit: Nanoseconds) -> Nanoseconds? {
+        var elapsed: Nanoseconds = 0
+        for a in actions {
+            if isComplete(a) { return elapsed < limit ? nil : elapsed }
+            switch a.action {
+            case let .work(d), let .wait(d): elapsed += d
+            case .exit: return nil   // the process ends: nothing is owed
+            default: break
+            }
+        }
+        return 0
+    }
+
+    /// `performFetch` and `silentPush` call their completion handler within 30 s, or the app is killed
+    /// (completionHandlerTimeout). A silent-push handler that never completes is PushCheck's.
+    static func completionWindowFindings(_ app: ScenarioApp.Spec, profile: PolicyProfile) -> [ManifestFinding] {
+        let bundle = app.manifest.bundleIdentifier
+        var findings: [ManifestFinding] = []
+        for (handler, limit) in [(ScenarioApp.Handler.performFetch, profile.scheduler.fetchTimeout),
+                                 (.silentPush, profile.push.completionTimeout)] {
+            guard let actions = app.handlers[handler], let late = lateCompletion(actions, within: limit) else { continue }
+            if late == 0 && handler == .silentPush { continue }
+            let why = late == 0 ? "never calls 'complete'" : "calls 'complete' only after \(Time.describe(late))"
             findings.append(.init(severity: .error, message:
-                "\(bundle): the 'task \(id)' handler \(why), and no 'expire \(id)' handler completes it; iOS kills the "
-                + "app (taskNotCompleted) — fix: end 'task \(id)' with '- complete: true' and add 'expire \(id)' with "
-                + "'- complete: false'", location: "\(place)"))
+                "\(bundle): the '\(handler)' handler \(why); in the background iOS kills the app \(Time.describe(limit)) "
+                + "after it is called (completionHandlerTimeout) — fix: call '- complete: newData' (or noData, failed) "
+                + "within \(Time.describe(limit))", location: "\(app.handlerLocations[handler] ?? app.location)"))
         }
         return findings
     }
@@ -202,6 +233,17 @@ public enum LaunchHandlerCheck {
         for (handler, actions) in sorted(app) {
             for (i, a) in actions.enumerated() {
                 guard case let .beginBackgroundTask(name) = a.action else { continue }
+                // Begun again before it is ended: the name now holds the second task, and nothing ends the first.
+                let rest = actions[(i + 1)...]
+                if let again = rest.firstIndex(where: { $0.action == .beginBackgroundTask(name) }),
+                   !rest[..<again].contains(where: { $0.action == .endBackgroundTask(name) }) {
+                    findings.append(.init(severity: .error, message:
+                        "\(bundle): the background task '\(name)' is begun again (line \(actions[again].location.line)) before it is "
+                        + "ended; the name then holds the second task, nothing ends this one, and iOS kills the app "
+                        + "\(Time.describe(budget)) into the background (backgroundTaskTimeout) — fix: end it first, "
+                        + "or give each task its own name", location: "\(a.location)"))
+                    continue
+                }
                 if ends(app.handlers[.backgroundTaskExpired(name)] ?? [], name) { continue }
                 let fix = "fix: end it with '- endBackgroundTask: \(name)', and add a 'backgroundTaskExpired \(name)' "
                     + "handler that ends it too"
