@@ -67,6 +67,25 @@ struct RecurringTimelineTests {
         for r in run.results { #expect(r.passed, "\(r.message)") }
     }
 
+    @Test("at one moment, entries run in the order written, a recurring one in its place")
+    func sameMomentOrder() throws {
+        let s = try ScenarioParser(file: "week.yaml").parse("""
+        duration: 2d
+        apps: [{bundle: com.example.pods}]
+        timeline:
+          - {at: "0d 08:00", device: {battery: 40%}}
+          - {every: day, at: "08:00", device: {battery: 50%}}
+          - {at: "1d 08:00", device: {battery: 30%}}
+        """)
+        let run = try ScenarioRun(s)
+        run.run()
+        let values = run.device.trace.filter { $0.kindName == "device" }.compactMap { event -> String? in
+            guard case let .string(v)? = run.device.renderer.fields(of: event).first(where: { $0.0 == "value" })?.1 else { return nil }
+            return v
+        }
+        #expect(values == ["40%", "50%", "50%", "30%"])
+    }
+
     @Test("mistakes are located: a bad day (did you mean), an at: that is no time of day, a span outside the run")
     func errors() {
         let day = error(#"{every: sundy, at: "21:00", user: home}"#)
