@@ -36,17 +36,11 @@ extension ScenarioParser {
             throw err(m["from"], "from: day \(first) is after the scenario ends on day \(endDay) "
                       + "(duration \(Time.describe(context.duration)))")
         }
-        // 1970-01-01 was a Thursday (index 4).
         let startDay = Int64((context.start.timeIntervalSince1970 / 86_400).rounded(.down))
-        var moments: [Nanoseconds] = []
-        for day in first...min(last, endDay) {
-            let weekday = Int(((startDay + Int64(day) + 4) % 7 + 7) % 7)
-            guard days.contains(weekday) else { continue }
-            let t = Time.days(day) + timeOfDay - context.startOffset
-            guard t >= 0, t <= context.duration else { continue }
-            moments.append(t)
-            if moments.count > limits.timelineEntries { break }
-        }
+        let recurrence = Recurrence(on: days, at: timeOfDay, fromDay: first,
+                                    forDays: m["for"] == nil ? nil : last - first + 1)
+        let moments = recurrence.moments(startEpochDay: startDay, startOffset: context.startOffset,
+                                         duration: context.duration, limit: limits.timelineEntries + 1)
         guard !moments.isEmpty else {
             throw err(everyNode, "every: this entry never happens: no chosen day has \(atText) within the run "
                       + "(\(Time.describe(context.duration)) from \(Time.wallClock(context.startOffset)) on day 0)")
