@@ -43,7 +43,7 @@ struct OwnAppPageTests {
             .components(separatedBy: "\n}\n")[0]
         #expect(Self.page.contains("final class AppDelegate" + delegate + "\n}\n"))
         let body = Self.source.components(separatedBy: "    // The week, as docs/own-app.md shows it.\n")[1]
-            .components(separatedBy: "    // End of the week.\n")[0]
+            .components(separatedBy: "        // End of the week.\n")[0]
         let unindented = body.split(separator: "\n", omittingEmptySubsequences: false)
             .map { $0.hasPrefix("        ") ? String($0.dropFirst(8)) : String($0) }.joined(separator: "\n")
             .replacingOccurrences(of: "PodsAppDelegate()", with: "AppDelegate()")
@@ -70,17 +70,17 @@ struct OwnAppPageTests {
         // The week, as docs/own-app.md shows it.
         let device = SimulatedDevice(startDate: Date(timeIntervalSince1970: 1_767_571_200))   // Monday 2026-01-05
         let app = try device.install(infoPlist: Self.plist) { PodsAppDelegate() }
-        let hour: Nanoseconds = Time.seconds(3600)
-        for day in 0..<7 {
-            let morning = Time.days(day) + 7 * hour + Time.minutes(30)
-            device.schedule(.user(.launch(app)), at: morning)                 // the commute
-            device.schedule(.user(.lock), at: morning + Time.minutes(2))
-            device.schedule(.push(app, Push(type: .background, priority: 5)), at: Time.days(day) + 18 * hour)
-            device.schedule(.device(.charging(true)), at: Time.days(day) + 23 * hour)
-            device.schedule(.device(.charging(false)), at: Time.days(day + 1) + 7 * hour)
-        }
-        device.schedule(.user(.forceQuit(app)), at: Time.days(6) + 21 * hour)   // Sunday night
-        device.run(until: Time.days(7))
+        let week = Time.days(7)
+        func at(_ h: Int, _ m: Int = 0) -> Nanoseconds { Time.hours(h) + Time.minutes(m) }
+        device.schedule(.user(.launch(app)), every: Recurrence(on: Recurrence.weekdays, at: at(7, 30)), until: week)
+        device.schedule(.user(.lock), every: Recurrence(on: Recurrence.weekdays, at: at(7, 32)), until: week)
+        device.schedule(.push(app, Push(type: .background, priority: 5)),
+                        every: Recurrence(on: Recurrence.everyDay, at: at(18)), until: week)
+        device.schedule(.device(.charging(true)), every: Recurrence(on: Recurrence.everyDay, at: at(23)), until: week)
+        device.schedule(.device(.charging(false)), every: Recurrence(on: Recurrence.everyDay, at: at(7)), until: week)
+        device.schedule(.user(.forceQuit(app)), every: Recurrence(on: [0], at: at(21)), until: week)   // Sundays
+        device.scheduleDailyUse(of: app, sessions: [(at(12, 30), Time.minutes(3))], until: week)       // a habit
+        device.run(until: week)
 
         let events = device.events(of: app)
         let refreshes = events.filter { $0.kindName == "task.start" }
