@@ -136,7 +136,9 @@ func runScenario(_ scenario: Scenario, seed: UInt64?, tracePath: String?, json: 
     }
     if narrate {
         console.say("What the system decided, and why (every decision, with its reason, is in --trace):")
-        for line in DecisionStory(device: device).lines { console.say("  " + line) }
+        let story = DecisionStory(device: device).lines
+        for line in story { console.say("  " + line) }
+        if story.isEmpty { console.say("  nothing: no app was launched, deferred, refused or killed in the background") }
         console.say()
     }
     console.say("Summary (\(scenario.profile.name) profile, \(Time.describe(scenario.duration)), seed \(seed ?? scenario.seed)):")
@@ -152,18 +154,21 @@ func runScenario(_ scenario: Scenario, seed: UInt64?, tracePath: String?, json: 
 
 struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Run a scenario file and print a per-app summary and its expectations.",
-        discussion: "With --trace -, standard output carries the trace alone (JSON Lines); the summary and "
+        abstract: "Run a scenario file and print what the system decided and why, a per-app summary and its expectations.",
+        discussion: "With --trace -, standard output carries the trace alone (JSON Lines); the story, the summary and "
             + "the expectations go to standard error.\n\n" + BGX.exitCodes)
     @Argument(help: "The scenario file (YAML), or '-' for standard input.") var scenario: String
     @Option(help: "Write the trace as JSON Lines to FILE, or '-' for standard output.") var trace: String?
     @Option(help: "Write the timeline report (HTML) to FILE.") var report: String?
     @Option(help: "Override the scenario's seed.") var seed: UInt64?
     @Flag(help: "Print the summary as JSON.") var json = false
+    @Flag(help: "Leave out what the system decided and why: print only the summary and the expectations.") var quiet = false
 
     func run() throws {
         let s = try loadScenario(scenario)
-        if !(try runScenario(s, seed: seed, tracePath: trace, json: json, report: report)) { throw ExitCode(1) }
+        if !(try runScenario(s, seed: seed, tracePath: trace, json: json, report: report, narrate: !quiet)) {
+            throw ExitCode(1)
+        }
     }
 }
 
@@ -225,7 +230,19 @@ struct Explain: ParsableCommand {
         }
         let bundle = app ?? task.flatMap { ScenarioRun.app(for: $0, named: nil, in: s) }
         guard let bundle, let appID = run.device.app(bundle) else {
-            throw fail("error: no app " + (app.map { "'\($0)'" } ?? "permits '\(task ?? "")'; name one with --app"))
+            if let app {
+                let guess = Units.nearest(app, in: s.apps.map(\.manifest.bundleIdentifier)).map { "; did you mean '\($0)'?" }
+                throw fail("error: no app '\(app)'" + (guess ?? ""))
+            }
+            let permitted = s.apps.flatMap(\.manifest.permittedTaskIdentifiers)
+            let guess = Units.nearest(task ?? "", in: permitted).map { "; did you mean '\($0)'?" }
+            throw fail("error: no app permits '\(task ?? "")'" + (guess ?? "; name the app with --app"))
+        }
+        if let task, let spec = s.apps.first(where: { $0.manifest.bundleIdentifier == bundle }),
+           !spec.manifest.permittedTaskIdentifiers.contains(task), spec.manifest.wildcardIdentifier(matching: task) == nil,
+           !InfoPlist.usage(of: spec).taskIdentifiers.contains(task),
+           let guess = Units.nearest(task, in: spec.manifest.permittedTaskIdentifiers) {
+            throw fail("error: \(bundle) does not permit '\(task)'; did you mean '\(guess)'?")
         }
         if format == "dasd" {
             run.run(until: moment)

@@ -4,10 +4,15 @@ public struct ManifestFinding: Sendable, Equatable, CustomStringConvertible {
     public enum Severity: String, Sendable { case error, warning }
     public var severity: Severity
     public var message: String
-    public var description: String { "\(severity.rawValue): \(message)" }
-    public init(severity: Severity, message: String) {
+    /// `FILE:LINE:COLUMN` of what the finding is about, when it has one place.
+    public var location: String?
+    public var description: String {
+        "\(severity.rawValue): " + (location.map { "\($0): " } ?? "") + message
+    }
+    public init(severity: Severity, message: String, location: String? = nil) {
         self.severity = severity
         self.message = message
+        self.location = location
     }
 }
 

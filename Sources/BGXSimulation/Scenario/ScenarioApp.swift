@@ -11,6 +11,8 @@ public final class ScenarioApp: HostedApp {
         public var manifest: AppManifest
         public var handlers: [Handler: [LocatedAction]]
         public var location: SourceLocation
+        /// Where each handler's key is written, for `bgx check`'s findings.
+        public var handlerLocations: [Handler: SourceLocation] = [:]
     }
 
     public enum Handler: Hashable, Sendable, CustomStringConvertible {

@@ -19,6 +19,7 @@ public enum ScenarioCheck {
             }
             findings += ManifestCheck.check(app.manifest, usage: usage, profile: scenario.profile)
         }
+        findings += LaunchHandlerCheck.findings(scenario)
         findings += PushCheck.findings(scenario)
         findings += DataProtectionCheck.findings(scenario)
         let notes = ScenarioRun.unsupportedFeatures(scenario).map { "note: \($0.location): \($0.message)" }

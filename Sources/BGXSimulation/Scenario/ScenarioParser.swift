@@ -53,8 +53,8 @@ public struct ScenarioParser {
                               "stopLocation", "download", "createSession", "reportCall", "setKeepAliveTimeout",
                               "writeFile", "readFile", "progress", "updateTitle", "performExpiringActivity"]
     static let futureActions: [String: String] = [:]
-    static let timelineKeys = ["at", "user", "device", "push", "voipSocket", "location", "accessory", "bluetooth",
-                               "network", "debug"]
+    static let timelineKeys = ["at", "every", "from", "for", "user", "device", "push", "voipSocket", "location",
+                               "accessory", "bluetooth", "network", "debug"]
     static let futureTimeline: [String: String] = [:]
     static let userCommands = ["launch", "home", "lock", "unlock", "switchTo", "forceQuit", "tapNotification",
                                "cancelTask"]
@@ -140,6 +140,11 @@ public struct ScenarioParser {
             }
             root = node
         } catch let error as YamlError {
+            // libyaml's words for a tab ("found character that cannot start any token") hide the fix.
+            if let tab = Self.indentingTab(in: text) {
+                throw ScenarioError(loc(line: tab.line, column: tab.column),
+                                    "a tab in the indentation; indent with spaces (YAML does not allow tabs there)")
+            }
             throw yamlError(error)
         }
         try checkNesting(root)
@@ -214,7 +219,7 @@ public struct ScenarioParser {
                           "too many timeline entries: bgx reads at most \(limits.timelineEntries)")
             }
             for entry in entries {
-                scenario.timeline.append(try timelineEntry(entry, bundles: bundles, context))
+                try timelineEntries(entry, bundles: bundles, context, into: &scenario.timeline)
             }
         }
         if let n = top["population"] { scenario.population = try population(n) }
@@ -365,6 +370,7 @@ public struct ScenarioParser {
         }
         if let n = m["sounds"] { manifest.sounds = try sounds(n) }
         var handlers: [ScenarioApp.Handler: [ScenarioApp.LocatedAction]] = [:]
+        var handlerLocations: [ScenarioApp.Handler: SourceLocation] = [:]
         if let on = m["on"] {
             let hm = try mapping(on, "handlers", known: nil)
             for (name, listNode) in hm.ordered {
@@ -403,9 +409,11 @@ public struct ScenarioParser {
                     }
                 }
                 handlers[handler] = list
+                handlerLocations[handler] = location(hm.keyNodes[name]!)
             }
         }
-        return ScenarioApp.Spec(manifest: manifest, handlers: handlers, location: location(node))
+        return ScenarioApp.Spec(manifest: manifest, handlers: handlers, location: location(node),
+                                handlerLocations: handlerLocations)
     }
 
     func handlerName(_ name: String, node: Node) throws -> ScenarioApp.Handler {
@@ -816,18 +824,37 @@ public struct ScenarioParser {
         return Scenario.Usage(app: app, sessions: sessions, location: location(node))
     }
 
-    func timelineEntry(_ node: Node, bundles: KnownApps, _ context: MomentContext) throws -> Scenario.TimelineEntry {
+    /// One timeline entry, or a recurring one (`every:`) as an entry for each of its moments.
+    func timelineEntries(_ node: Node, bundles: KnownApps, _ context: MomentContext,
+                         into timeline: inout [Scenario.TimelineEntry]) throws {
         let m = try mapping(node, "a timeline entry", known: Self.timelineKeys)
         guard let atNode = m["at"] else { throw err(node, "a timeline entry needs 'at:'") }
-        let at = try moment(atNode, "at", context)
-        guard at <= context.duration else {
-            throw err(atNode, "at: \(try scalar(atNode, "at")) is after the scenario ends at "
-                      + "\(Time.wallClock(context.startOffset + context.duration)) (duration \(Time.describe(context.duration)))")
+        let event = try timelineEvent(node, m, bundles: bundles, context)
+        guard m["every"] != nil else {
+            for key in ["from", "for"] where m[key] != nil {
+                throw err(m.keyNodes[key]!, "'\(key):' belongs to a recurring entry, with 'every:'")
+            }
+            let at = try moment(atNode, "at", context)
+            guard at <= context.duration else {
+                throw err(atNode, "at: \(try scalar(atNode, "at")) is after the scenario ends at "
+                          + "\(Time.wallClock(context.startOffset + context.duration)) (duration \(Time.describe(context.duration)))")
+            }
+            timeline.append(Scenario.TimelineEntry(at: at, event: event, location: location(node)))
+            return
         }
-        let others = m.ordered.filter { $0.0 != "at" }
+        let moments = try recurrence(m, context)
+        guard timeline.count + moments.count <= limits.timelineEntries else {
+            throw err(m.keyNodes["every"]!, "this recurring entry makes \(moments.count) entries, more than the "
+                      + "\(limits.timelineEntries) timeline entries bgx reads")
+        }
+        for at in moments { timeline.append(Scenario.TimelineEntry(at: at, event: event, location: location(node))) }
+    }
+
+    func timelineEvent(_ node: Node, _ m: Mapping, bundles: KnownApps, _ context: MomentContext) throws -> Scenario.TimelineEntry.Event {
+        let others = m.ordered.filter { !["at", "every", "from", "for"].contains($0.0) }
         guard others.count == 1, let (key, value) = others.first else {
-            throw err(node, "a timeline entry has 'at:' and exactly one of user:, device:, push:, voipSocket:, "
-                      + "location:, accessory:, bluetooth:, network:, debug:")
+            throw err(node, "a timeline entry has 'at:' (with 'every:', 'from:', 'for:' when it recurs) and exactly one "
+                      + "of user:, device:, push:, voipSocket:, location:, accessory:, bluetooth:, network:, debug:")
         }
         if let feature = Self.futureTimeline[key] {
             throw err(m.keyNodes[key]!, "not yet supported: \(feature)")
@@ -854,7 +881,7 @@ public struct ScenarioParser {
         } else {
             event = .device(try deviceSettings(value, into: DeviceState(), allowReboot: true, context).1)
         }
-        return Scenario.TimelineEntry(at: at, event: event, location: location(node))
+        return event
     }
 
     /// `location: {moveMeters: N}`: the device moves N metres along its route (negative: back).
@@ -1093,6 +1120,21 @@ public struct ScenarioParser {
     func tooDeep(_ mark: Mark?) -> ScenarioError {
         ScenarioError(loc(line: mark?.line ?? 1, column: mark?.column ?? 1),
                       "the YAML nests deeper than \(limits.nestingDepth) levels (a scenario needs about 8)")
+    }
+
+    /// The first tab among a line's leading whitespace (1-based line and column).
+    static func indentingTab(in text: String) -> (line: Int, column: Int)? {
+        var line = 1
+        for row in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            var column = 1
+            for c in row.utf8 {
+                if c == UInt8(ascii: "\t") { return (line, column) }
+                if c != UInt8(ascii: " ") { break }
+                column += 1
+            }
+            line += 1
+        }
+        return nil
     }
 
     func yamlError(_ error: YamlError) -> ScenarioError {

@@ -64,18 +64,8 @@ public final class ScenarioRun {
                 }
             }
         }
-        let startOffset = device.engine.wallClockOffset
-        let days = Int((scenario.duration + startOffset) / Time.days(1)) + 1
         for usage in scenario.usage {
-            let app = device.app(usage.app)!
-            for day in 0..<days {
-                for session in usage.sessions {
-                    let at = Time.days(day) + session.timeOfDay - startOffset
-                    guard at >= 0, at <= scenario.duration else { continue }
-                    device.schedule(.user(.launch(app)), at: at)
-                    device.schedule(.user(.home), at: at + session.length)
-                }
-            }
+            device.scheduleDailyUse(of: device.app(usage.app)!, sessions: usage.sessions, until: scenario.duration)
         }
     }
 

@@ -125,6 +125,11 @@ public enum Units {
         return Time.days(day) + tod - startOffset
     }
 
+    /// The known word nearest a misspelt one, for "did you mean …?" (nil when none is near).
+    public static func nearest(_ word: String, in candidates: [String]) -> String? {
+        BGXSimulation.nearest(word, in: candidates)
+    }
+
     /// Day names as the scenario writes them (`Mon 08:00`), Sunday first.
     public static let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
 }
