@@ -34,6 +34,8 @@ public final class SimulatedDevice {
     /// What Core Bluetooth keeps of each app's restoring managers (outlives its processes).
     var bluetoothRestoration: [AppID: BluetoothRestoration] = [:]
     private var directives: [Directive] = []
+    /// Handed to one app thread at a time (see `AppThread`).
+    let baton = Baton()
     /// Trace events taken from the engine so far.
     public private(set) var trace: [TraceEvent] = []
     /// Called with each batch of new events (e.g. to stream a trace file).

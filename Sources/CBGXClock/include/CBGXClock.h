@@ -1,6 +1,7 @@
 #ifndef CBGXCLOCK_H
 #define CBGXCLOCK_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /// Work app code hands a dispatch queue: a copied block, or a function and
@@ -45,7 +46,17 @@ typedef enum {
     /// which `dispatchPrecondition` and `MainActor.assumeIsolated` call): 1 when
     /// the job running now is a main-thread job of the app.
     BGX_ON_MAIN_QUEUE,
+    /// App code sleeps until `deadline` (monotonic ns): 1 when the device
+    /// parked the thread and woke it at the deadline (its clocks read it), 0
+    /// when this thread cannot be parked (the clocks simply move on).
+    BGX_SLEEP,
 } bgx_dispatch_request;
+
+/// `BGX_SUBMIT`'s `on_main` bits: 1 for the main queue; 2 when the queue
+/// (`object`) runs its blocks concurrently (a global queue, one made
+/// `.concurrent`), so one of them blocking does not hold back the next.
+#define BGX_ON_MAIN 1
+#define BGX_CONCURRENT 2
 
 /// The clocks one thread reads while a simulated device runs app code on it.
 /// Nanoseconds: `realtime` since 1970 (CLOCK_REALTIME, gettimeofday, time),
@@ -82,6 +93,27 @@ int64_t bgx_virtual_clock_monotonic(void);
 /// The `context` of this thread's setting while it runs app code with a
 /// device to hand work to; NULL elsewhere.
 void *bgx_app_code_context(void);
+
+/// The app thread this thread is (a device's object), or NULL on any other thread.
+void bgx_set_app_thread(void *thread);
+void *bgx_app_thread(void);
+/// pthread_create as the C library has it, whoever calls.
+int bgx_real_pthread_create(void *thread, void *(*start)(void *), void *argument, size_t stack_size);
+
+/// What an app thread that crashed left: the signal, the last text it wrote
+/// to stderr before (Swift's "Fatal error: …" line), and its stack's return
+/// addresses, innermost first.
+typedef struct {
+    int signal;
+    char message[1024];
+    uintptr_t frames[48];
+    int frame_count;
+} bgx_crash;
+/// From now on a trap, abort or fault on this thread (app code's crash) does
+/// not end the process: `record` is filled in, the semaphore `baton` (a
+/// sem_t) is posted, and the thread stays parked for good. Other threads
+/// crash as before.
+void bgx_app_thread_catch_crashes(void *baton, bgx_crash *record);
 
 /// A run-loop timer the device fires itself (`Timer`): CoreFoundation's
 /// answers about it (fire dates in seconds since 2001, as CFAbsoluteTime).
