@@ -756,10 +756,24 @@ void _foundation_uuid_generate_random(unsigned char *out) {
     REAL(uuid_generate_fn, _foundation_uuid_generate_random)(out);
 }
 
-/// A thread app code starts (`Thread`, raw pthreads) runs for real, on the
-/// real clock, beside the device: not covered, and said so.
+/// Whether `start` is the runtime's own (libdispatch's or Swift
+/// concurrency's worker threads): those are not app code's threads.
+static int started_by_runtime(void *(*start)(void *)) {
+    Dl_info info;
+    if (dladdr((void *)start, &info) == 0 || info.dli_fname == NULL) return 0;
+    return strstr(info.dli_fname, "libdispatch") != NULL || strstr(info.dli_fname, "libswift_Concurrency") != NULL;
+}
+
+/// A thread app code starts (`Thread`, raw pthreads) becomes an app thread
+/// of the device: it runs when the device hands it the baton, in virtual
+/// time. Where the device cannot take it, it runs for real beside the
+/// device, and that is said.
 int pthread_create(pthread_t *thread, const pthread_attr_t *attributes, void *(*start)(void *), void *argument) {
-    if (in_app_code()) current.dispatch(current.context, BGX_ESCAPED_THREAD, 0, 0, (bgx_work){0}, NULL);
+    if (in_app_code() && !started_by_runtime(start)) {
+        bgx_work work = {NULL, (void (*)(void *))start, argument, NULL};
+        if (current.dispatch(current.context, BGX_THREAD_START, 0, 0, work, thread)) return 0;
+        current.dispatch(current.context, BGX_ESCAPED_THREAD, 0, 0, (bgx_work){0}, NULL);
+    }
     return REAL(pthread_create_fn, pthread_create)(thread, attributes, start, argument);
 }
 

@@ -219,3 +219,74 @@ struct BlockingWorkTests {
         for _ in 0..<3 { #expect(run() == first) }
     }
 }
+
+/// Starts a task at launch, as SwiftUI-era code does.
+final class TaskAtLaunchDelegate: UIApplicationDelegate {
+    static let journal = Journal()
+    func application(_ application: UIApplication,
+                     didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?) -> Bool {
+        let start = Date()
+        Task {
+            try? await Task.sleep(nanoseconds: 2_000_000_000)
+            Self.journal.write("task +\(since(start))")
+        }
+        return true
+    }
+}
+
+@Suite("BGXKit — Swift concurrency on app threads", .serialized)
+struct TaskOnAppThreadTests {
+    @Test("A process's first Task {} runs in virtual time and the trace says nothing is unsupported")
+    func firstTaskLogsNothing() {
+        TaskAtLaunchDelegate.journal.entries = []
+        let device = SimulatedDevice()
+        let app = device.install(AppManifest(bundleIdentifier: "com.example.firsttask")) { TaskAtLaunchDelegate() }
+        device.perform(.launch(app))
+        device.advance(seconds: 10)
+        #expect(TaskAtLaunchDelegate.journal.entries == ["task +2"])
+        let unsupported = device.traceLines.filter { $0.contains("not yet supported") }
+        #expect(unsupported.isEmpty, "\(unsupported)")
+    }
+}
+
+/// Starts a thread of its own for slow work, as older code does.
+final class DetachedThreadDelegate: UIApplicationDelegate {
+    static let journal = Journal()
+    func application(_ application: UIApplication,
+                     didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?) -> Bool {
+        let start = Date()
+        Thread.detachNewThread {
+            Self.journal.write("thread starts +\(since(start))")
+            Thread.sleep(forTimeInterval: 3)
+            Self.journal.write("thread ends +\(since(start))")
+        }
+        let worker = Thread {
+            Self.journal.write("worker starts +\(since(start))")
+            usleep(500_000)
+            Self.journal.write("worker ends +\(since(start))")
+        }
+        worker.start()
+        DispatchQueue.global().async { Self.journal.write("queue +\(since(start))") }
+        Self.journal.write("launch returns +\(since(start))")
+        return true
+    }
+}
+
+@Suite("BGXKit — threads app code starts run in virtual time", .serialized)
+struct AppStartedThreadTests {
+    @Test("Thread.detachNewThread and Thread(block:).start(): each runs as an app thread, its sleeps in virtual time; nothing is logged as unsupported")
+    func threadsSleepInVirtualTime() {
+        DetachedThreadDelegate.journal.entries = []
+        let device = SimulatedDevice()
+        let app = device.install(AppManifest(bundleIdentifier: "com.example.threads")) { DetachedThreadDelegate() }
+        let realStart = DeviceClock.realNow
+        device.perform(.launch(app))
+        device.advance(seconds: 10)
+        #expect(DetachedThreadDelegate.journal.entries == [
+            "launch returns +0", "thread starts +0", "worker starts +0", "queue +0", "worker ends +0.5", "thread ends +3",
+        ])
+        #expect(DeviceClock.realNow.timeIntervalSince(realStart) < 3, "the sleeps are not real ones")
+        let unsupported = device.traceLines.filter { $0.contains("not yet supported") }
+        #expect(unsupported.isEmpty, "\(unsupported)")
+    }
+}

@@ -87,6 +87,9 @@ extension AppRuntime {
             submit(DispatchedWork(work), onMain: onMain & BGX_ON_MAIN != 0, deadline: deadline, serialQueue: serial)
         case BGX_SLEEP:
             return sleepOnAppThread(until: deadline)
+        case BGX_THREAD_START:
+            guard let object, let start = work.function else { return false }
+            return startThread(start, argument: work.argument, handle: object)
         case BGX_SUBMIT_REFUSED_WALL:
             device.withEngine {
                 $0.log(app, "not yet supported: DispatchQueue.asyncAfter(wallDeadline:) in app code; "

@@ -83,17 +83,22 @@ final class AppThread {
     /// The serial dispatch queue whose block it runs, if any (nil: main, concurrent, or not dispatch work).
     var serialQueue: UnsafeMutableRawPointer?
 
-    init(baton: Baton, queue: ExecutionQueue) {
+    /// A thread app code started (`Thread`, `pthread_create`): it runs one job, its body, and ends.
+    let endsAfterJob: Bool
+
+    init(baton: Baton, queue: ExecutionQueue, endsAfterJob: Bool = false) {
         self.baton = baton
         self.queue = queue
+        self.endsAfterJob = endsAfterJob
         sem_init(resumed, 0, 0)
         crash.initialize(to: bgx_crash())
     }
 
     /// Starts the real thread; it waits for its first job. The thread holds
     /// this object while it lives.
-    func start() -> Bool {
+    func start(handle: UnsafeMutablePointer<pthread_t>? = nil) -> Bool {
         var thread = pthread_t()
+        defer { handle?.pointee = thread }
         let me = Unmanaged.passRetained(self).toOpaque()
         let result = bgx_real_pthread_create(&thread, { argument in
             let thread = Unmanaged<AppThread>.fromOpaque(argument!).takeRetainedValue()
@@ -113,6 +118,7 @@ final class AppThread {
             self.job = nil
             let result = job()
             outcome = .finished(result)
+            if endsAfterJob { return baton.giveBack() }
             baton.giveBack()
         }
     }

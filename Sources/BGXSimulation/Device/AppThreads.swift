@@ -1,3 +1,4 @@
+import BGXApp
 import BGXCore
 import CBGXClock
 import Foundation
@@ -67,7 +68,13 @@ extension AppRuntime {
             let callback = thread.blockedCallback
             thread.blockedInBackground = false
             thread.blockedCallback = nil
-            if thread.queue == .main { threads.idleMain.append(thread) } else { threads.idleBackground.append(thread) }
+            if thread.endsAfterJob {
+                // Its real thread has ended.
+            } else if thread.queue == .main {
+                threads.idleMain.append(thread)
+            } else {
+                threads.idleBackground.append(thread)
+            }
             if let serial = thread.serialQueue {
                 thread.serialQueue = nil
                 releaseSerialQueue(serial)
@@ -155,6 +162,27 @@ extension AppRuntime {
             let token = enqueue(after: 0, on: .background, body)
             threads.serialQueues[token] = queue
         }
+    }
+
+    /// App code starts a thread (`Thread.detachNewThread`, `Thread(block:).start()`,
+    /// `pthread_create`): it becomes an app thread of its own, which runs at
+    /// this instant once the app's background queue is free, as a job there.
+    /// False where no thread can be made (the caller then runs it for real).
+    func startThread(_ start: @escaping @convention(c) (UnsafeMutableRawPointer?) -> Void,
+                     argument: UnsafeMutableRawPointer?, handle: UnsafeMutableRawPointer) -> Bool {
+        guard AppThread.isAvailable, !isTerminated else { return false }
+        let thread = AppThread(baton: device.baton, queue: .background, endsAfterJob: true)
+        thread.job = { [unowned self] in
+            DeviceClock.run(at: device.now, startDate: device.startDate, process: self) {
+                ProcessContext.$current.withValue(application) { start(argument) }
+            }
+            return true
+        }
+        guard thread.start(handle: handle.assumingMemoryBound(to: pthread_t.self)) else { return false }
+        thread.isBlocked = true
+        thread.blockNumber = 1
+        scheduleWake(thread, at: DeviceClock.uptimeAtStart &+ device.now)
+        return true
     }
 
     /// App code parks its thread until `deadline`; false where it runs on no app thread.

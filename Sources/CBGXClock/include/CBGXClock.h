@@ -50,6 +50,10 @@ typedef enum {
     /// parked the thread and woke it at the deadline (its clocks read it), 0
     /// when this thread cannot be parked (the clocks simply move on).
     BGX_SLEEP,
+    /// App code starts a thread (`Thread`, `pthread_create`) running
+    /// `work.function(work.argument)`; `object` is where its pthread_t goes.
+    /// 1 when the device made it an app thread of its own.
+    BGX_THREAD_START,
 } bgx_dispatch_request;
 
 /// `BGX_SUBMIT`'s `on_main` bits: 1 for the main queue; 2 when the queue
