@@ -14,6 +14,7 @@
 #include "CBGXClock.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
@@ -301,7 +302,37 @@ struct pointer_set {
     size_t count, capacity;
 };
 static pthread_mutex_t queues_lock = PTHREAD_MUTEX_INITIALIZER;
+static void set_insert(struct pointer_set *set, void *pointer);
 static struct pointer_set concurrent_attributes, concurrent_queues;
+
+// This file's own locks take the C library's mutex directly (its
+// pthread_mutex_lock below is app code's).
+typedef int (*mutex_fn)(pthread_mutex_t *);
+SLOT(pthread_mutex_lock);
+SLOT(pthread_mutex_trylock);
+SLOT(pthread_mutex_unlock);
+static void lock_queues(void) { REAL(mutex_fn, pthread_mutex_lock)(&queues_lock); }
+static void unlock_queues(void) { REAL(mutex_fn, pthread_mutex_unlock)(&queues_lock); }
+
+// The kernel thread ids of app threads parked now (a sleep, a wait): a
+// mutex one of them holds stays held until the device wakes it.
+static struct pointer_set parked_threads;
+static __thread pid_t thread_id;
+void bgx_app_thread_parked(int parked) {
+    if (thread_id == 0) thread_id = (pid_t)syscall(SYS_gettid);
+    void *key = (void *)(intptr_t)thread_id;
+    lock_queues();
+    if (parked) {
+        set_insert(&parked_threads, key);
+    } else {
+        for (size_t i = 0; i < parked_threads.count; i++) {
+            if (parked_threads.items[i] != key) continue;
+            parked_threads.items[i] = parked_threads.items[--parked_threads.count];
+            break;
+        }
+    }
+    unlock_queues();
+}
 
 static int set_contains(struct pointer_set *set, void *pointer) {
     for (size_t i = 0; i < set->count; i++)
@@ -325,22 +356,22 @@ static int attribute_is_concurrent(void *attribute) {
     static void *concurrent;
     if (attribute == NULL) return 0;
     if (attribute == resolve(&concurrent, RTLD_DEFAULT, "_dispatch_queue_attr_concurrent")) return 1;
-    pthread_mutex_lock(&queues_lock);
+    lock_queues();
     int found = set_contains(&concurrent_attributes, attribute);
-    pthread_mutex_unlock(&queues_lock);
+    unlock_queues();
     return found;
 }
 
 static void note(struct pointer_set *set, void *pointer) {
-    pthread_mutex_lock(&queues_lock);
+    lock_queues();
     set_insert(set, pointer);
-    pthread_mutex_unlock(&queues_lock);
+    unlock_queues();
 }
 
 /// A queue made now: noted as concurrent or not (a serial queue may reuse a freed concurrent one's address).
 static void note_queue(void *queue, void *attribute) {
     int concurrent = attribute_is_concurrent(attribute);
-    pthread_mutex_lock(&queues_lock);
+    lock_queues();
     if (concurrent) {
         set_insert(&concurrent_queues, queue);
     } else {
@@ -350,13 +381,13 @@ static void note_queue(void *queue, void *attribute) {
             break;
         }
     }
-    pthread_mutex_unlock(&queues_lock);
+    unlock_queues();
 }
 
 static int queue_is_concurrent(void *queue) {
-    pthread_mutex_lock(&queues_lock);
+    lock_queues();
     int found = set_contains(&concurrent_queues, queue);
-    pthread_mutex_unlock(&queues_lock);
+    unlock_queues();
     return found;
 }
 
@@ -756,6 +787,135 @@ void _foundation_uuid_generate_random(unsigned char *out) {
     REAL(uuid_generate_fn, _foundation_uuid_generate_random)(out);
 }
 
+// Locks and conditions in app code. A thread that finds a mutex held (by a
+// thread parked in a sleep or wait while holding it) cannot block for real:
+// the holder never runs again while it does. On an app thread it parks
+// instead until the mutex is free, and a condition wait parks until the
+// condition is signalled (or its deadline passes in virtual time). The
+// device checks these from its own thread, without keeping anything.
+typedef int (*cond_wait_fn)(pthread_cond_t *, pthread_mutex_t *);
+typedef int (*cond_timedwait_fn)(pthread_cond_t *, pthread_mutex_t *, const struct timespec *);
+typedef int (*cond_fn)(pthread_cond_t *);
+SLOT(pthread_cond_wait);
+SLOT(pthread_cond_timedwait);
+SLOT(pthread_cond_signal);
+SLOT(pthread_cond_broadcast);
+
+static int parks_here(void) { return app_thread != NULL && in_app_code(); }
+
+/// 1 when the mutex is free now (taken and given back at once, by the device's thread).
+static int mutex_is_free(void *mutex) {
+    if (REAL(mutex_fn, pthread_mutex_trylock)((pthread_mutex_t *)mutex) != 0) return 0;
+    REAL(mutex_fn, pthread_mutex_unlock)((pthread_mutex_t *)mutex);
+    return 1;
+}
+
+/// Whether the mutex's holder is an app thread parked now (glibc notes the holder's thread id).
+static int held_by_parked_thread(pthread_mutex_t *mutex) {
+    void *owner = (void *)(intptr_t)mutex->__data.__owner;
+    if (owner == NULL) return 0;
+    lock_queues();
+    int parked = set_contains(&parked_threads, owner);
+    unlock_queues();
+    return parked;
+}
+
+int pthread_mutex_lock(pthread_mutex_t *mutex) {
+    if (!parks_here()) return REAL(mutex_fn, pthread_mutex_lock)(mutex);
+    int result;
+    while ((result = REAL(mutex_fn, pthread_mutex_trylock)(mutex)) == EBUSY) {
+        // Held by a thread that runs for real (another device's, the runtime's): it lets go soon.
+        if (!held_by_parked_thread(mutex)) return REAL(mutex_fn, pthread_mutex_lock)(mutex);
+        bgx_work work = {NULL, (void (*)(void *))mutex_is_free, mutex, NULL};
+        current.dispatch(current.context, BGX_WAIT_UNTIL, 0, INT64_MAX, work, NULL);
+    }
+    return result;
+}
+
+// Conditions app threads wait on, each with how many times it was signalled.
+struct condition_count {
+    void *condition;
+    uint64_t signals;
+};
+static struct condition_count *conditions;
+static size_t condition_count, condition_capacity;
+
+static uint64_t *signals_of(void *condition, int add) {
+    for (size_t i = 0; i < condition_count; i++)
+        if (conditions[i].condition == condition) return &conditions[i].signals;
+    if (!add) return NULL;
+    if (condition_count == condition_capacity) {
+        size_t capacity = condition_capacity ? condition_capacity * 2 : 16;
+        struct condition_count *grown = realloc(conditions, capacity * sizeof *grown);
+        if (grown == NULL) return NULL;
+        conditions = grown;
+        condition_capacity = capacity;
+    }
+    conditions[condition_count] = (struct condition_count){condition, 0};
+    return &conditions[condition_count++].signals;
+}
+
+static void count_signal(pthread_cond_t *condition) {
+    if (condition_count == 0) return;
+    lock_queues();
+    uint64_t *signals = signals_of(condition, 0);
+    if (signals != NULL) *signals += 1;
+    unlock_queues();
+}
+
+static uint64_t signals_now(void *condition) {
+    lock_queues();
+    uint64_t *signals = signals_of(condition, 1);
+    uint64_t value = signals != NULL ? *signals : 0;
+    unlock_queues();
+    return value;
+}
+
+/// What a parked condition wait waits for: a signal after the one it saw.
+struct condition_wait {
+    void *condition;
+    uint64_t seen;
+};
+static int condition_signalled(void *argument) {
+    struct condition_wait *wait = argument;
+    return signals_now(wait->condition) != wait->seen;
+}
+
+/// Parks until the condition is signalled or `deadline` (monotonic) passes; 0 or ETIMEDOUT, the mutex held again.
+static int park_on_condition(pthread_cond_t *condition, pthread_mutex_t *mutex, int64_t deadline) {
+    struct condition_wait wait = {condition, signals_now(condition)};
+    REAL(mutex_fn, pthread_mutex_unlock)(mutex);
+    bgx_work work = {NULL, (void (*)(void *))condition_signalled, &wait, NULL};
+    int held = current.dispatch(current.context, BGX_WAIT_UNTIL, 0, deadline, work, NULL);
+    pthread_mutex_lock(mutex);
+    return held ? 0 : ETIMEDOUT;
+}
+
+int pthread_cond_wait(pthread_cond_t *condition, pthread_mutex_t *mutex) {
+    if (!parks_here()) return REAL(cond_wait_fn, pthread_cond_wait)(condition, mutex);
+    return park_on_condition(condition, mutex, INT64_MAX);
+}
+
+/// `deadline` is on the condition's clock: CLOCK_REALTIME unless it was made
+/// otherwise (Foundation's NSCondition uses the default), so virtual wall time.
+int pthread_cond_timedwait(pthread_cond_t *condition, pthread_mutex_t *mutex, const struct timespec *deadline) {
+    if (!parks_here() || deadline == NULL) return REAL(cond_timedwait_fn, pthread_cond_timedwait)(condition, mutex, deadline);
+    int64_t wall = (int64_t)deadline->tv_sec * 1000000000 + deadline->tv_nsec;
+    return park_on_condition(condition, mutex, current.monotonic + (wall - current.realtime));
+}
+
+int pthread_cond_signal(pthread_cond_t *condition) {
+    count_signal(condition);
+    return REAL(cond_fn, pthread_cond_signal)(condition);
+}
+
+int pthread_cond_broadcast(pthread_cond_t *condition) {
+    count_signal(condition);
+    return REAL(cond_fn, pthread_cond_broadcast)(condition);
+}
+
+int bgx_wait_holds(bgx_work work) { return ((int (*)(void *))work.function)(work.argument); }
+
 /// Whether `start` is the runtime's own (libdispatch's or Swift
 /// concurrency's worker threads): those are not app code's threads.
 static int started_by_runtime(void *(*start)(void *)) {
@@ -965,6 +1125,8 @@ int bgx_real_pthread_create(void *thread, void *(*start)(void *), void *argument
     return -1;
 }
 void bgx_app_thread_catch_crashes(void *baton, bgx_crash *record) { (void)baton; (void)record; }
+int bgx_wait_holds(bgx_work work) { (void)work; return 1; }
+void bgx_app_thread_parked(int parked) { (void)parked; }
 double bgx_run_loop_timer_next_fire_date(void *timer) { (void)timer; return 0; }
 void bgx_run_loop_timer_set_next_fire_date(void *timer, double date) { (void)timer; (void)date; }
 double bgx_run_loop_timer_interval(void *timer) { (void)timer; return 0; }

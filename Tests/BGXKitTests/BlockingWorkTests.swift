@@ -290,3 +290,61 @@ struct AppStartedThreadTests {
         #expect(unsupported.isEmpty, "\(unsupported)")
     }
 }
+
+/// Two blocks share a store behind an NSLock; one sleeps while holding it (a
+/// slow write), the other must wait for it. A third waits on an NSCondition
+/// until the writer says it is done.
+final class LockedStoreDelegate: UIApplicationDelegate {
+    static let journal = Journal()
+    let lock = NSLock()
+    let done = NSCondition()
+    var written = false
+
+    func application(_ application: UIApplication,
+                     didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?) -> Bool {
+        let start = Date()
+        DispatchQueue.global().async {
+            self.lock.lock()
+            Self.journal.write("writer holds the lock +\(since(start))")
+            Thread.sleep(forTimeInterval: 4)
+            self.lock.unlock()
+            self.done.lock()
+            self.written = true
+            self.done.signal()
+            self.done.unlock()
+        }
+        DispatchQueue.global().async {
+            Thread.sleep(forTimeInterval: 1)
+            self.lock.lock()
+            Self.journal.write("reader got the lock +\(since(start))")
+            self.lock.unlock()
+        }
+        DispatchQueue.global().async {
+            self.done.lock()
+            while !self.written { self.done.wait() }
+            self.done.unlock()
+            Self.journal.write("condition met +\(since(start))")
+            self.done.lock()
+            let timedOut = !self.done.wait(until: Date(timeIntervalSinceNow: 2))
+            self.done.unlock()
+            Self.journal.write("timed wait \(timedOut ? "timed out" : "signalled") +\(since(start))")
+        }
+        return true
+    }
+}
+
+@Suite("BGXKit — locks and conditions across app threads", .serialized)
+struct LockTests {
+    @Test("NSLock held by a sleeping thread parks the next locker until it is let go; NSCondition waits park until signalled or their deadline, in virtual time")
+    func lockHeldAcrossSleep() {
+        LockedStoreDelegate.journal.entries = []
+        let device = SimulatedDevice()
+        let app = device.install(AppManifest(bundleIdentifier: "com.example.locks")) { LockedStoreDelegate() }
+        device.perform(.launch(app))
+        device.advance(seconds: 30)
+        // Both waiters go on at +4, in the order they began waiting (the condition's at +0, the lock's at +1).
+        #expect(LockedStoreDelegate.journal.entries == [
+            "writer holds the lock +0", "condition met +4", "reader got the lock +4", "timed wait timed out +6",
+        ])
+    }
+}

@@ -87,6 +87,9 @@ extension AppRuntime {
             submit(DispatchedWork(work), onMain: onMain & BGX_ON_MAIN != 0, deadline: deadline, serialQueue: serial)
         case BGX_SLEEP:
             return sleepOnAppThread(until: deadline)
+        case BGX_WAIT_UNTIL:
+            // A lock or condition: only app threads get here (elsewhere the real one blocks).
+            return waitOnAppThread(until: deadline) { bgx_wait_holds(work) != 0 } ?? true
         case BGX_THREAD_START:
             guard let object, let start = work.function else { return false }
             return startThread(start, argument: work.argument, handle: object)

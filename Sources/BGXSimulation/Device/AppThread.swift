@@ -135,8 +135,10 @@ final class AppThread {
     /// wakes it; its clocks then read the instant it woke at.
     func block(_ why: AppThreadOutcome) {
         outcome = why
+        bgx_app_thread_parked(1)
         baton.giveBack()
         while sem_wait(resumed) != 0 {}
+        bgx_app_thread_parked(0)
         bgx_virtual_clock_advance_to(max(wakeAt, bgx_virtual_clock_monotonic()))
     }
 

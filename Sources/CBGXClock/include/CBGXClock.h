@@ -54,6 +54,10 @@ typedef enum {
     /// `work.function(work.argument)`; `object` is where its pthread_t goes.
     /// 1 when the device made it an app thread of its own.
     BGX_THREAD_START,
+    /// App code blocks on a lock or a condition (`NSLock`, `NSCondition`,
+    /// pthread mutexes and conditions) until `((int (*)(void *))work.function)(work.argument)`
+    /// holds or `deadline` passes: 1 when it held.
+    BGX_WAIT_UNTIL,
 } bgx_dispatch_request;
 
 /// `BGX_SUBMIT`'s `on_main` bits: 1 for the main queue; 2 when the queue
@@ -80,6 +84,8 @@ typedef struct {
 
 /// Runs work the device received (a block may run any number of times).
 void bgx_work_run(bgx_work work);
+/// A `BGX_WAIT_UNTIL` request's predicate, asked now: 1 when it holds.
+int bgx_wait_holds(bgx_work work);
 /// Releases work the device received, leaving its group.
 void bgx_work_release(bgx_work work);
 /// Keeps a dispatch object alive forever (a group a terminated process left entered).
@@ -101,6 +107,8 @@ void *bgx_app_code_context(void);
 /// The app thread this thread is (a device's object), or NULL on any other thread.
 void bgx_set_app_thread(void *thread);
 void *bgx_app_thread(void);
+/// The calling app thread parks (1) or runs again (0): a mutex it holds meanwhile makes others park, not block.
+void bgx_app_thread_parked(int parked);
 /// pthread_create as the C library has it, whoever calls.
 int bgx_real_pthread_create(void *thread, void *(*start)(void *), void *argument, size_t stack_size);
 
