@@ -348,3 +348,32 @@ struct LockTests {
         ])
     }
 }
+
+/// Puts more sleeping blocks on a global queue than libdispatch has threads for.
+final class ManySleepersDelegate: UIApplicationDelegate {
+    static let journal = Journal()
+    func application(_ application: UIApplication,
+                     didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?) -> Bool {
+        let start = Date()
+        for i in 0..<100 {
+            DispatchQueue.global().async {
+                Thread.sleep(forTimeInterval: 1)
+                if i == 0 || i == 63 || i == 64 || i == 99 { Self.journal.write("block \(i) ends +\(since(start))") }
+            }
+        }
+        return true
+    }
+}
+
+@Suite("BGXKit — an app's queues are served by at most 64 threads", .serialized)
+struct ThreadLimitTests {
+    @Test("100 blocks that each sleep 1 s: the first 64 sleep together, the rest wait for a thread, as with libdispatch's limit")
+    func sixtyFourThreads() {
+        ManySleepersDelegate.journal.entries = []
+        let device = SimulatedDevice()
+        let app = device.install(AppManifest(bundleIdentifier: "com.example.sleepers")) { ManySleepersDelegate() }
+        device.perform(.launch(app))
+        device.advance(seconds: 10)
+        #expect(ManySleepersDelegate.journal.entries == ["block 0 ends +1", "block 63 ends +1", "block 64 ends +2", "block 99 ends +2"])
+    }
+}

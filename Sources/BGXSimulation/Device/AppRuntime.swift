@@ -97,6 +97,11 @@ public final class AppRuntime: SystemConnection {
         currentQueue = queue
         // Scenario apps never ask for `Application.shared`; any other code may.
         if program is ScenarioApp { return finishJob(body(), on: queue) }
+        // A serial queue's block keeps its place (it may make a thread beyond the limit).
+        if queue == .background, serialQueue == nil, allBackgroundThreadsParked() {
+            threads.waitingForThread.append((nil, body))
+            return finishJob(true, on: queue)
+        }
         if let thread = takeThread(for: queue) {
             thread.serialQueue = serialQueue
             thread.job = { [unowned self] in

@@ -26,6 +26,12 @@ struct AppThreads {
     /// Serial queues running (or parked in) a block, and the blocks submitted behind it.
     var busySerialQueues: Set<UnsafeMutableRawPointer> = []
     var deferred: [UnsafeMutableRawPointer: [() -> Bool]] = [:]
+    /// Background threads made for queue work (idle or busy), at most `backgroundLimit`.
+    var backgroundThreads = 0
+    /// Work that found every background thread parked, in order: it runs as one is free.
+    var waitingForThread: [(serialQueue: UnsafeMutableRawPointer?, body: () -> Bool)] = []
+    /// As libdispatch: at most 64 threads serve an app's queues; work beyond that waits for one.
+    static let backgroundLimit = 64
 
     /// The process ended: idle threads end with it. A parked thread stays
     /// parked for good — Swift cannot unwind its stack — and keeps what its
@@ -39,6 +45,7 @@ struct AppThreads {
         serialQueues.removeAll()
         busySerialQueues.removeAll()
         deferred.removeAll()
+        waitingForThread.removeAll()
     }
 }
 
@@ -49,7 +56,14 @@ extension AppRuntime {
         if queue == .main, let thread = threads.idleMain.popLast() { return thread }
         if queue == .background, let thread = threads.idleBackground.popLast() { return thread }
         let thread = AppThread(baton: device.baton, queue: queue)
-        return thread.start() ? thread : nil
+        guard thread.start() else { return nil }
+        if queue == .background { threads.backgroundThreads += 1 }
+        return thread
+    }
+
+    /// Whether background work must wait for a thread: every one the app may have is parked.
+    func allBackgroundThreadsParked() -> Bool {
+        AppThread.isAvailable && threads.idleBackground.isEmpty && threads.backgroundThreads >= AppThreads.backgroundLimit
     }
 
     /// Hands the baton to `thread` until its job finishes or parks, and acts on which.
@@ -74,6 +88,11 @@ extension AppRuntime {
                 threads.idleMain.append(thread)
             } else {
                 threads.idleBackground.append(thread)
+                if !threads.waitingForThread.isEmpty {
+                    let next = threads.waitingForThread.removeFirst()
+                    let token = enqueue(after: 0, on: .background, next.body)
+                    if let serial = next.serialQueue { threads.serialQueues[token] = serial }
+                }
             }
             if let serial = thread.serialQueue {
                 thread.serialQueue = nil
