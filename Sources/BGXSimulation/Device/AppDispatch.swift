@@ -154,13 +154,15 @@ extension AppRuntime {
         guard !isTerminated, deadline != .max else { return }
         let now = DeviceClock.uptimeAtStart &+ device.now
         let due = max(now, deadline)
-        let token = enqueue(after: due &- now, on: onMain ? .main : .background) { [unowned self] in
+        let body: () -> Bool = { [unowned self] in
             work.run()
             let group = work.group
             work.release()
             if group != nil || !dispatchState.notifications.isEmpty { submitReadyNotifications() }
             return true
         }
+        let queue: ExecutionQueue = onMain ? .main : .background
+        let token = due == now ? enqueueNow(on: queue, body) : enqueue(after: due &- now, on: queue, body)
         dispatchState.queued[token] = (due, onMain)
         if let serialQueue { threads.serialQueues[token] = serialQueue }
     }

@@ -145,6 +145,13 @@ public final class AppRuntime: SystemConnection {
         return token
     }
 
+    /// Queues app code's work due now on `queue`: it keeps the app running until it has run.
+    func enqueueNow(on queue: ExecutionQueue, _ job: @escaping () -> Bool) -> Int32 {
+        let token = device.withEngine { $0.queueWorkNow(for: app, on: queue) }
+        timers[token] = (queue, job)
+        return token
+    }
+
     /// The job running now is done (for programs that returned false).
     public func jobFinished() {
         guard !isTerminated else { return }

@@ -135,9 +135,12 @@ extension AppRuntime {
     private func scheduleWake(_ thread: AppThread, at deadline: Int64) {
         let now = DeviceClock.uptimeAtStart &+ device.now
         let delay = deadline <= now ? 0 : min(deadline &- now, Self.farthestWake)
-        let token = device.withEngine {
-            $0.scheduleTimer(for: app, after: delay, continuation: thread.queue == .main, on: thread.queue)
-        }
+        // A background thread runnable now is queued at once: the app is not idle while it is.
+        let token = delay == 0 && thread.queue == .background
+            ? device.withEngine { $0.queueWorkNow(for: app, on: .background) }
+            : device.withEngine {
+                $0.scheduleTimer(for: app, after: delay, continuation: thread.queue == .main, on: thread.queue)
+            }
         threads.wakes[token] = (thread, thread.blockNumber)
     }
 
