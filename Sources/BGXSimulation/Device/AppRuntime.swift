@@ -97,6 +97,19 @@ public final class AppRuntime: SystemConnection {
         currentQueue = queue
         // Scenario apps never ask for `Application.shared`; any other code may.
         if program is ScenarioApp { return finishJob(body(), on: queue) }
+        runAppCodeJob(on: queue, serialQueue: serialQueue, body)
+    }
+
+    /// A scenario app's job: no app code, so no app thread (nothing to
+    /// allocate on `bgx bench`'s and fleets' path).
+    func runScenarioJob(on queue: ExecutionQueue, _ body: () -> Bool) {
+        pendingBusy = 0
+        currentQueue = queue
+        finishJob(body(), on: queue)
+    }
+
+    private func runAppCodeJob(on queue: ExecutionQueue, serialQueue: UnsafeMutableRawPointer?,
+                               _ body: @escaping () -> Bool) {
         // A serial queue's block keeps its place (it may make a thread beyond the limit).
         if queue == .background, serialQueue == nil, allBackgroundThreadsParked() {
             threads.waitingForThread.append((nil, body))

@@ -201,7 +201,11 @@ public final class SimulatedDevice {
         case let .deliver(app, callback):
             guard let process = processes[Int(app.index)] else { return }
             let queue = withEngine { Engine.queue(of: callback, for: app, in: &$0) }
-            process.runJob(on: queue) { process.program.handle(callback, process: process) }
+            if process.program is ScenarioApp {
+                process.runScenarioJob(on: queue) { process.program.handle(callback, process: process) }
+            } else {
+                process.runJob(on: queue) { process.program.handle(callback, process: process) }
+            }
         case let .fire(app, token, _):
             guard let process = processes[Int(app.index)] else { return }
             process.fireTimer(token)
