@@ -899,7 +899,7 @@ int pthread_cond_wait(pthread_cond_t *condition, pthread_mutex_t *mutex) {
 /// `deadline` is on the condition's clock: CLOCK_REALTIME unless it was made
 /// otherwise (Foundation's NSCondition uses the default), so virtual wall time.
 int pthread_cond_timedwait(pthread_cond_t *condition, pthread_mutex_t *mutex, const struct timespec *deadline) {
-    if (!parks_here() || deadline == NULL) return REAL(cond_timedwait_fn, pthread_cond_timedwait)(condition, mutex, deadline);
+    if (!parks_here()) return REAL(cond_timedwait_fn, pthread_cond_timedwait)(condition, mutex, deadline);
     int64_t wall = (int64_t)deadline->tv_sec * 1000000000 + deadline->tv_nsec;
     return park_on_condition(condition, mutex, current.monotonic + (wall - current.realtime));
 }

@@ -195,7 +195,7 @@ extension AppRuntime {
         guard AppThread.isAvailable, !isTerminated else { return false }
         let thread = AppThread(baton: device.baton, queue: .background, endsAfterJob: true)
         thread.job = { [unowned self] in
-            DeviceClock.run(at: device.now, startDate: device.startDate, process: self) {
+            _ = DeviceClock.run(at: device.now, startDate: device.startDate, process: self) {
                 ProcessContext.$current.withValue(application) { start(argument) }
             }
             return true
