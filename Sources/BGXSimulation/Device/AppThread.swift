@@ -76,6 +76,8 @@ final class AppThread {
     var waitHeld = false
     /// Counts the thread's blocks, so that a wake meant for an earlier one is told apart.
     var blockNumber: UInt64 = 0
+    /// Busy work (`Runtime.work(seconds:)`) its job recorded before it parked.
+    var pendingBusy: Nanoseconds = 0
     var isBlocked = false
     /// A background job that blocked: the callback it was running (the engine's queue was freed).
     var blockedCallback: Callback?

@@ -69,7 +69,8 @@ extension AppRuntime {
     /// Hands the baton to `thread` until its job finishes or parks, and acts on which.
     func step(_ thread: AppThread) {
         currentQueue = thread.queue
-        pendingBusy = 0
+        pendingBusy = thread.pendingBusy  // busy work it recorded before it parked
+        thread.pendingBusy = 0
         let outcome = device.baton.run(thread)
         currentQueue = thread.queue
         guard !isTerminated else {
@@ -117,6 +118,8 @@ extension AppRuntime {
     }
 
     private func park(_ thread: AppThread, until deadline: Int64) {
+        thread.pendingBusy = pendingBusy
+        pendingBusy = 0
         thread.isBlocked = true
         thread.blockNumber &+= 1
         if thread.queue == .background {
