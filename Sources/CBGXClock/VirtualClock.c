@@ -15,6 +15,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <execinfo.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
@@ -998,7 +999,17 @@ static void on_crash(int signal, siginfo_t *info, void *context) {
     crash_record = NULL;  // a fault while noting this one ends the process as it would have
     record->signal = signal;
     memcpy(record->message, last_error, last_error_length + 1);
-    int count = 0;
+    // libgcc's unwinder reads each frame's unwind tables, through libc's
+    // frames (abort, raise) that keep no frame pointer; loaded beforehand.
+    int count = backtrace((void **)record->frames, 48);
+    if (count > 4) {
+        record->frame_count = count;
+        sem_post(crash_baton);
+        sigset_t all;
+        sigfillset(&all);
+        for (;;) sigsuspend(&all);
+    }
+    count = 0;
     ucontext_t *state = context;
 #if defined(__x86_64__)
     uintptr_t pc = (uintptr_t)state->uc_mcontext.gregs[REG_RIP];
@@ -1037,6 +1048,8 @@ static void install_crash_handlers(void) {
 
 void bgx_app_thread_catch_crashes(void *baton, bgx_crash *record) {
     pthread_once(&crash_handlers_once, install_crash_handlers);
+    void *warm[1];
+    backtrace(warm, 1);  // loads the unwinder now, not in the signal handler
     pthread_attr_t attributes;
     if (pthread_getattr_np(pthread_self(), &attributes) == 0) {
         void *base;

@@ -34,6 +34,15 @@ final class WrongQueueDelegate: UIApplicationDelegate {
     }
 }
 
+/// Casts a stored value to the wrong type, as code reading an untyped cache does.
+final class BadCastDelegate: UIApplicationDelegate {
+    static var cached: [String: Any] = ["count": "three"]
+    func applicationDidEnterBackground(_ application: UIApplication) {
+        let count = Self.cached["count"]! as! Int
+        Self.cached["count"] = count + 1
+    }
+}
+
 @Suite("BGXKit — an app's crash is that app's", .serialized)
 struct AppCrashTests {
     @Test("A trap in a push callback ends that app with a crash (the message and the app's frame); the other app and the test go on, and the app launches again")
@@ -84,5 +93,35 @@ struct AppCrashTests {
         let crash = try #require(device.traceLines.first { $0.contains("\"terminate\"") && $0.contains("crash") })
         #expect(crash.contains("Block was expected to execute on queue"), "\(crash)")
         #expect(device.state(of: app) == .notRunning)
+    }
+
+    @Test("A forced cast that fails is the app's crash, in the callback that made it")
+    func badCast() throws {
+        let device = SimulatedDevice()
+        let app = device.install(AppManifest(bundleIdentifier: "com.example.badcast")) { BadCastDelegate() }
+        device.perform(.launch(app))
+        device.perform(.home)
+        device.advance(seconds: 1)
+        let crash = try #require(device.traceLines.first { $0.contains("\"terminate\"") })
+        #expect(crash.contains("\"crash\"") && crash.contains("Could not cast value of type 'Swift.String' to 'Swift.Int'"),
+                "no addresses, which differ run to run: \(crash)")
+        #expect(crash.contains("BadCastDelegate.applicationDidEnterBackground"), "\(crash)")
+        device.perform(.launch(app))
+        #expect(device.state(of: app) == .active)
+    }
+
+    @Test("A crash's trace is the same run after run")
+    func crashTraceRepeats() {
+        func run() -> [String] {
+            let device = SimulatedDevice()
+            let app = device.install(AppManifest(bundleIdentifier: "com.example.badcast")) { BadCastDelegate() }
+            device.perform(.launch(app))
+            device.perform(.home)
+            device.advance(seconds: 1)
+            return device.traceLines
+        }
+        let first = run()
+        #expect(first.contains { $0.contains("\"crash\"") })
+        #expect(run() == first)
     }
 }

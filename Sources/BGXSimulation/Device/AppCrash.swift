@@ -17,7 +17,10 @@ enum AppCrash {
         }.split(separator: "\n").last { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
             .map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
         let signal = signalName(crash.signal)
-        var words = message.isEmpty ? signal : "\(message) (\(signal))"
+        // Addresses differ from run to run (ASLR): the trace keeps none.
+        let steady = message.replacingOccurrences(of: #" ?\(0x[0-9a-fA-F]+\)"#, with: "", options: .regularExpression)
+            .replacingOccurrences(of: #"0x[0-9a-fA-F]+"#, with: "0x…", options: .regularExpression)
+        var words = steady.isEmpty ? signal : "\(steady) (\(signal))"
         if let frame = appFrame(crash) { words += " in \(frame)" }
         return words
     }
