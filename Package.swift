@@ -143,6 +143,7 @@ let package = Package(
         .target(name: "ColorFeedExample", dependencies: ["BGXKit"], path: "Examples/ColorFeed", swiftSettings: v5),
         .target(name: "MessengerExample", dependencies: ["BGXKit"], path: "Examples/Messenger", swiftSettings: v5),
         .target(name: "CallerExample", dependencies: ["BGXKit"], path: "Examples/Caller", swiftSettings: v5),
+        .target(name: "CatalogSyncExample", dependencies: ["BGXKit"], path: "Examples/CatalogSync", swiftSettings: v5),
         // Examples/ColorFeed's unchanged AppDelegate as a real process under `bgx daemon`.
         .executableTarget(
             name: "colorfeed-live", dependencies: ["ColorFeedExample", "BGXKit", "BGXLiveApp"],
@@ -154,7 +155,7 @@ let package = Package(
         .testTarget(
             name: "BGXKitTests",
             dependencies: ["BGXKit", "BGXSimulation", "BGXCore", "ColorFeedExample", "MessengerExample",
-                           "CallerExample"],
+                           "CallerExample", "CatalogSyncExample"],
             swiftSettings: v5),
         .testTarget(
             name: "BGXTests",

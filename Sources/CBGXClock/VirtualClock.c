@@ -14,14 +14,20 @@
 #include "CBGXClock.h"
 
 #include <dlfcn.h>
+#include <errno.h>
+#include <execinfo.h>
 #include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 static __thread bgx_virtual_clock current;
@@ -128,6 +134,16 @@ static void advance(int64_t ns) {
 typedef int (*nanosleep_fn)(const struct timespec *, struct timespec *);
 typedef int (*clock_nanosleep_fn)(clockid_t, int, const struct timespec *, struct timespec *);
 
+/// A sleep in app code: on an app thread the device parks the thread and
+/// wakes it at the deadline in virtual time (other app threads and the
+/// device's own events run meanwhile); elsewhere the clocks move on at once.
+static void sleep_for(int64_t ns) {
+    if (ns <= 0) return;
+    if (current.dispatch != NULL &&
+        current.dispatch(current.context, BGX_SLEEP, 0, current.monotonic + ns, (bgx_work){0}, NULL)) return;
+    advance(ns);
+}
+
 int nanosleep(const struct timespec *request, struct timespec *remaining) {
     if (!current.enabled) {
         static void *real_slot;
@@ -135,7 +151,7 @@ int nanosleep(const struct timespec *request, struct timespec *remaining) {
         if (real != NULL) return real(request, remaining);
         return (int)syscall(SYS_nanosleep, request, remaining);
     }
-    if (request != NULL) advance((int64_t)request->tv_sec * 1000000000 + request->tv_nsec);
+    if (request != NULL) sleep_for((int64_t)request->tv_sec * 1000000000 + request->tv_nsec);
     if (remaining != NULL) remaining->tv_sec = remaining->tv_nsec = 0;
     return 0;
 }
@@ -150,7 +166,7 @@ int clock_nanosleep(clockid_t id, int flags, const struct timespec *request, str
     }
     if (request != NULL) {
         int64_t ns = (int64_t)request->tv_sec * 1000000000 + request->tv_nsec;
-        advance((flags & TIMER_ABSTIME) ? ns - now : ns);
+        sleep_for((flags & TIMER_ABSTIME) ? ns - now : ns);
     }
     if (remaining != NULL) remaining->tv_sec = remaining->tv_nsec = 0;
     return 0;
@@ -274,6 +290,165 @@ int bgx_real_block_try_wait(void *block) {
     return REAL(dispatch_wait_fn, dispatch_block_wait)(block, 0) == 0;
 }
 
+static __thread void *app_thread;
+void bgx_set_app_thread(void *thread) { app_thread = thread; }
+void *bgx_app_thread(void) { return app_thread; }
+
+// Which queues run blocks concurrently: global queues, and queues made with
+// a concurrent attribute (libdispatch keeps that to itself, so the
+// attributes app code builds and the queues made from them are noted as
+// they are made). A small set under a lock: queues are made rarely.
+struct pointer_set {
+    void **items;
+    size_t count, capacity;
+};
+static pthread_mutex_t queues_lock = PTHREAD_MUTEX_INITIALIZER;
+static void set_insert(struct pointer_set *set, void *pointer);
+static struct pointer_set concurrent_attributes, concurrent_queues;
+
+// This file's own locks take the C library's mutex directly (its
+// pthread_mutex_lock below is app code's).
+typedef int (*mutex_fn)(pthread_mutex_t *);
+SLOT(pthread_mutex_lock);
+SLOT(pthread_mutex_trylock);
+SLOT(pthread_mutex_unlock);
+static void lock_queues(void) { REAL(mutex_fn, pthread_mutex_lock)(&queues_lock); }
+static void unlock_queues(void) { REAL(mutex_fn, pthread_mutex_unlock)(&queues_lock); }
+
+// The kernel thread ids of app threads parked now (a sleep, a wait): a
+// mutex one of them holds stays held until the device wakes it.
+static struct pointer_set parked_threads;
+static __thread pid_t thread_id;
+void bgx_app_thread_parked(int parked) {
+    if (thread_id == 0) thread_id = (pid_t)syscall(SYS_gettid);
+    void *key = (void *)(intptr_t)thread_id;
+    lock_queues();
+    if (parked) {
+        set_insert(&parked_threads, key);
+    } else {
+        for (size_t i = 0; i < parked_threads.count; i++) {
+            if (parked_threads.items[i] != key) continue;
+            parked_threads.items[i] = parked_threads.items[--parked_threads.count];
+            break;
+        }
+    }
+    unlock_queues();
+}
+
+static int set_contains(struct pointer_set *set, void *pointer) {
+    for (size_t i = 0; i < set->count; i++)
+        if (set->items[i] == pointer) return 1;
+    return 0;
+}
+
+static void set_insert(struct pointer_set *set, void *pointer) {
+    if (pointer == NULL || set_contains(set, pointer)) return;
+    if (set->count == set->capacity) {
+        size_t capacity = set->capacity ? set->capacity * 2 : 16;
+        void **items = realloc(set->items, capacity * sizeof *items);
+        if (items == NULL) return;
+        set->items = items;
+        set->capacity = capacity;
+    }
+    set->items[set->count++] = pointer;
+}
+
+static int attribute_is_concurrent(void *attribute) {
+    static void *concurrent;
+    if (attribute == NULL) return 0;
+    if (attribute == resolve(&concurrent, RTLD_DEFAULT, "_dispatch_queue_attr_concurrent")) return 1;
+    lock_queues();
+    int found = set_contains(&concurrent_attributes, attribute);
+    unlock_queues();
+    return found;
+}
+
+static void note(struct pointer_set *set, void *pointer) {
+    lock_queues();
+    set_insert(set, pointer);
+    unlock_queues();
+}
+
+/// A queue made now: noted as concurrent or not (a serial queue may reuse a freed concurrent one's address).
+static void note_queue(void *queue, void *attribute) {
+    int concurrent = attribute_is_concurrent(attribute);
+    lock_queues();
+    if (concurrent) {
+        set_insert(&concurrent_queues, queue);
+    } else {
+        for (size_t i = 0; i < concurrent_queues.count; i++) {
+            if (concurrent_queues.items[i] != queue) continue;
+            concurrent_queues.items[i] = concurrent_queues.items[--concurrent_queues.count];
+            break;
+        }
+    }
+    unlock_queues();
+}
+
+static int queue_is_concurrent(void *queue) {
+    lock_queues();
+    int found = set_contains(&concurrent_queues, queue);
+    unlock_queues();
+    return found;
+}
+
+typedef void *(*attr_qos_fn)(void *, unsigned int, int);
+typedef void *(*attr_one_fn)(void *);
+typedef void *(*attr_long_fn)(void *, unsigned long);
+typedef void *(*attr_bool_fn)(void *, _Bool);
+typedef void *(*queue_create_fn)(const char *, void *);
+typedef void *(*queue_create_target_fn)(const char *, void *, void *);
+typedef void *(*global_queue_fn)(long, unsigned long);
+
+#define DERIVED_ATTRIBUTE(type, name, params, args)                      \
+    void *name params {                                                 \
+        SLOT(name);                                                     \
+        void *made = REAL(type, name) args;                             \
+        if (attribute_is_concurrent(attribute)) note(&concurrent_attributes, made); \
+        return made;                                                    \
+    }
+DERIVED_ATTRIBUTE(attr_qos_fn, dispatch_queue_attr_make_with_qos_class,
+                  (void *attribute, unsigned int qos, int priority), (attribute, qos, priority))
+DERIVED_ATTRIBUTE(attr_one_fn, dispatch_queue_attr_make_initially_inactive, (void *attribute), (attribute))
+DERIVED_ATTRIBUTE(attr_long_fn, dispatch_queue_attr_make_with_autorelease_frequency,
+                  (void *attribute, unsigned long frequency), (attribute, frequency))
+DERIVED_ATTRIBUTE(attr_bool_fn, dispatch_queue_attr_make_with_overcommit,
+                  (void *attribute, _Bool overcommit), (attribute, overcommit))
+
+void *dispatch_queue_create(const char *label, void *attribute) {
+    SLOT(dispatch_queue_create);
+    void *queue = REAL(queue_create_fn, dispatch_queue_create)(label, attribute);
+    note_queue(queue, attribute);
+    return queue;
+}
+
+void *dispatch_queue_create_with_target(const char *label, void *attribute, void *target) {
+    SLOT(dispatch_queue_create_with_target);
+    void *queue = REAL(queue_create_target_fn, dispatch_queue_create_with_target)(label, attribute, target);
+    note_queue(queue, attribute);
+    return queue;
+}
+
+void *dispatch_get_global_queue(long priority, unsigned long flags) {
+    SLOT(dispatch_get_global_queue);
+    void *queue = REAL(global_queue_fn, dispatch_get_global_queue)(priority, flags);
+    if (!queue_is_concurrent(queue)) note(&concurrent_queues, queue);
+    return queue;
+}
+
+typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+SLOT(pthread_create);
+
+int bgx_real_pthread_create(void *thread, void *(*start)(void *), void *argument, size_t stack_size) {
+    pthread_attr_t attributes;
+    pthread_attr_init(&attributes);
+    pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+    if (stack_size > 0) pthread_attr_setstacksize(&attributes, stack_size);
+    int result = REAL(pthread_create_fn, pthread_create)((pthread_t *)thread, &attributes, start, argument);
+    pthread_attr_destroy(&attributes);
+    return result;
+}
+
 void bgx_virtual_clock_advance_to(int64_t monotonic) { advance(monotonic - current.monotonic); }
 int64_t bgx_virtual_clock_monotonic(void) { return current.monotonic; }
 void *bgx_app_code_context(void) { return NULL; }
@@ -305,7 +480,8 @@ static int submit(uint64_t deadline, void *queue, void *block, void (*function)(
         retain_object(group);
         work.group = group;
     }
-    return current.dispatch(current.context, BGX_SUBMIT, queue == main_queue(), when, work, NULL);
+    int where = queue == main_queue() ? BGX_ON_MAIN : queue_is_concurrent(queue) ? BGX_CONCURRENT : 0;
+    return current.dispatch(current.context, BGX_SUBMIT, where, when, work, queue);
 }
 
 void dispatch_async(void *queue, void *block) {
@@ -612,12 +788,153 @@ void _foundation_uuid_generate_random(unsigned char *out) {
     REAL(uuid_generate_fn, _foundation_uuid_generate_random)(out);
 }
 
-/// A thread app code starts (`Thread`, raw pthreads) runs for real, on the
-/// real clock, beside the device: not covered, and said so.
-typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+// Locks and conditions in app code. A thread that finds a mutex held (by a
+// thread parked in a sleep or wait while holding it) cannot block for real:
+// the holder never runs again while it does. On an app thread it parks
+// instead until the mutex is free, and a condition wait parks until the
+// condition is signalled (or its deadline passes in virtual time). The
+// device checks these from its own thread, without keeping anything.
+typedef int (*cond_wait_fn)(pthread_cond_t *, pthread_mutex_t *);
+typedef int (*cond_timedwait_fn)(pthread_cond_t *, pthread_mutex_t *, const struct timespec *);
+typedef int (*cond_fn)(pthread_cond_t *);
+SLOT(pthread_cond_wait);
+SLOT(pthread_cond_timedwait);
+SLOT(pthread_cond_signal);
+SLOT(pthread_cond_broadcast);
+
+static int parks_here(void) { return app_thread != NULL && in_app_code(); }
+
+/// 1 when the mutex is free now (taken and given back at once, by the device's thread).
+static int mutex_is_free(void *mutex) {
+    if (REAL(mutex_fn, pthread_mutex_trylock)((pthread_mutex_t *)mutex) != 0) return 0;
+    REAL(mutex_fn, pthread_mutex_unlock)((pthread_mutex_t *)mutex);
+    return 1;
+}
+
+/// Whether the mutex's holder is an app thread parked now (glibc notes the holder's thread id).
+static int held_by_parked_thread(pthread_mutex_t *mutex) {
+    void *owner = (void *)(intptr_t)mutex->__data.__owner;
+    if (owner == NULL) return 0;
+    lock_queues();
+    int parked = set_contains(&parked_threads, owner);
+    unlock_queues();
+    return parked;
+}
+
+int pthread_mutex_lock(pthread_mutex_t *mutex) {
+    if (!parks_here()) return REAL(mutex_fn, pthread_mutex_lock)(mutex);
+    int result;
+    while ((result = REAL(mutex_fn, pthread_mutex_trylock)(mutex)) == EBUSY) {
+        // Held by a thread that runs for real (another device's, the runtime's): it lets go soon.
+        if (!held_by_parked_thread(mutex)) return REAL(mutex_fn, pthread_mutex_lock)(mutex);
+        bgx_work work = {NULL, (void (*)(void *))mutex_is_free, mutex, NULL};
+        current.dispatch(current.context, BGX_WAIT_UNTIL, 0, INT64_MAX, work, NULL);
+    }
+    return result;
+}
+
+// Conditions app threads wait on, each with how many times it was signalled.
+struct condition_count {
+    void *condition;
+    uint64_t signals;
+};
+static struct condition_count *conditions;
+static size_t condition_count, condition_capacity;
+
+static uint64_t *signals_of(void *condition, int add) {
+    for (size_t i = 0; i < condition_count; i++)
+        if (conditions[i].condition == condition) return &conditions[i].signals;
+    if (!add) return NULL;
+    if (condition_count == condition_capacity) {
+        size_t capacity = condition_capacity ? condition_capacity * 2 : 16;
+        struct condition_count *grown = realloc(conditions, capacity * sizeof *grown);
+        if (grown == NULL) return NULL;
+        conditions = grown;
+        condition_capacity = capacity;
+    }
+    conditions[condition_count] = (struct condition_count){condition, 0};
+    return &conditions[condition_count++].signals;
+}
+
+static void count_signal(pthread_cond_t *condition) {
+    if (condition_count == 0) return;
+    lock_queues();
+    uint64_t *signals = signals_of(condition, 0);
+    if (signals != NULL) *signals += 1;
+    unlock_queues();
+}
+
+static uint64_t signals_now(void *condition) {
+    lock_queues();
+    uint64_t *signals = signals_of(condition, 1);
+    uint64_t value = signals != NULL ? *signals : 0;
+    unlock_queues();
+    return value;
+}
+
+/// What a parked condition wait waits for: a signal after the one it saw.
+struct condition_wait {
+    void *condition;
+    uint64_t seen;
+};
+static int condition_signalled(void *argument) {
+    struct condition_wait *wait = argument;
+    return signals_now(wait->condition) != wait->seen;
+}
+
+/// Parks until the condition is signalled or `deadline` (monotonic) passes; 0 or ETIMEDOUT, the mutex held again.
+static int park_on_condition(pthread_cond_t *condition, pthread_mutex_t *mutex, int64_t deadline) {
+    struct condition_wait wait = {condition, signals_now(condition)};
+    REAL(mutex_fn, pthread_mutex_unlock)(mutex);
+    bgx_work work = {NULL, (void (*)(void *))condition_signalled, &wait, NULL};
+    int held = current.dispatch(current.context, BGX_WAIT_UNTIL, 0, deadline, work, NULL);
+    pthread_mutex_lock(mutex);
+    return held ? 0 : ETIMEDOUT;
+}
+
+int pthread_cond_wait(pthread_cond_t *condition, pthread_mutex_t *mutex) {
+    if (!parks_here()) return REAL(cond_wait_fn, pthread_cond_wait)(condition, mutex);
+    return park_on_condition(condition, mutex, INT64_MAX);
+}
+
+/// `deadline` is on the condition's clock: CLOCK_REALTIME unless it was made
+/// otherwise (Foundation's NSCondition uses the default), so virtual wall time.
+int pthread_cond_timedwait(pthread_cond_t *condition, pthread_mutex_t *mutex, const struct timespec *deadline) {
+    if (!parks_here()) return REAL(cond_timedwait_fn, pthread_cond_timedwait)(condition, mutex, deadline);
+    int64_t wall = (int64_t)deadline->tv_sec * 1000000000 + deadline->tv_nsec;
+    return park_on_condition(condition, mutex, current.monotonic + (wall - current.realtime));
+}
+
+int pthread_cond_signal(pthread_cond_t *condition) {
+    count_signal(condition);
+    return REAL(cond_fn, pthread_cond_signal)(condition);
+}
+
+int pthread_cond_broadcast(pthread_cond_t *condition) {
+    count_signal(condition);
+    return REAL(cond_fn, pthread_cond_broadcast)(condition);
+}
+
+int bgx_wait_holds(bgx_work work) { return ((int (*)(void *))work.function)(work.argument); }
+
+/// Whether `start` is the runtime's own (libdispatch's or Swift
+/// concurrency's worker threads): those are not app code's threads.
+static int started_by_runtime(void *(*start)(void *)) {
+    Dl_info info;
+    if (dladdr((void *)start, &info) == 0 || info.dli_fname == NULL) return 0;
+    return strstr(info.dli_fname, "libdispatch") != NULL || strstr(info.dli_fname, "libswift_Concurrency") != NULL;
+}
+
+/// A thread app code starts (`Thread`, raw pthreads) becomes an app thread
+/// of the device: it runs when the device hands it the baton, in virtual
+/// time. Where the device cannot take it, it runs for real beside the
+/// device, and that is said.
 int pthread_create(pthread_t *thread, const pthread_attr_t *attributes, void *(*start)(void *), void *argument) {
-    if (in_app_code()) current.dispatch(current.context, BGX_ESCAPED_THREAD, 0, 0, (bgx_work){0}, NULL);
-    SLOT(pthread_create);
+    if (in_app_code() && !started_by_runtime(start)) {
+        bgx_work work = {NULL, (void (*)(void *))start, argument, NULL};
+        if (current.dispatch(current.context, BGX_THREAD_START, 0, 0, work, thread)) return 0;
+        current.dispatch(current.context, BGX_ESCAPED_THREAD, 0, 0, (bgx_work){0}, NULL);
+    }
     return REAL(pthread_create_fn, pthread_create)(thread, attributes, start, argument);
 }
 
@@ -629,11 +946,137 @@ void *dispatch_source_create(const void *type, uintptr_t handle, uintptr_t mask,
     return REAL(dispatch_source_create_fn, dispatch_source_create)(type, handle, mask, queue);
 }
 
+// Crashes in app code. A trap (fatalError, a failed precondition, a bad
+// forced cast: SIGILL or SIGTRAP), an abort (a failed dispatchPrecondition)
+// or a fault on an app thread is that app's crash: the handler notes the
+// signal, the text Swift wrote to stderr just before and the thread's
+// return addresses, hands the baton back to the device and parks the thread
+// for good (nothing of it runs again). Only async-signal-safe calls here.
+// Any other thread's crash goes to the handler that was there before.
+static __thread bgx_crash *crash_record;
+static __thread sem_t *crash_baton;
+static __thread uintptr_t stack_low, stack_high;
+static __thread char last_error[1024];
+static __thread size_t last_error_length;
+static struct sigaction previous_actions[32];
+static const int crash_signals[] = {SIGILL, SIGTRAP, SIGABRT, SIGSEGV, SIGBUS, SIGFPE};
+
+static void note_error_text(const char *text) {
+    if (crash_record == NULL || text == NULL) return;
+    size_t length = strlen(text);
+    if (length >= sizeof last_error) {
+        text += length - (sizeof last_error - 1);
+        length = sizeof last_error - 1;
+    }
+    if (last_error_length + length >= sizeof last_error) last_error_length = 0;
+    memcpy(last_error + last_error_length, text, length);
+    last_error_length += length;
+    last_error[last_error_length] = 0;
+}
+
+typedef int (*fputs_fn)(const char *, FILE *);
+/// Swift's runtime writes a fatal error's message with fputs to stderr just before it traps.
+int fputs(const char *text, FILE *stream) {
+    if (crash_record != NULL && stream == stderr) note_error_text(text);
+    SLOT(fputs);
+    return REAL(fputs_fn, fputs)(text, stream);
+}
+
+static void on_crash(int signal, siginfo_t *info, void *context) {
+    bgx_crash *record = crash_record;
+    if (record == NULL) {
+        struct sigaction *previous = &previous_actions[signal];
+        if (previous->sa_flags & SA_SIGINFO) {
+            if (previous->sa_sigaction != NULL) { previous->sa_sigaction(signal, info, context); return; }
+        } else if (previous->sa_handler != SIG_DFL && previous->sa_handler != SIG_IGN && previous->sa_handler != NULL) {
+            previous->sa_handler(signal);
+            return;
+        }
+        sigaction(signal, previous, NULL);
+        raise(signal);
+        return;
+    }
+    crash_record = NULL;  // a fault while noting this one ends the process as it would have
+    record->signal = signal;
+    memcpy(record->message, last_error, last_error_length + 1);
+    // libgcc's unwinder reads each frame's unwind tables, through libc's
+    // frames (abort, raise) that keep no frame pointer; loaded beforehand.
+    int count = backtrace((void **)record->frames, 48);
+    if (count > 4) {
+        record->frame_count = count;
+        sem_post(crash_baton);
+        sigset_t all;
+        sigfillset(&all);
+        for (;;) sigsuspend(&all);
+    }
+    count = 0;
+    ucontext_t *state = context;
+#if defined(__x86_64__)
+    uintptr_t pc = (uintptr_t)state->uc_mcontext.gregs[REG_RIP];
+    uintptr_t frame = (uintptr_t)state->uc_mcontext.gregs[REG_RBP];
+#elif defined(__aarch64__)
+    uintptr_t pc = (uintptr_t)state->uc_mcontext.pc;
+    uintptr_t frame = (uintptr_t)state->uc_mcontext.regs[29];
+#else
+    uintptr_t pc = 0, frame = 0;
+#endif
+    if (pc != 0) record->frames[count++] = pc;
+    while (count < 48 && frame >= stack_low && frame + 2 * sizeof(uintptr_t) <= stack_high && frame % sizeof(uintptr_t) == 0) {
+        uintptr_t *slots = (uintptr_t *)frame;
+        if (slots[1] == 0) break;
+        record->frames[count++] = slots[1];
+        if (slots[0] <= frame) break;
+        frame = slots[0];
+    }
+    record->frame_count = count;
+    sem_post(crash_baton);
+    sigset_t none;
+    sigfillset(&none);
+    for (;;) sigsuspend(&none);
+}
+
+static pthread_once_t crash_handlers_once = PTHREAD_ONCE_INIT;
+static void install_crash_handlers(void) {
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_sigaction = on_crash;
+    action.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&action.sa_mask);
+    for (size_t i = 0; i < sizeof crash_signals / sizeof crash_signals[0]; i++)
+        sigaction(crash_signals[i], &action, &previous_actions[crash_signals[i]]);
+}
+
+void bgx_app_thread_catch_crashes(void *baton, bgx_crash *record) {
+    pthread_once(&crash_handlers_once, install_crash_handlers);
+    void *warm[1];
+    backtrace(warm, 1);  // loads the unwinder now, not in the signal handler
+    pthread_attr_t attributes;
+    if (pthread_getattr_np(pthread_self(), &attributes) == 0) {
+        void *base;
+        size_t size;
+        if (pthread_attr_getstack(&attributes, &base, &size) == 0) {
+            stack_low = (uintptr_t)base;
+            stack_high = (uintptr_t)base + size;
+        }
+        pthread_attr_destroy(&attributes);
+    }
+    // Its own stack for the handler, so that a stack overflow is caught too.
+    stack_t alternate;
+    alternate.ss_size = 64 * 1024;
+    alternate.ss_sp = malloc(alternate.ss_size);
+    alternate.ss_flags = 0;
+    if (alternate.ss_sp != NULL) sigaltstack(&alternate, NULL);
+    crash_baton = baton;
+    crash_record = record;
+}
+
 /// Whether app code runs on the main queue: the device knows (its main-thread
 /// jobs run on whatever thread drives it, which libdispatch and Swift do not
 /// know as the main one). Other queues, and code outside app code, ask libdispatch.
 typedef void (*dispatch_assert_fn)(void *);
 static void fail_assertion(const char *message) {
+    note_error_text("BUG IN CLIENT OF LIBDISPATCH: ");
+    note_error_text(message);
     fprintf(stderr, "BUG IN CLIENT OF LIBDISPATCH: %s\n", message);
     abort();
 }
@@ -687,6 +1130,16 @@ int bgx_real_block_try_wait(void *block) { (void)block; return 1; }
 void bgx_virtual_clock_advance_to(int64_t monotonic) { current.monotonic = monotonic; }
 int64_t bgx_virtual_clock_monotonic(void) { return current.monotonic; }
 void *bgx_app_code_context(void) { return NULL; }
+static __thread void *app_thread;
+void bgx_set_app_thread(void *thread) { app_thread = thread; }
+void *bgx_app_thread(void) { return app_thread; }
+int bgx_real_pthread_create(void *thread, void *(*start)(void *), void *argument, size_t stack_size) {
+    (void)thread; (void)start; (void)argument; (void)stack_size;
+    return -1;
+}
+void bgx_app_thread_catch_crashes(void *baton, bgx_crash *record) { (void)baton; (void)record; }
+int bgx_wait_holds(bgx_work work) { (void)work; return 1; }
+void bgx_app_thread_parked(int parked) { (void)parked; }
 double bgx_run_loop_timer_next_fire_date(void *timer) { (void)timer; return 0; }
 void bgx_run_loop_timer_set_next_fire_date(void *timer, double date) { (void)timer; (void)date; }
 double bgx_run_loop_timer_interval(void *timer) { (void)timer; return 0; }

@@ -33,7 +33,7 @@ final class OperationRefreshDelegate: UIApplicationDelegate {
                 task.setTaskCompleted(success: !parse.isCancelled)
             }
             task.expirationHandler = { self.queue.cancelAllOperations() }
-            // The queue's thread and the main thread run one job at a time, in submission order.
+            // While the download's thread sleeps, the main queue's operation runs (at +0).
             self.queue.addOperations([parse, download, never], waitUntilFinished: false)
             never.cancel()
             OperationQueue.main.addOperation { Self.journal.write("main operation +\(since(start))") }
@@ -62,7 +62,7 @@ struct OperationQueueTests {
         #expect(device.simulateLaunch(app, identifier: OperationRefreshDelegate.identifier))
         device.advance(seconds: 60)
         #expect(OperationRefreshDelegate.journal.entries
-                == ["download +4", "main operation +0", "parse +4", "completion +4"])
+                == ["main operation +0", "download +4", "parse +4", "completion +4"])
         let story = device.story(of: app, only: ["task.start", "task.complete"])
         #expect(story == ["30 task.start", "34 task.complete"], "\(story)")
     }

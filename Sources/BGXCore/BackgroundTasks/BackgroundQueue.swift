@@ -104,6 +104,25 @@ extension Engine {
         suspendIfThreadFree(app)
     }
 
+    /// The job on the background queue blocked in app code (a sleep, a wait):
+    /// its thread waits, and the queue is free for other work, as on iOS,
+    /// where each blocked block holds a thread of its own. Returns the
+    /// callback it was running; `blockedJobReturned` finishes it.
+    public mutating func backgroundJobBlocked(_ app: AppID) -> Callback? {
+        let i = Int(app.index)
+        guard let job = Self.takeInFlight(&apps[i].backgroundQueue) else { return nil }
+        pumpBackgroundQueue(app)
+        suspendIfThreadFree(app)
+        return job.callback
+    }
+
+    /// A job that blocked on the background queue (`backgroundJobBlocked`)
+    /// has returned, having run `callback`.
+    public mutating func blockedJobReturned(_ app: AppID, callback: Callback?) {
+        if case let .expiringActivity(id, false) = callback { expiringActivityBlockReturned(app, id) }
+        suspendIfThreadFree(app)
+    }
+
     /// The queue a timer's work runs on (see `scheduleTimer`); forgets the
     /// timer's queue as its work starts.
     mutating func takeTimerQueue(_ app: AppID, _ token: Int32) -> ExecutionQueue {

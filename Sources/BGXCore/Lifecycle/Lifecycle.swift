@@ -395,6 +395,36 @@ extension Engine {
         return token
     }
 
+    /// App work due now (a block put on a queue, a task's job): it goes on
+    /// its thread's queue at once, not through the event queue, so that an
+    /// app with work waiting to run is not suspended before it runs — iOS
+    /// suspends a process whose threads are idle, and these are not.
+    public mutating func queueWorkNow(for app: AppID, on thread: ExecutionQueue) -> Int32 {
+        let token = nextTimerToken
+        nextTimerToken &+= 1
+        let i = Int(app.index)
+        if thread == .background {
+            if apps[i].backgroundQueue == nil { apps[i].backgroundQueue = BackgroundQueueState() }
+            apps[i].backgroundQueue!.timerTokens.insert(token)
+        }
+        if scheduler.apps[i].fetchInFlight != nil { scheduler.apps[i].fetchInFlight!.asyncWork += 1 }
+        switch apps[i].state {
+        case .notRunning:
+            break
+        case .suspended:
+            apps[i].heldTimers.append(HeldTimer(token: token, continuation: false))
+        case .inactive, .active, .background:
+            if thread == .background {
+                _ = takeTimerQueue(app, token)
+                enqueueInBackground(.timer(token), for: app)
+            } else {
+                apps[i].jobs.append(.timer(token))
+                pump(app)
+            }
+        }
+        return token
+    }
+
     mutating func timerFired(_ app: AppID, epoch: UInt32, token: Int32, continuation: Bool) {
         let i = Int(app.index)
         guard apps[i].epoch == epoch else { return }

@@ -67,7 +67,11 @@ public enum TerminationReason: UInt8, Sendable, CaseIterable, CustomStringConver
          reboot,
          /// A notification trigger iOS raises NSInternalInconsistencyException
          /// for (a repeat under 60 s, an interval of 0) (rules §9).
-         invalidNotificationTrigger
+         invalidNotificationTrigger,
+         /// The app's own code trapped (a `fatalError`, a failed precondition
+         /// or `dispatchPrecondition`, a bad forced cast, a nil unwrapped):
+         /// the process crashed; the detail has the message and the app's frame.
+         crash
 
     public var description: String {
         switch self {
@@ -89,6 +93,7 @@ public enum TerminationReason: UInt8, Sendable, CaseIterable, CustomStringConver
         case .noLaunchHandler: "noLaunchHandler"
         case .reboot: "reboot"
         case .invalidNotificationTrigger: "invalidNotificationTrigger"
+        case .crash: "crash"
         }
     }
 

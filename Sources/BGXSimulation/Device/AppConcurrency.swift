@@ -72,10 +72,12 @@ extension AppRuntime {
         guard !isTerminated, deadline != .max else { return }
         let now = DeviceClock.uptimeAtStart &+ device.now
         let due = max(now, deadline)
-        let token = enqueue(after: due &- now, on: onMain ? .main : .background) {
+        let body: () -> Bool = {
             job.runSynchronously(on: onMain ? MainActor.sharedUnownedExecutor : AppConcurrency.genericExecutor)
             return true
         }
+        let queue: ExecutionQueue = onMain ? .main : .background
+        let token = due == now ? enqueueNow(on: queue, body) : enqueue(after: due &- now, on: queue, body)
         dispatchState.queued[token] = (due, onMain)
     }
 }

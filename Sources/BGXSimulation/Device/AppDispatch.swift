@@ -83,7 +83,16 @@ extension AppRuntime {
                   object: UnsafeMutableRawPointer?) -> Bool {
         switch request {
         case BGX_SUBMIT:
-            submit(DispatchedWork(work), onMain: onMain != 0, deadline: deadline)
+            let serial = onMain & (BGX_ON_MAIN | BGX_CONCURRENT) == 0 ? object : nil
+            submit(DispatchedWork(work), onMain: onMain & BGX_ON_MAIN != 0, deadline: deadline, serialQueue: serial)
+        case BGX_SLEEP:
+            return sleepOnAppThread(until: deadline)
+        case BGX_WAIT_UNTIL:
+            // A lock or condition: only app threads get here (elsewhere the real one blocks).
+            return waitOnAppThread(until: deadline) { bgx_wait_holds(work) != 0 } ?? true
+        case BGX_THREAD_START:
+            guard let object, let start = work.function else { return false }
+            return startThread(start, argument: work.argument, handle: object)
         case BGX_SUBMIT_REFUSED_WALL:
             device.withEngine {
                 $0.log(app, "not yet supported: DispatchQueue.asyncAfter(wallDeadline:) in app code; "
@@ -101,6 +110,13 @@ extension AppRuntime {
             submitReadyNotifications()
         case BGX_WAIT_GROUP, BGX_WAIT_SEMAPHORE, BGX_WAIT_BLOCK:
             guard let object else { return true }
+            if deadline != .min, let held = waitOnAppThread(until: deadline, { [unowned self] in
+                switch request {
+                case BGX_WAIT_GROUP: bgx_real_group_is_empty(object) != 0
+                case BGX_WAIT_SEMAPHORE: bgx_real_semaphore_try(object) != 0
+                default: hasRun(block: object)
+                }
+            }) { return held }
             return wait(until: deadline, what: request == BGX_WAIT_GROUP ? "DispatchGroup.wait"
                         : request == BGX_WAIT_SEMAPHORE ? "DispatchSemaphore.wait" : "DispatchWorkItem.wait") {
                 switch request {
@@ -134,18 +150,21 @@ extension AppRuntime {
     }
 
     /// `deadline` is on the device's monotonic clock; `Int64.max` (`.distantFuture`) never comes.
-    func submit(_ work: DispatchedWork, onMain: Bool, deadline: Int64) {
+    func submit(_ work: DispatchedWork, onMain: Bool, deadline: Int64, serialQueue: UnsafeMutableRawPointer? = nil) {
         guard !isTerminated, deadline != .max else { return }
         let now = DeviceClock.uptimeAtStart &+ device.now
         let due = max(now, deadline)
-        let token = enqueue(after: due &- now, on: onMain ? .main : .background) { [unowned self] in
+        let body: () -> Bool = { [unowned self] in
             work.run()
             let group = work.group
             work.release()
             if group != nil || !dispatchState.notifications.isEmpty { submitReadyNotifications() }
             return true
         }
+        let queue: ExecutionQueue = onMain ? .main : .background
+        let token = due == now ? enqueueNow(on: queue, body) : enqueue(after: due &- now, on: queue, body)
         dispatchState.queued[token] = (due, onMain)
+        if let serialQueue { threads.serialQueues[token] = serialQueue }
     }
 
     /// `notify` blocks whose group has emptied or whose work item has run go on their queue now.
@@ -166,7 +185,7 @@ extension AppRuntime {
         }
     }
 
-    private func hasRun(block: UnsafeMutableRawPointer) -> Bool {
+    func hasRun(block: UnsafeMutableRawPointer) -> Bool {
         if dispatchState.finishedBlocks.contains(block) { return true }
         guard bgx_real_block_try_wait(block) != 0 else { return false }
         dispatchState.finishedBlocks.insert(block)

@@ -46,6 +46,8 @@ public final class AppRuntime: SystemConnection {
     var keepAliveHandler: (() -> Void)?
     /// What app code put on dispatch queues and has not run yet, and what waits for it.
     var dispatchState = AppDispatchState()
+    /// The app threads its code runs on, and what they wait for.
+    var threads = AppThreads()
     /// The `Timer`s app code made and added to a run loop.
     var runLoopTimers = AppRunLoopTimers()
     /// Where app code's randomness comes from: seeded by the device's seed, the
@@ -70,6 +72,7 @@ public final class AppRuntime: SystemConnection {
         madeApplication = nil
         dispatchState.tearDown()
         runLoopTimers.tearDown()
+        threads.tearDown()
     }
 
     init(device: SimulatedDevice, app: AppID, cause: LaunchCause, program: HostedApp) {
@@ -84,14 +87,50 @@ public final class AppRuntime: SystemConnection {
     deinit { randomState.deallocate() }
 
     /// Runs one job — on the main thread, or on the background queue — in
-    /// this process's context. Busy work recorded during it delays the job's
-    /// return by that much.
-    func runJob(on queue: ExecutionQueue = .main, _ body: () -> Bool) {
+    /// this process's context. App code runs on an app thread of its own
+    /// (see `AppThread`), where a sleep or a wait parks it in virtual time.
+    /// Busy work recorded during it delays the job's return by that much.
+    /// `serialQueue`: the serial dispatch queue whose block it is (held until the job ends).
+    func runJob(on queue: ExecutionQueue = .main, serialQueue: UnsafeMutableRawPointer? = nil,
+                _ body: @escaping () -> Bool) {
         pendingBusy = 0
         currentQueue = queue
         // Scenario apps never ask for `Application.shared`; any other code may.
-        let done = program is ScenarioApp ? body()
-            : device.runningAppCode(app) { ProcessContext.$current.withValue(application) { body() } }
+        if program is ScenarioApp { return finishJob(body(), on: queue) }
+        runAppCodeJob(on: queue, serialQueue: serialQueue, body)
+    }
+
+    /// A scenario app's job: no app code, so no app thread (nothing to
+    /// allocate on `bgx bench`'s and fleets' path).
+    func runScenarioJob(on queue: ExecutionQueue, _ body: () -> Bool) {
+        pendingBusy = 0
+        currentQueue = queue
+        finishJob(body(), on: queue)
+    }
+
+    private func runAppCodeJob(on queue: ExecutionQueue, serialQueue: UnsafeMutableRawPointer?,
+                               _ body: @escaping () -> Bool) {
+        // A serial queue's block keeps its place (it may make a thread beyond the limit).
+        if queue == .background, serialQueue == nil, allBackgroundThreadsParked() {
+            threads.waitingForThread.append((nil, body))
+            return finishJob(true, on: queue)
+        }
+        if let thread = takeThread(for: queue) {
+            thread.serialQueue = serialQueue
+            thread.job = { [unowned self] in
+                DeviceClock.run(at: device.now, startDate: device.startDate, process: self) {
+                    ProcessContext.$current.withValue(application) { body() }
+                }.result
+            }
+            return step(thread)
+        }
+        let done = device.runningAppCode(app) { ProcessContext.$current.withValue(application) { body() } }
+        if let serialQueue { releaseSerialQueue(serialQueue) }
+        finishJob(done, on: queue)
+    }
+
+    /// The job's body returned `done` (false: the program finishes it later, `jobFinished`).
+    func finishJob(_ done: Bool, on queue: ExecutionQueue) {
         guard !isTerminated else { return }
         if done {
             if pendingBusy > 0 {
@@ -119,6 +158,13 @@ public final class AppRuntime: SystemConnection {
         return token
     }
 
+    /// Queues app code's work due now on `queue`: it keeps the app running until it has run.
+    func enqueueNow(on queue: ExecutionQueue, _ job: @escaping () -> Bool) -> Int32 {
+        let token = device.withEngine { $0.queueWorkNow(for: app, on: queue) }
+        timers[token] = (queue, job)
+        return token
+    }
+
     /// The job running now is done (for programs that returned false).
     public func jobFinished() {
         guard !isTerminated else { return }
@@ -126,9 +172,22 @@ public final class AppRuntime: SystemConnection {
     }
 
     func fireTimer(_ token: Int32) {
+        // Checked for emptiness first: scenario apps (`bgx bench`, fleets) never have either.
+        if !threads.wakes.isEmpty, let wake = threads.wakes.removeValue(forKey: token) {
+            return wakeThread(wake.thread, block: wake.block)
+        }
         guard let timer = timers.removeValue(forKey: token) else { return }
         dispatchState.queued[token] = nil
-        runJob(on: timer.queue, timer.body)
+        guard !threads.serialQueues.isEmpty, let serial = threads.serialQueues.removeValue(forKey: token) else {
+            return runJob(on: timer.queue, timer.body)
+        }
+        // A serial queue runs one block at a time: while one of its blocks is parked, the next waits.
+        guard threads.busySerialQueues.insert(serial).inserted else {
+            threads.deferred[serial, default: []].append(timer.body)
+            device.withEngine { $0.returned(app, on: timer.queue) }
+            return
+        }
+        runJob(on: timer.queue, serialQueue: serial, timer.body)
     }
 
     func runExpirationHandler(_ id: Int) -> Bool {

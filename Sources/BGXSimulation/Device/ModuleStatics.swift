@@ -82,7 +82,7 @@ public func demangledFunctions(withPrefix prefix: String, containing fragment: S
 }
 
 @_silgen_name("swift_demangle")
-private func swiftDemangle(_ mangled: UnsafePointer<CChar>?, _ length: UInt, _ output: UnsafeMutablePointer<CChar>?,
+func swiftDemangle(_ mangled: UnsafePointer<CChar>?, _ length: UInt, _ output: UnsafeMutablePointer<CChar>?,
                            _ outputSize: UnsafeMutablePointer<UInt>?, _ flags: UInt32) -> UnsafeMutablePointer<CChar>?
 
 #if os(Linux)
@@ -96,7 +96,22 @@ struct ExecutableSymbols {
     let objects: [Symbol]
     /// Names of the Swift functions (mangled, `$s…`).
     let functions: [String]
+    /// Every function with its address range (`value` relative to `base`), by address.
+    let functionRanges: [Symbol]
     let base: Int
+
+    /// The function of this executable that holds `address`, if any (its mangled name).
+    func function(at address: Int) -> String? {
+        let value = UInt64(bitPattern: Int64(address &- base))
+        var low = 0, high = functionRanges.count
+        while low < high {
+            let middle = (low + high) / 2
+            if functionRanges[middle].value <= value { low = middle + 1 } else { high = middle }
+        }
+        guard low > 0 else { return nil }
+        let symbol = functionRanges[low - 1]
+        return value < symbol.value &+ max(symbol.size, 1) ? symbol.name : nil
+    }
 
     nonisolated(unsafe) private static var cached: ExecutableSymbols?
     private static let lock = NSLock()
@@ -134,6 +149,7 @@ struct ExecutableSymbols {
             let strings = section(symtab.link)
             var objects: [Symbol] = []
             var functions: [String] = []
+            var ranges: [Symbol] = []
             var anchor: UInt64?
             for i in 0..<(symtab.size / max(symtab.entry, 1)) {
                 let at = symtab.offset + i * symtab.entry
@@ -143,16 +159,17 @@ struct ExecutableSymbols {
                 let name = String(cString: file.baseAddress!.advanced(by: nameOffset).assumingMemoryBound(to: CChar.self))
                 if info & 0xF == 1 {  // STT_OBJECT
                     objects.append(Symbol(name: name, value: value, size: read(at + 16, as: UInt64.self)))
-                } else if name == "bgx_virtual_clock_swap" {
-                    anchor = value
-                } else if info & 0xF == 2, name.hasPrefix("$s") {  // STT_FUNC
-                    functions.append(name)
+                } else if info & 0xF == 2 {  // STT_FUNC
+                    if name.hasPrefix("$s") { functions.append(name) }
+                    if value != 0 { ranges.append(Symbol(name: name, value: value, size: read(at + 16, as: UInt64.self))) }
                 }
+                if name == "bgx_virtual_clock_swap" { anchor = value }
             }
             // Where the executable is loaded: a function of ours, by address and by symbol.
             guard let anchor else { throw ModuleStatics.Failure.noSymbolTable("CBGXClock is not in the executable") }
             let function: @convention(c) (bgx_virtual_clock) -> bgx_virtual_clock = bgx_virtual_clock_swap
-            return ExecutableSymbols(objects: objects, functions: functions, base: unsafeBitCast(function, to: Int.self) &- Int(anchor))
+            ranges.sort { $0.value < $1.value }
+            return ExecutableSymbols(objects: objects, functions: functions, functionRanges: ranges, base: unsafeBitCast(function, to: Int.self) &- Int(anchor))
         }
     }
 }

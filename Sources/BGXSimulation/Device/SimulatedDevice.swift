@@ -34,6 +34,8 @@ public final class SimulatedDevice {
     /// What Core Bluetooth keeps of each app's restoring managers (outlives its processes).
     var bluetoothRestoration: [AppID: BluetoothRestoration] = [:]
     private var directives: [Directive] = []
+    /// Handed to one app thread at a time (see `AppThread`).
+    let baton = Baton()
     /// Trace events taken from the engine so far.
     public private(set) var trace: [TraceEvent] = []
     /// Called with each batch of new events (e.g. to stream a trace file).
@@ -199,7 +201,11 @@ public final class SimulatedDevice {
         case let .deliver(app, callback):
             guard let process = processes[Int(app.index)] else { return }
             let queue = withEngine { Engine.queue(of: callback, for: app, in: &$0) }
-            process.runJob(on: queue) { process.program.handle(callback, process: process) }
+            if process.program is ScenarioApp {
+                process.runScenarioJob(on: queue) { process.program.handle(callback, process: process) }
+            } else {
+                process.runJob(on: queue) { process.program.handle(callback, process: process) }
+            }
         case let .fire(app, token, _):
             guard let process = processes[Int(app.index)] else { return }
             process.fireTimer(token)

@@ -1,6 +1,7 @@
 #ifndef CBGXCLOCK_H
 #define CBGXCLOCK_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /// Work app code hands a dispatch queue: a copied block, or a function and
@@ -45,7 +46,25 @@ typedef enum {
     /// which `dispatchPrecondition` and `MainActor.assumeIsolated` call): 1 when
     /// the job running now is a main-thread job of the app.
     BGX_ON_MAIN_QUEUE,
+    /// App code sleeps until `deadline` (monotonic ns): 1 when the device
+    /// parked the thread and woke it at the deadline (its clocks read it), 0
+    /// when this thread cannot be parked (the clocks simply move on).
+    BGX_SLEEP,
+    /// App code starts a thread (`Thread`, `pthread_create`) running
+    /// `work.function(work.argument)`; `object` is where its pthread_t goes.
+    /// 1 when the device made it an app thread of its own.
+    BGX_THREAD_START,
+    /// App code blocks on a lock or a condition (`NSLock`, `NSCondition`,
+    /// pthread mutexes and conditions) until `((int (*)(void *))work.function)(work.argument)`
+    /// holds or `deadline` passes: 1 when it held.
+    BGX_WAIT_UNTIL,
 } bgx_dispatch_request;
+
+/// `BGX_SUBMIT`'s `on_main` bits: 1 for the main queue; 2 when the queue
+/// (`object`) runs its blocks concurrently (a global queue, one made
+/// `.concurrent`), so one of them blocking does not hold back the next.
+#define BGX_ON_MAIN 1
+#define BGX_CONCURRENT 2
 
 /// The clocks one thread reads while a simulated device runs app code on it.
 /// Nanoseconds: `realtime` since 1970 (CLOCK_REALTIME, gettimeofday, time),
@@ -65,6 +84,8 @@ typedef struct {
 
 /// Runs work the device received (a block may run any number of times).
 void bgx_work_run(bgx_work work);
+/// A `BGX_WAIT_UNTIL` request's predicate, asked now: 1 when it holds.
+int bgx_wait_holds(bgx_work work);
 /// Releases work the device received, leaving its group.
 void bgx_work_release(bgx_work work);
 /// Keeps a dispatch object alive forever (a group a terminated process left entered).
@@ -82,6 +103,29 @@ int64_t bgx_virtual_clock_monotonic(void);
 /// The `context` of this thread's setting while it runs app code with a
 /// device to hand work to; NULL elsewhere.
 void *bgx_app_code_context(void);
+
+/// The app thread this thread is (a device's object), or NULL on any other thread.
+void bgx_set_app_thread(void *thread);
+void *bgx_app_thread(void);
+/// The calling app thread parks (1) or runs again (0): a mutex it holds meanwhile makes others park, not block.
+void bgx_app_thread_parked(int parked);
+/// pthread_create as the C library has it, whoever calls.
+int bgx_real_pthread_create(void *thread, void *(*start)(void *), void *argument, size_t stack_size);
+
+/// What an app thread that crashed left: the signal, the last text it wrote
+/// to stderr before (Swift's "Fatal error: …" line), and its stack's return
+/// addresses, innermost first.
+typedef struct {
+    int signal;
+    char message[1024];
+    uintptr_t frames[48];
+    int frame_count;
+} bgx_crash;
+/// From now on a trap, abort or fault on this thread (app code's crash) does
+/// not end the process: `record` is filled in, the semaphore `baton` (a
+/// sem_t) is posted, and the thread stays parked for good. Other threads
+/// crash as before.
+void bgx_app_thread_catch_crashes(void *baton, bgx_crash *record);
 
 /// A run-loop timer the device fires itself (`Timer`): CoreFoundation's
 /// answers about it (fire dates in seconds since 2001, as CFAbsoluteTime).
