@@ -142,8 +142,7 @@ public final class SQLiteStore: DurableStore, @unchecked Sendable {
             """, arguments: [entry.steps, entry.clock, entry.traceOffset, entry.monotonic, entry.wall,
                              entry.input.kind, entry.input.app, input,
                              JournalChecksum.of(steps: entry.steps, clock: entry.clock, traceOffset: entry.traceOffset,
-                                                monotonic: entry.monotonic, wall: entry.wall, kind: entry.input.kind,
-                                                app: entry.input.app, input: input)])
+                                                monotonic: entry.monotonic, wall: entry.wall, input: input)])
         return db.lastInsertedRowID
     }
 
@@ -179,14 +178,13 @@ public final class SQLiteStore: DurableStore, @unchecked Sendable {
     static func entry(_ row: Row) throws -> JournalEntry {
         let seq: Int64 = row["seq"]
         guard let steps = row["steps"] as Int64?, let clock = row["clock"] as Int64?, let offset = row["trace_offset"] as Int64?,
-              let monotonic = row["monotonic"] as Int64?, let wall = row["wall"] as Double?, let kind = row["kind"] as String?,
+              let monotonic = row["monotonic"] as Int64?, let wall = row["wall"] as Double?,
               let input = row["input"] as String? else {
             throw JournalCorruption(seq: seq, why: "cannot be read (a column is missing or of the wrong type)")
         }
         if let stored = row["checksum"] as Int64? {
-            let app = row["app"] as String?
             guard stored == JournalChecksum.of(steps: steps, clock: clock, traceOffset: offset, monotonic: monotonic,
-                                               wall: wall, kind: kind, app: app, input: input) else {
+                                               wall: wall, input: input) else {
                 throw JournalCorruption(seq: seq, why: "does not match its checksum (it was changed or damaged on disk)")
             }
         }

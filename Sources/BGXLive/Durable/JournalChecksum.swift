@@ -14,10 +14,13 @@ public enum JournalChecksum {
         return ~c
     }
 
-    /// Over every column of the entry but its sequence number (whose gaps the daemon checks).
-    public static func of(steps: Int64, clock: Int64, traceOffset: Int64, monotonic: Int64, wall: Double,
-                          kind: String, app: String?, input: String) -> Int64 {
-        let text = "\(steps)|\(clock)|\(traceOffset)|\(monotonic)|\(wall.bitPattern)|\(kind)|\(app ?? "\u{0}")|\(input)"
+    /// Over the columns an entry is rebuilt from — all but its sequence number
+    /// (whose gaps the daemon checks) and `kind` and `app`, which are copies
+    /// of what `input` holds, for people to filter by (SQLite may hand back a
+    /// text with a NUL in it cut short, so they are not compared).
+    public static func of(steps: Int64, clock: Int64, traceOffset: Int64, monotonic: Int64, wall: Double, input: String) -> Int64 {
+        // -0 and 0 are one value to SQLite.
+        let text = "\(steps)|\(clock)|\(traceOffset)|\(monotonic)|\((wall == 0 ? 0 : wall).bitPattern)|\(input)"
         return Int64(crc32(text.utf8))
     }
 }
