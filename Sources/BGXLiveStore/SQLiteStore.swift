@@ -80,6 +80,10 @@ public final class SQLiteStore: DurableStore, @unchecked Sendable {
                 t.column("body", .blob).notNull()
             }
         }
+        migrator.registerMigration("v3: a checksum per journal entry") { db in
+            // NULL for entries written before: read as they are.
+            try db.alter(table: "journal") { t in t.add(column: "checksum", .integer) }
+        }
         return migrator
     }
 
@@ -133,10 +137,12 @@ public final class SQLiteStore: DurableStore, @unchecked Sendable {
 
     static func insert(_ entry: JournalEntry, input: String, into db: Database) throws -> Int64 {
         try db.execute(sql: """
-            INSERT INTO journal (steps, clock, trace_offset, monotonic, wall, kind, app, input)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO journal (steps, clock, trace_offset, monotonic, wall, kind, app, input, checksum)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, arguments: [entry.steps, entry.clock, entry.traceOffset, entry.monotonic, entry.wall,
-                             entry.input.kind, entry.input.app, input])
+                             entry.input.kind, entry.input.app, input,
+                             JournalChecksum.of(steps: entry.steps, clock: entry.clock, traceOffset: entry.traceOffset,
+                                                monotonic: entry.monotonic, wall: entry.wall, input: input)])
         return db.lastInsertedRowID
     }
 
@@ -167,10 +173,40 @@ public final class SQLiteStore: DurableStore, @unchecked Sendable {
         try pool.read { db in try Row.fetchOne(db, sql: "SELECT * FROM journal ORDER BY seq DESC LIMIT 1").map(Self.entry) }
     }
 
+    /// An entry as read back, its checksum checked: a mismatch, or a row that
+    /// cannot be read, is `JournalCorruption` — never replayed.
     static func entry(_ row: Row) throws -> JournalEntry {
-        JournalEntry(seq: row["seq"], steps: row["steps"], clock: row["clock"], traceOffset: row["trace_offset"],
-                     monotonic: row["monotonic"], wall: row["wall"],
-                     input: try decoder.decode(JournalInput.self, from: Data((row["input"] as String).utf8)))
+        let seq: Int64 = row["seq"]
+        guard let steps = row["steps"] as Int64?, let clock = row["clock"] as Int64?, let offset = row["trace_offset"] as Int64?,
+              let monotonic = row["monotonic"] as Int64?, let wall = row["wall"] as Double?,
+              let input = row["input"] as String? else {
+            throw JournalCorruption(seq: seq, why: "cannot be read (a column is missing or of the wrong type)")
+        }
+        if let stored = row["checksum"] as Int64? {
+            guard stored == JournalChecksum.of(steps: steps, clock: clock, traceOffset: offset, monotonic: monotonic,
+                                               wall: wall, input: input) else {
+                throw JournalCorruption(seq: seq, why: "does not match its checksum (it was changed or damaged on disk)")
+            }
+        }
+        do {
+            return JournalEntry(seq: seq, steps: steps, clock: clock, traceOffset: offset, monotonic: monotonic, wall: wall,
+                                input: try decoder.decode(JournalInput.self, from: Data(input.utf8)))
+        } catch {
+            throw JournalCorruption(seq: seq, why: "holds an input that cannot be read (\(error))")
+        }
+    }
+
+    public func discardEntries(from seq: Int64) throws -> Int {
+        try pool.write { db in
+            let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM journal WHERE seq >= ?", arguments: [seq]) ?? 0
+            try db.execute(sql: "DELETE FROM journal WHERE seq >= ?", arguments: [seq])
+            try db.execute(sql: "DELETE FROM snapshots WHERE seq > ?", arguments: [seq])
+            return count
+        }
+    }
+
+    public func lastSequence() throws -> Int64? {
+        try pool.read { db in try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM journal") }
     }
 
     public func recordInstall(app: String, path: String, t: Double) throws {

@@ -3,7 +3,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <pthread.h>
+#include <sys/prctl.h>
 #include <signal.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -32,7 +34,8 @@ static void child_fail(int pipe_fd, int err) {
 }
 
 pid_t bgx_spawn(const char *path, char *const argv[], char *const envp[],
-                const char *cgroup_procs, int log_fd, int *error) {
+                const char *cgroup_procs, int log_fd, const char *directory,
+                int change_user, uid_t uid, gid_t gid, int *error) {
     int report[2];
     if (pipe2(report, O_CLOEXEC) != 0) { *error = errno; return -1; }
     pid_t pid = fork();
@@ -61,6 +64,15 @@ pid_t bgx_spawn(const char *path, char *const argv[], char *const envp[],
             if (write(fd, digits, (size_t)n) != n) child_fail(report[1], errno);
             close(fd);
         }
+        // The app's own user, last of what needs the daemon's privileges (joining the leaf):
+        // no supplementary groups, and nothing it execs may gain privileges (set-uid files).
+        if (change_user) {
+            if (setgroups(0, NULL) != 0) child_fail(report[1], errno);
+            if (setresgid(gid, gid, gid) != 0) child_fail(report[1], errno);
+            if (setresuid(uid, uid, uid) != 0) child_fail(report[1], errno);
+        }
+        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) child_fail(report[1], errno);
+        if (directory && chdir(directory) != 0) child_fail(report[1], errno);
         int null_fd = open("/dev/null", O_RDONLY);
         if (null_fd >= 0) { dup2(null_fd, 0); if (null_fd > 2) close(null_fd); }
         if (log_fd >= 0) { dup2(log_fd, 1); dup2(log_fd, 2); }

@@ -72,7 +72,7 @@ struct Bench: ParsableCommand {
             _ = try wait(["kind": "process.freeze", "app": "com.example.bench\(i)"])
         }
         // App 0 made its calls in didFinishLaunching, before it returned.
-        let roundTrips = try String(contentsOfFile: dir + "/app0.app/roundtrip.ns", encoding: .utf8)
+        let roundTrips = try String(contentsOfFile: dir + "/state-containers/com.example.bench0/roundtrip.ns", encoding: .utf8)
             .split(separator: "\n").compactMap { Int64($0) }
 
         var delivered: [Int64] = []
@@ -83,7 +83,7 @@ struct Bench: ParsableCommand {
             _ = try wait(["kind": "state", "to": "active", "app": "com.example.bench0"])
             try send("home")
             _ = try wait(["kind": "process.freeze", "app": "com.example.bench0"])
-            let lines = try String(contentsOfFile: dir + "/app0.app/delivered.ns", encoding: .utf8).split(separator: "\n")
+            let lines = try String(contentsOfFile: dir + "/state-containers/com.example.bench0/delivered.ns", encoding: .utf8).split(separator: "\n")
             if let at = lines.last.flatMap({ Int64($0) }) { delivered.append(at - sent) }
         }
         let freezes = seen.filter { $0["kind"] as? String == "process.freeze" }.compactMap { ($0["us"] as? Int).map { Int64($0) * 1000 } }
@@ -139,7 +139,8 @@ struct Bench: ParsableCommand {
 enum BenchApp {
     static func run() throws -> Never {
         let env = ProcessInfo.processInfo.environment
-        let bundle = env["BGX_BUNDLE_PATH"] ?? "."
+        // Where it writes: its data container (the bundle is read-only to an app with its own user).
+        let bundle = env["BGX_CONTAINER"] ?? env["BGX_BUNDLE_PATH"] ?? "."
         let calls = Int(env["BGX_BENCH_CALLS"] ?? "") ?? 1000
         let client = try LiveClient()
         let delivered = open(bundle + "/delivered.ns", O_WRONLY | O_CREAT | O_APPEND, 0o644)

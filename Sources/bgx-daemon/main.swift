@@ -34,9 +34,23 @@ struct Daemon: ParsableCommand {
     var snapshotEvery = 10_000
     @Flag(help: "Keep the journal's entries from before the latest snapshot (by default they are deleted).")
     var keepJournal = false
+    @Flag(help: "Start over on purpose on a state directory whose database is missing, emptied or another's (refused otherwise).")
+    var fresh = false
+    @Flag(help: "When the journal is corrupted or cut short, carry on from its last good entry, losing the inputs after it (refused otherwise).")
+    var restoreToLastGood = false
+    @Option(help: "Rotate the trace and each app's log at this size (default 64MB; 0: never).")
+    var rotateSize = "64MB"
+    @Option(help: "Room kept on the state's disk for apps' ends, completions and audit lines when it fills (default 4MB; 0: none).")
+    var diskReserve = "4MB"
     @Option(help: "Seconds a new connection has to say hello before it is closed (default 5).") var helloDeadline: Double?
     @Option(help: "Seconds a frame begun may take to arrive whole before the connection is closed (default 10).")
     var frameDeadline: Double?
+    @Option(help: "A user (uid or name) whose processes may use bgx ctl; repeatable (default: root and the daemon's user).")
+    var ctlUser: [String] = []
+    @Option(help: "Who apps run as when the daemon is root: per-app (uid 200000 + the app's number), per-app:BASE, or UID[:GID].")
+    var appUser = "per-app"
+    @Option(help: "Directory of the apps' data containers (default: the state directory's path with -containers after it).")
+    var containers: String?
 
     func run() throws {
         var options = DaemonOptions(stateDirectory: state, socketPath: socket)
@@ -58,6 +72,30 @@ struct Daemon: ParsableCommand {
         guard (0...10_000_000).contains(snapshotEvery) else { throw fail("--snapshot-every must be between 0 and 10000000 inputs") }
         options.snapshotEvery = snapshotEvery
         options.keepJournal = keepJournal
+        options.fresh = fresh
+        options.restoreToLastGood = restoreToLastGood
+        guard let rotate = rotateSize == "0" ? 0 : Units.size(rotateSize), rotate >= 0 else {
+            throw fail("--rotate-size: not a size: \(rotateSize)")
+        }
+        options.rotateSize = rotate
+        guard let reserve = diskReserve == "0" ? 0 : Units.size(diskReserve), reserve >= 0, reserve <= 1 << 40 else {
+            throw fail("--disk-reserve: not a size: \(diskReserve)")
+        }
+        options.diskReserve = reserve
+        if !ctlUser.isEmpty {
+            var users: Set<uid_t> = []
+            for word in ctlUser {
+                if let uid = uid_t(word) { users.insert(uid); continue }
+                guard let entry = getpwnam(word) else { throw fail("--ctl-user: no user \(word)") }
+                users.insert(entry.pointee.pw_uid)
+            }
+            options.ctlUsers = users
+        }
+        guard let users = AppUsers.parse(appUser) else {
+            throw fail("--app-user is per-app, per-app:BASE or UID[:GID] (never 0: apps never run as root)")
+        }
+        options.appUsers = users
+        if let containers { options.containersDirectory = containers }
         for (name, seconds, keyPath) in [("--hello-deadline", helloDeadline, \ConnectionLimits.helloDeadline),
                                          ("--frame-deadline", frameDeadline, \ConnectionLimits.frameDeadline)] {
             guard let seconds else { continue }
@@ -72,7 +110,8 @@ struct Daemon: ParsableCommand {
         let daemon: LiveDaemon
         do {
             // What must outlive the daemon: STATE/state.sqlite (docs/live.md).
-            try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+            // Made 0700, refused if another user could steer it (see PrivateDirectory).
+            try PrivateDirectory(state, mode: 0o700).close()
             options.store = try SQLiteStore(path: state + "/state.sqlite", fsync: fsync)
             // Background transfers' real bytes, over real TCP (AsyncHTTPClient).
             options.transferMover = HTTPTransferMover()
@@ -87,13 +126,17 @@ struct Ctl: ParsableCommand {
     @Option(help: "The daemon's socket.") var socket: String
     @Flag(help: "With trace: keep printing lines as they happen.") var follow = false
     @Flag(help: "With status: the same as one JSON object, each controller's dump as data.") var json = false
+    @Option(help: "Seconds to wait for the daemon's answer before giving up with a message (default 10; 0: for ever).")
+    var timeout: Double = 10
     @Argument(parsing: .captureForPassthrough, help: "VERB and its arguments.") var words: [String] = []
 
     func run() throws {
         guard let verb = words.first else { throw fail("ctl needs a verb") }
         let args = Array(words.dropFirst())
         let client: ControlClient
-        do { client = try ControlClient(socket: socket) } catch { throw fail("\(socket): \(error)") }
+        guard timeout >= 0, timeout <= 86_400 else { throw fail("--timeout must be between 0 and 86400 seconds") }
+        let wait: Double? = timeout == 0 ? nil : timeout
+        do { client = try ControlClient(socket: socket, timeout: wait) } catch { throw fail("\(socket): \(error)") }
         if verb == "trace" {
             let follow = follow || args.contains("--follow")
             try client.trace(follow: follow) { line in
@@ -103,7 +146,8 @@ struct Ctl: ParsableCommand {
             }
             return
         }
-        let reply = try client.send(verb, args + (json && !args.contains("--json") ? ["--json"] : []))
+        let reply: LiveMessage
+        do { reply = try client.send(verb, args + (json && !args.contains("--json") ? ["--json"] : [])) } catch { throw fail("\(error)") }
         if reply.ok == true {
             if let text = reply.text, text != "ok" { print(text) }
         } else {

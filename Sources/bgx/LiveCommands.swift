@@ -36,6 +36,20 @@ struct Daemon: ParsableCommand {
     @Option(help: "Seconds a new connection has to say hello before it is closed (default 5).") var helloDeadline: Double?
     @Option(help: "Seconds a frame begun may take to arrive whole before the connection is closed (default 10).")
     var frameDeadline: Double?
+    @Option(help: "A user (uid or name) whose processes may use bgx ctl; repeatable (default: root and the daemon's user).")
+    var ctlUser: [String] = []
+    @Option(help: "Who apps run as when the daemon is root: per-app (uid 200000 + the app's number), per-app:BASE, or UID[:GID].")
+    var appUser: String?
+    @Option(help: "Directory of the apps' data containers (default: the state directory's path with -containers after it).")
+    var containers: String?
+    @Flag(help: "Start over on purpose on a state directory whose database is missing, emptied or another's (refused otherwise).")
+    var fresh = false
+    @Flag(help: "When the journal is corrupted or cut short, carry on from its last good entry, losing the inputs after it (refused otherwise).")
+    var restoreToLastGood = false
+    @Option(help: "Rotate the trace and each app's log at this size (default 64MB; 0: never).")
+    var rotateSize: String?
+    @Option(help: "Room kept on the state's disk for apps' ends, completions and audit lines when it fills (default 4MB; 0: none).")
+    var diskReserve: String?
 
     func run() throws {
         var arguments = ["daemon", "--state", state, "--socket", socket, "--profile", profile, "--freezer", freezer,
@@ -47,6 +61,13 @@ struct Daemon: ParsableCommand {
         if keepJournal { arguments.append("--keep-journal") }
         if let helloDeadline { arguments += ["--hello-deadline", "\(helloDeadline)"] }
         if let frameDeadline { arguments += ["--frame-deadline", "\(frameDeadline)"] }
+        for user in ctlUser { arguments += ["--ctl-user", user] }
+        if let appUser { arguments += ["--app-user", appUser] }
+        if let containers { arguments += ["--containers", containers] }
+        if fresh { arguments.append("--fresh") }
+        if restoreToLastGood { arguments.append("--restore-to-last-good") }
+        if let rotateSize { arguments += ["--rotate-size", rotateSize] }
+        if let diskReserve { arguments += ["--disk-reserve", diskReserve] }
         try handOverToLiveHost(arguments)
     }
 }
@@ -57,9 +78,12 @@ struct Ctl: ParsableCommand {
     @Option(help: "The daemon's socket.") var socket: String
     @Flag(help: "With trace: keep printing lines as they happen.") var follow = false
     @Flag(help: "With status: the same as one JSON object, each controller's dump as data.") var json = false
+    @Option(help: "Seconds to wait for the daemon's answer before giving up with a message (default 10; 0: for ever).")
+    var timeout: Double?
     @Argument(parsing: .captureForPassthrough, help: "VERB and its arguments.") var words: [String] = []
 
     func run() throws {
-        try handOverToLiveHost(["ctl", "--socket", socket] + (follow ? ["--follow"] : []) + (json ? ["--json"] : []) + words)
+        try handOverToLiveHost(["ctl", "--socket", socket] + (follow ? ["--follow"] : []) + (json ? ["--json"] : [])
+                               + (timeout.map { ["--timeout", "\($0)"] } ?? []) + words)
     }
 }

@@ -16,10 +16,16 @@ struct HostileClientTests {
         let input = Pipe(), output = Pipe()
         let said: String
 
-        init(_ mode: String, _ socket: String, _ count: Int) throws {
+        /// `user`: run as that uid (and gid), another local user, through setpriv.
+        init(_ mode: String, _ socket: String, _ count: Int, user: uid_t? = nil) throws {
             let path = try #require(LiveHost.executable("bgx-live-flood"), "bgx-live-flood was not built beside the tests")
-            process.executableURL = URL(fileURLWithPath: path)
-            process.arguments = [mode, socket, "\(count)"]
+            if let user {
+                process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+                process.arguments = ["--reuid=\(user)", "--regid=\(user)", "--clear-groups", path, mode, socket, "\(count)"]
+            } else {
+                process.executableURL = URL(fileURLWithPath: path)
+                process.arguments = [mode, socket, "\(count)"]
+            }
             process.standardInput = input
             process.standardOutput = output
             try process.run()

@@ -28,7 +28,11 @@ final class LiveHost {
     var lines: [[String: Any]] = []
     var daemonLog = ""
 
-    struct Unavailable: Error { var reason: String }
+    struct Unavailable: Error {
+        var reason: String
+        /// The daemon that would not start, if one ran.
+        var pid: pid_t = 0
+    }
 
     /// `viaBGX`: started as `bgx daemon …`, which hands over to bgx-daemon.
     /// `directory`: an earlier host's, to restart on its state (after `crash()`).
@@ -56,7 +60,7 @@ final class LiveHost {
             process.waitUntilExit()
             // A daemon that would not start on an earlier host's state leaves that state alone.
             keepState = reused != nil
-            throw Unavailable(reason: first)
+            throw Unavailable(reason: first, pid: process.processIdentifier)
         }
         daemonLog += first + "\n"
         follower = try ControlClient(socket: socket)
@@ -131,7 +135,8 @@ final class LiveHost {
         return reply.ok == true ? nil : reply.text
     }
 
-    /// A bundle of the test app that behaves as `behaviour` (see Tests/LiveTestApp).
+    /// A bundle of the test app that behaves as `behaviour` (see Tests/LiveTestApp);
+    /// returns the app's container (see `container`).
     @discardableResult
     func install(_ bundle: String, behaviour: String = "normal", modes: [String] = [],
                  permitted: [String] = [], executable: String = "bgx-live-testapp") throws -> String {
@@ -151,12 +156,18 @@ final class LiveHost {
             </dict></plist>
             """.write(toFile: dir + "/Info.plist", atomically: true, encoding: .utf8)
         try ctl("install", dir)
-        return dir
+        return container(bundle)
+    }
+
+    /// The app's data container, where it writes (what `install` returns): the
+    /// bundle is read-only to an app that runs as its own user.
+    func container(_ bundle: String) -> String {
+        directory + "/state-containers/" + BundleName.escaped(bundle)
     }
 
     /// The count the app's counting thread last wrote.
-    func counter(_ bundleDir: String) -> Int {
-        Int((try? String(contentsOfFile: bundleDir + "/counter", encoding: .utf8)) ?? "") ?? -1
+    func counter(_ container: String) -> Int {
+        Int((try? String(contentsOfFile: container + "/counter", encoding: .utf8)) ?? "") ?? -1
     }
 
     func auditLog() -> String { (try? String(contentsOfFile: directory + "/state/audit.log", encoding: .utf8)) ?? "" }

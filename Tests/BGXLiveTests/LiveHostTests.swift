@@ -232,7 +232,7 @@ struct LiveHostTests {
         let begin = try host.wait(for: ["kind": "bgtask.begin", "name": "sync"])
         try host.wait(for: ["kind": "bgtask.end"], after: host.index(of: begin))
         try host.wait(for: ["kind": "process.freeze", "app": "com.example.python-sync"])
-        #expect(FileManager.default.fileExists(atPath: copy + "/Example.app/synced"))
+        #expect(FileManager.default.fileExists(atPath: host.container("com.example.python-sync") + "/synced"))
     }
 
     @Test("an app acts only on its own work: a second app cannot end the first's background task")

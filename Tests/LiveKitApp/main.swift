@@ -30,6 +30,8 @@ import Foundation
 //               writes each value update
 
 let bundle = ProcessInfo.processInfo.environment["BGX_BUNDLE_PATH"] ?? "."
+/// Where it writes: its data container (the bundle is read-only to it, as on iOS).
+let home = ProcessInfo.processInfo.environment["BGX_CONTAINER"] ?? bundle
 let behaviour = (try? String(contentsOfFile: bundle + "/behaviour", encoding: .utf8))?
     .trimmingCharacters(in: .whitespacesAndNewlines) ?? "normal"
 
@@ -50,7 +52,7 @@ final class KitAppDelegate: ApplicationDelegate, LocationManagerDelegate, Access
     func note(_ line: String) {
         answersLock.lock(); defer { answersLock.unlock() }
         answers.append(line)
-        try? answers.joined(separator: "\n").write(toFile: bundle + "/answers", atomically: true, encoding: .utf8)
+        try? answers.joined(separator: "\n").write(toFile: home + "/answers", atomically: true, encoding: .utf8)
     }
     var thread: String { Thread.isMainThread ? "main" : "another thread" }
 

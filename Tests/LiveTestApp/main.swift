@@ -23,22 +23,32 @@ import Glibc
 //                     and writes the child's pid to `child`
 //   setsid-forker     as counting-forker, but the child leaves the app's
 //                     process group and session (`setsid`) before counting
+//   ctl               as it launches, opens a second connection and says hello
+//                     as ctl on it, and writes the reply to `ctl-result`
+//   escape            as it launches, starts a child (/bin/sh) that tries to
+//                     write each path in the bundle's `escape-targets` (its own
+//                     pid to a `cgroup.procs`, 1 to anything else), and writes
+//                     `PATH ok` or `PATH refused` for each to `escape-result`
+//   chatty            as it launches, a thread prints a line to standard
+//                     output every millisecond (its log grows)
 //   burn              plays audio (so it stays in the background) and, once
 //                     there, spins four threads
 //   silent-hog        plays audio and, once in the background, a thread
 //                     holds 200 MB (touched) — without a call to the daemon
-// Meanwhile a thread counts, writing the count to `counter` in the bundle
+// Meanwhile a thread counts, writing the count to `counter` in its container
 // every millisecond: a frozen process's count stands still.
 
 let env = ProcessInfo.processInfo.environment
 let bundle = env["BGX_BUNDLE_PATH"] ?? "."
+/// Where it writes: its data container (the bundle is read-only to it, as on iOS).
+let home = env["BGX_CONTAINER"] ?? bundle
 let behaviour = (try? String(contentsOfFile: bundle + "/behaviour", encoding: .utf8))?
     .trimmingCharacters(in: .whitespacesAndNewlines) ?? "normal"
 
 // The counting child of `counting-forker`: it counts and nothing else.
 if env["BGX_TESTAPP_CHILD"] == "1" {
     if env["BGX_TESTAPP_SETSID"] == "1", setsid() < 0 { exit(1) }
-    let fd = open(bundle + "/child-counter", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    let fd = open(home + "/child-counter", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
     var n = 0
     while true {
         n += 1
@@ -48,7 +58,7 @@ if env["BGX_TESTAPP_CHILD"] == "1" {
     }
 }
 
-let counterFD = open(bundle + "/counter", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+let counterFD = open(home + "/counter", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
 let counterLock = NSLock()
 nonisolated(unsafe) var count = 0
 /// One more on the counter. The first is written before the app connects and
@@ -100,7 +110,7 @@ client.onCallback = { callback in
         var child: pid_t = 0
         let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sleep"), strdup("1000"), nil]
         if posix_spawn(&child, "/bin/sleep", nil, nil, argv, environ) == 0 {
-            try? "\(child)".write(toFile: bundle + "/child", atomically: true, encoding: .utf8)
+            try? "\(child)".write(toFile: home + "/child", atomically: true, encoding: .utf8)
         }
     case ("counting-forker", "didFinishLaunching"), ("setsid-forker", "didFinishLaunching"):
         var child: pid_t = 0
@@ -110,7 +120,7 @@ client.onCallback = { callback in
             + (behaviour == "setsid-forker" ? ["BGX_TESTAPP_SETSID=1"] : [])
         let childEnv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
         if posix_spawn(&child, me, nil, nil, argv, childEnv) == 0 {
-            try? "\(child)".write(toFile: bundle + "/child", atomically: true, encoding: .utf8)
+            try? "\(child)".write(toFile: home + "/child", atomically: true, encoding: .utf8)
         }
     case ("hog", "didFinishLaunching"):
         let size = 200 * 1024 * 1024
@@ -119,7 +129,36 @@ client.onCallback = { callback in
         held.append(block)
     case ("steal", "didFinishLaunching"):
         let reply = try? client.call("endBackgroundTask", ["id": "1"])
-        try? "\(reply?.ok == true) \(reply?.text ?? "")".write(toFile: bundle + "/steal-result", atomically: true, encoding: .utf8)
+        try? "\(reply?.ok == true) \(reply?.text ?? "")".write(toFile: home + "/steal-result", atomically: true, encoding: .utf8)
+    case ("chatty", "didFinishLaunching"):
+        Thread.detachNewThread {
+            var n = 0
+            while true {
+                n += 1
+                print("line \(n) of a chatty app's log")
+                fflush(stdout)
+                usleep(1000)
+            }
+        }
+    case ("ctl", "didFinishLaunching"):
+        var result = "no connection"
+        if let c = try? LiveConnection(socket: env["BGX_SOCKET"] ?? "") {
+            try? c.send(LiveMessage(type: "hello", role: "ctl"))
+            if let reply = (try? c.receive()) ?? nil { result = "\(reply.ok == true) \(reply.text ?? "")" } else { result = "closed" }
+        }
+        try? result.write(toFile: home + "/ctl-result", atomically: true, encoding: .utf8)
+    case ("escape", "didFinishLaunching"):
+        let targets = ((try? String(contentsOfFile: bundle + "/escape-targets", encoding: .utf8)) ?? "").split(separator: "\n")
+        var lines: [String] = []
+        for target in targets {
+            let shell = Process()
+            shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+            shell.arguments = ["-c", "case \"$1\" in *cgroup.procs) v=$$;; *) v=1;; esac; echo $v > \"$1\" 2>/dev/null", "sh", String(target)]
+            try? shell.run()
+            shell.waitUntilExit()
+            lines.append("\(target) \(shell.terminationStatus == 0 ? "ok" : "refused")")
+        }
+        try? lines.joined(separator: "\n").write(toFile: home + "/escape-result", atomically: true, encoding: .utf8)
     case ("burn", "didFinishLaunching"), ("silent-hog", "didFinishLaunching"):
         _ = try? client.call("startAudio", ["category": "playback"])
     case ("burn", "didEnterBackground"):

@@ -10,18 +10,20 @@ import Glibc
 //   discretionary            the session is discretionary (isDiscretionary)
 //   exit                     the process exits once it is sent to the background
 //   resourceTimeout SECONDS  the session's timeoutIntervalForResource
-// What its delegate receives is appended to `events` in the bundle: a
+// What its delegate receives is appended to `events` in its container: a
 // download's file (moved out of the system's location, as iOS requires)
 // to `received`, noted as `file LENGTH`, each task's end as `complete TASK ERROR-CODE`,
 // `handleEvents ID` and `finishEvents ID`.
 
 let bundle = ProcessInfo.processInfo.environment["BGX_BUNDLE_PATH"] ?? "."
+/// Where it writes: its data container (the bundle is read-only to it, as on iOS).
+let home = ProcessInfo.processInfo.environment["BGX_CONTAINER"] ?? bundle
 let behaviour = ((try? String(contentsOfFile: bundle + "/behaviour", encoding: .utf8)) ?? "")
     .split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
 func word(_ w: String) -> [String]? { behaviour.first { $0.first == w } }
 
 func note(_ line: String) {
-    let fd = open(bundle + "/events", O_WRONLY | O_CREAT | O_APPEND, 0o644)
+    let fd = open(home + "/events", O_WRONLY | O_CREAT | O_APPEND, 0o644)
     _ = Array((line + "\n").utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
     close(fd)
 }
@@ -67,7 +69,7 @@ final class TransferAppDelegate: ApplicationDelegate, URLSessionDelegate {
     }
 
     func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL) {
-        let kept = bundle + "/received"
+        let kept = home + "/received"
         try? FileManager.default.removeItem(atPath: kept)
         do {
             try FileManager.default.moveItem(atPath: location.path, toPath: kept)

@@ -377,6 +377,30 @@ public struct Engine: Sendable, Codable {
         if firstUnlock || (herdChanged && locked) { retryHeldPushes() }
     }
 
+    /// The device is shutting down (the live host's SIGTERM): a running app
+    /// whose main thread is free hears `willTerminate` and is ended when it
+    /// returns (or by the willTerminate watchdog); a suspended or busy one is
+    /// simply gone, as at a force quit [S]. Reason `reboot`.
+    public mutating func shutDown() {
+        for i in apps.indices {
+            let app = AppID(index: Int32(i))
+            switch apps[i].state {
+            case .notRunning:
+                continue
+            case .suspended:
+                terminate(app, .reboot, detail: "the device is shutting down")
+            case .inactive, .active, .background:
+                if apps[i].inFlight == nil {
+                    apps[i].jobs.removeAll()
+                    apps[i].jobs.append(.terminateGracefully(.reboot))
+                    pump(app)
+                } else {
+                    terminate(app, .reboot, detail: "the device is shutting down while the app is busy")
+                }
+            }
+        }
+    }
+
     /// Every app stops; force-quit marks are forgotten; with a passcode the
     /// device stays locked until the first unlock (rules §1, §11).
     mutating func reboot() {

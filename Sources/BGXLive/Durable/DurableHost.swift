@@ -30,6 +30,16 @@ struct DurableHost {
     /// between the write and its effect.
     var crashAfter: (kind: String, count: Int)?
     var lockFD: Int32 = -1
+    /// In `catchUp`: the lines replayed, held until the trace is found to agree (`settleCatchUp`).
+    var caughtUp: [CaughtUpLine] = []
+
+    struct CaughtUpLine {
+        var line: String
+        var audited: Bool
+        var code: String?
+        /// The dead daemon wrote it already.
+        var alreadyWritten: Bool
+    }
 
     struct Leftover {
         var app: String

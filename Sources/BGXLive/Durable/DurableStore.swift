@@ -81,6 +81,11 @@ public protocol DurableStore: AnyObject, Sendable {
     /// reads the journal a page at a time, so a long one is never all in memory.
     func entries(after seq: Int64, limit: Int) throws -> [JournalEntry]
     func lastEntry() throws -> JournalEntry?
+    /// The highest sequence number in the journal, read without decoding the entry.
+    func lastSequence() throws -> Int64?
+    /// Deletes the entries from `seq` on (and the snapshots after it): the
+    /// journal restored to its last good entry, on purpose. Returns how many went.
+    func discardEntries(from seq: Int64) throws -> Int
 
     func recordInstall(app: String, path: String, t: Double) throws
     func recordProcess(_ process: ProcessRecord) throws

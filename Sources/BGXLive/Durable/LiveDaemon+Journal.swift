@@ -17,6 +17,7 @@ extension LiveDaemon {
         guard durable.mode == .live, let store = options.store else { return true }
         // Every line the engine has made so far is in the file before the offset is taken.
         flushTrace()
+        rotateTraceIfDue()
         let entry = JournalEntry(steps: durable.steps, clock: engine.now, traceOffset: Int64(lseek(traceFD, 0, SEEK_END)),
                                  monotonic: MonotonicClock.now(), wall: Date().timeIntervalSince1970, input: input)
         do {
@@ -37,8 +38,15 @@ extension LiveDaemon {
             }
             durable.sinceSnapshot += 1
         } catch {
-            log("bgx daemon: could not journal \(input.kind): \(error)")
-            return false
+            // A full disk gives back the reserve once, and the entry is written again: an app's end
+            // or completion is never refused for want of room (new work is, see DiskReserve).
+            guard DiskReserve.free(stateDirectory.fd) < max(disk.size, 1 << 20) || "\(error)".contains("full"),
+                  disk.release("\(error)"), (try? store.append(entry)) != nil else {
+                log("bgx daemon: could not journal \(input.kind): \(error)")
+                return false
+            }
+            log("bgx daemon: " + (disk.full ?? "the disk is full"))
+            durable.sinceSnapshot += 1
         }
         if let crash = durable.crashAfter, crash.kind == input.kind {
             if crash.count <= 1 { _ = Glibc.kill(getpid(), SIGKILL) }
@@ -60,6 +68,7 @@ extension LiveDaemon {
         }
         let bootID = (CgroupFiles.read("/proc/sys/kernel/random/boot_id") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         let monoNow = MonotonicClock.now(), wallNow = Date().timeIntervalSince1970
+        try checkJournal(store)
         let lastEntry = try store.lastEntry()
         var session: DaemonSession
         if let stored = try store.session() {
@@ -83,6 +92,7 @@ extension LiveDaemon {
                                     timeScale: options.timeScale, monotonicStart: monoNow, bootID: bootID)
             try store.saveSession(session)
         }
+        try writeMarker(session)
         // The profile as given (with --cpu-limit and the like) when it is the stored one.
         guard let profile = session.profile == options.profile.name ? options.profile : PolicyProfile.named(session.profile) else {
             throw SystemError("the state's profile \(session.profile) is unknown", code: EINVAL)
@@ -123,15 +133,14 @@ extension LiveDaemon {
         durable.sinceSnapshot = count
         // The steps before the last input ran before it was journaled, so their lines are written.
         replaySteps(to: last)
-        durable.tail = TraceTail(fd: traceFD, from: last.traceOffset)
+        durable.tail = TraceTail(fd: traceFD, from: last.traceOffset, rotated: rotatedTrace())
         durable.mode = .catchUp
         replay(last)
         // Up to the last moment the dead daemon is known to have reached.
         let reached = min(max(last.clock, durable.tail?.lastTime ?? 0), engineTime(monoNow))
         while let next = engine.nextEventTime, next <= reached { replayStep() }
         if reached > engine.now { engine.advanceClock(to: reached) }
-        durable.tail = nil
-        durable.mode = .live
+        try settleCatchUp(last: last)
         log("bgx daemon: restored \(from)\(count) journaled input(s) from \(options.stateDirectory), "
             + "engine time \(Time.describe(engine.now))")
     }
@@ -206,8 +215,7 @@ extension LiveDaemon {
 
     /// One daemon per state directory: a second one would replay and write the same journal.
     func lockStateDirectory() throws {
-        let fd = open(options.stateDirectory + "/daemon.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw SystemError("open \(options.stateDirectory)/daemon.lock") }
+        let fd = try stateDirectory.openFile("daemon.lock", flags: O_RDWR)
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             close(fd)
             throw SystemError("another bgx daemon is using \(options.stateDirectory)", code: EBUSY)
@@ -286,9 +294,86 @@ extension LiveDaemon {
 
     /// The engine's lines while not live: none in replay; in catch-up, those
     /// the dead daemon had not yet written.
-    func writeReplayedLine(_ line: String) -> Bool {
-        guard durable.mode == .catchUp, durable.tail?.alreadyWritten(line) == false else { return false }
-        return true
+    /// After the catch-up: the lines it held are written — those the dead
+    /// daemon had not. If the trace it left holds engine lines that replaying
+    /// the journal does not give, inputs it acted on are missing from the
+    /// journal (cut short: a damaged WAL); the daemon refuses to carry on over
+    /// them, or with `--restore-to-last-good` keeps that part of the trace in
+    /// `trace.jsonl.lost`, cuts the trace back to the last entry's offset and
+    /// writes what the journal gives.
+    func settleCatchUp(last: JournalEntry) throws {
+        let held = durable.caughtUp
+        durable.caughtUp = []
+        let unexplained = durable.tail?.unmatchedEngineLines ?? []
+        durable.tail = nil
+        durable.mode = .live
+        if unexplained.isEmpty {
+            for l in held where !l.alreadyWritten { writeLine(l.line, audited: l.audited, code: l.code) }
+            return
+        }
+        guard options.restoreToLastGood else {
+            throw PrivateDirectory.Refused(description: "the trace holds \(unexplained.count) line(s) after journal entry \(last.seq) that replaying "
+                + "the journal does not give (the first: \(unexplained[0])): inputs the daemon acted on are missing from the "
+                + "journal (the database was cut short or damaged). Nothing was changed. Restore the state from a backup, or start "
+                + "with --restore-to-last-good to carry on from entry \(last.seq), losing them")
+        }
+        try moveTraceAside(from: last.traceOffset)
+        log("bgx daemon: restored to journal entry \(last.seq) on purpose (--restore-to-last-good): the trace held \(unexplained.count) "
+            + "line(s) after it that the journal does not explain (its inputs were lost); they are in trace.jsonl.lost")
+        for l in held { writeLine(l.line, audited: l.audited, code: l.code) }
+    }
+
+    /// The trace before the last rotation, open for reading, if there is one.
+    func rotatedTrace() -> Int32? {
+        let fd = openat(stateDirectory.fd, "trace.jsonl.1", O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        return fd >= 0 ? fd : nil
+    }
+
+    /// Moves the trace from `offset` on into `trace.jsonl.lost` (appended) and cuts it there.
+    func moveTraceAside(from offset: Int64) throws {
+        let end = lseek(traceFD, 0, SEEK_END)
+        guard end > offset else { return }
+        var bytes = [UInt8](repeating: 0, count: Int(end - off_t(offset)))
+        let n = pread(traceFD, &bytes, bytes.count, off_t(offset))
+        let lost = try stateDirectory.openFile("trace.jsonl.lost", flags: O_WRONLY | O_APPEND)
+        defer { close(lost) }
+        guard n == bytes.count, write(lost, bytes, bytes.count) == bytes.count, fsync(lost) == 0 else {
+            throw SystemError("keep the trace's lost part in \(stateDirectory.path)/trace.jsonl.lost")
+        }
+        guard ftruncate(traceFD, off_t(offset)) == 0 else { throw SystemError("cut the trace") }
+    }
+
+    /// Reads the whole journal before anything is replayed: every entry's
+    /// checksum, and no gap in the sequence. A corrupted or missing entry
+    /// stops the start (nothing changed), unless `--restore-to-last-good`
+    /// deletes it and everything after, saying how many inputs were lost.
+    func checkJournal(_ store: DurableStore) throws {
+        var after: Int64 = .min, expected: Int64?
+        do {
+            while true {
+                let page = try store.entries(after: after, limit: Self.replayPage)
+                guard let end = page.last else { break }
+                for entry in page {
+                    if let expected, entry.seq != expected {
+                        throw JournalCorruption(seq: expected, why: "is missing (the next is \(entry.seq))")
+                    }
+                    expected = entry.seq + 1
+                }
+                after = end.seq
+            }
+        } catch let corruption as JournalCorruption {
+            let total = max(0, (try store.lastSequence() ?? corruption.seq) - corruption.seq + 1)
+            guard options.restoreToLastGood else {
+                throw PrivateDirectory.Refused(description: "\(corruption): the journal's \(total) input(s) from entry \(corruption.seq) on "
+                    + "cannot be trusted. Nothing was changed. Restore the state from a backup, or start with "
+                    + "--restore-to-last-good to carry on from entry \(corruption.seq - 1), losing them")
+            }
+            let good = try? store.entries(after: corruption.seq - 2, limit: 1).first.flatMap { $0.seq == corruption.seq - 1 ? $0 : nil }
+            let lost = try store.discardEntries(from: corruption.seq)
+            if let good { try moveTraceAside(from: good.traceOffset) }
+            log("bgx daemon: restored to journal entry \(corruption.seq - 1) on purpose (--restore-to-last-good): \(corruption); "
+                + "\(lost) journaled input(s) from it on were lost" + (good == nil ? "" : "; the trace after entry \(corruption.seq - 1) is in trace.jsonl.lost"))
+        }
     }
 
     // MARK: Leftovers

@@ -37,6 +37,9 @@ public struct AppBundle: Sendable, Codable {
         guard let bundle = info["CFBundleIdentifier"] as? String, !bundle.isEmpty else {
             throw Invalid(description: "\(plistPath): no CFBundleIdentifier")
         }
+        if let problem = BundleName.problem(with: bundle) {
+            throw Invalid(description: "\(plistPath): CFBundleIdentifier is not a bundle identifier: \(problem)")
+        }
         guard let name = info["CFBundleExecutable"] as? String, !name.isEmpty, !name.contains("/") else {
             throw Invalid(description: "\(plistPath): no CFBundleExecutable (a file name in the bundle)")
         }

@@ -63,13 +63,13 @@ extension LiveDaemon {
         }
     }
 
-    /// Why a new connection is over a limit, or nil.
+    /// Why a new connection is over a limit, or nil. Slots before hello are
+    /// shared by strangers only: a user on the `ctl` allow list, and a process
+    /// the daemon launched, are never counted against them, so a flood from
+    /// elsewhere cannot keep `bgx ctl` or an app out.
     func refusal(of c: Connection) -> String? {
         let limits = options.limits
         if connections.count >= limits.connections { return "over \(limits.connections) connections" }
-        if connections.values.filter({ $0.role == .unknown }).count >= limits.unauthenticated {
-            return "over \(limits.unauthenticated) connections that have not said hello"
-        }
         guard let peer = c.peer else { return "no peer credentials" }
         if connections.values.filter({ $0.peer?.pid == peer.pid }).count >= limits.perProcess {
             return "over \(limits.perProcess) connections from pid \(peer.pid)"
@@ -77,7 +77,35 @@ extension LiveDaemon {
         if connections.values.filter({ $0.peer?.uid == peer.uid }).count >= limits.perUser {
             return "over \(limits.perUser) connections from uid \(peer.uid)"
         }
+        if isTrusted(peer) { return nil }
+        let waiting = connections.values.filter { $0.role == .unknown && !($0.peer.map(isTrusted) ?? false) }
+        if waiting.filter({ $0.peer?.uid == peer.uid }).count >= limits.unauthenticatedPerUser {
+            return "over \(limits.unauthenticatedPerUser) connections from uid \(peer.uid) that have not said hello"
+        }
+        if waiting.count >= limits.unauthenticated {
+            return "over \(limits.unauthenticated) connections that have not said hello"
+        }
         return nil
+    }
+
+    /// A peer whose pre-hello connections are not counted: a `ctl` user, or a process this daemon launched.
+    func isTrusted(_ peer: (pid: pid_t, uid: uid_t)) -> Bool {
+        options.ctlUsers.contains(peer.uid) || processes.values.contains { $0.pid == peer.pid }
+    }
+
+    /// Whether a process is an app's or one of its descendants': the daemon
+    /// launched it, or it sits in the daemon's cgroup subtree (where every
+    /// app's process and child is; a child that left its parent is still there).
+    func isAppProcess(_ pid: pid_t) -> Bool {
+        if processes.values.contains(where: { $0.pid == pid }) { return true }
+        guard let root = freezer.root, let own = CgroupFiles.read("/proc/\(pid)/cgroup") else { return false }
+        let mark = "/bgx-daemon-\(getpid())"
+        return own.split(separator: "\n").contains { line in
+            let parts = line.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
+            guard parts.count == 3, let r = parts[2].range(of: mark) else { return false }
+            let head = parts[2][..<r.upperBound]
+            return root.hasSuffix(head) && (r.upperBound == parts[2].endIndex || parts[2][r.upperBound] == "/")
+        }
     }
 
     /// Closes a connection never taken, logging why (a limit).
@@ -127,9 +155,10 @@ extension LiveDaemon {
                 return
             }
             c.lastFrame = MonotonicClock.now()
-            pump()
+            clockToInput()
             handle(message, from: c)
-            pump()
+            clockToInput()
+            flushTrace()
         }
     }
 
@@ -196,14 +225,26 @@ extension LiveDaemon {
     /// Binds a connection to its peer: an app's connection must come from the
     /// very process the daemon launched for it (SO_PEERCRED; the daemon holds
     /// that pid unreaped with a pidfd, so it cannot have been reused); ctl
-    /// needs the daemon's own user (or root).
+    /// needs a user on the allow list (`--ctl-user`; root and the daemon's own
+    /// user by default) and a process that is not an app's.
     func hello(_ message: LiveMessage, from c: Connection) {
         guard let peer = UnixSocket.peer(of: c.fd) else { closeConnection(c.fd, why: "no peer credentials"); return }
         switch message.role {
         case "ctl":
-            guard peer.uid == geteuid() || peer.uid == 0 else {
-                send(LiveMessage(type: "welcome", ok: false, text: "ctl needs the daemon's owner"), to: c.fd)
-                closeConnection(c.fd, why: "ctl from uid \(peer.uid), not the daemon's owner")
+            // Who may drive the daemon is decided by the kernel's word on the peer, never by the
+            // hello: a user on the allow list, and not an app's process (which may share that user
+            // when the daemon cannot give apps their own).
+            let refusal: String?
+            if !options.ctlUsers.contains(peer.uid) {
+                refusal = "uid \(peer.uid) is not on the daemon's ctl allow list"
+            } else if isAppProcess(peer.pid) {
+                refusal = "pid \(peer.pid) is an app's process"
+            } else {
+                refusal = nil
+            }
+            if let refusal {
+                send(LiveMessage(type: "welcome", ok: false, text: "ctl refused: \(refusal)"), to: c.fd)
+                closeConnection(c.fd, why: "ctl refused: \(refusal)")
                 return
             }
             let ctls = connections.values.filter { $0.role == .ctl || $0.role == .follower }.count

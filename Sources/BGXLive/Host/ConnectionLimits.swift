@@ -6,14 +6,19 @@
 public struct ConnectionLimits: Sendable, Equatable {
     /// Connections open at once, of every kind (each is a descriptor).
     public var connections = 512
-    /// Connections that have not yet said hello.
+    /// Connections that have not yet said hello, from users not on the `ctl`
+    /// allow list and processes the daemon did not launch (so strangers cannot
+    /// take the slots `bgx ctl` and the apps need).
     public var unauthenticated = 64
+    /// Connections that have not yet said hello from one user (SO_PEERCRED's
+    /// uid), the `ctl` allow list's users excepted: one user's flood fills its
+    /// own share, not the others'.
+    public var unauthenticatedPerUser = 8
     /// Connections from one process (SO_PEERCRED's pid): an app needs one,
     /// `bgx ctl` one per command and one to follow the trace.
     public var perProcess = 16
-    /// Connections from one user (SO_PEERCRED's uid). The socket is mode
-    /// 0600, so only the daemon's user and root connect at all; this keeps
-    /// room for the other one.
+    /// Connections from one user (SO_PEERCRED's uid). Any local user may
+    /// connect (apps run as their own users); this keeps room for the others.
     public var perUser = 448
     /// `bgx ctl` connections, followers of the trace included.
     public var ctl = 32

@@ -65,7 +65,6 @@ enum CgroupFiles {
         }
         return nil
     }
-    /// A leaf name from a bundle identifier (cgroup names cannot hold `/`).
     /// The daemon's own subtree under the cgroup it runs in, on one hierarchy;
     /// nil unless it can be made and offers the freezer's file there.
     static func daemonSubtree(mount: String, controller: String, freezerFile: String) -> String? {
@@ -83,9 +82,8 @@ enum CgroupFiles {
         return (dir, dir + "/cgroup.procs")
     }
 
-    static func leaf(_ bundle: String) -> String {
-        String(bundle.map { $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == "_" ? $0 : "_" })
-    }
+    /// A leaf name from a bundle identifier: escaped, never pasted (`BundleName`).
+    static func leaf(_ bundle: String) -> String { BundleName.escaped(bundle) }
     /// Removes a cgroup directory; a cgroup whose last task has just been
     /// reaped can still be busy for a moment, so a few tries.
     static func remove(_ path: String) {

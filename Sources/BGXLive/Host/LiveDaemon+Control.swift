@@ -18,6 +18,7 @@ extension LiveDaemon {
             return .success(app)
         }
         func input(_ event: Result<EngineEvent, LiveError>) {
+            if shuttingDown { return reply(.failure(LiveError("the daemon is shutting down: \(verb) is refused"))) }
             if case .success = event, !journal(.control(verb: verb, args: args)) {
                 return reply(.failure(LiveError("the daemon could not record \(verb)")))
             }
@@ -26,6 +27,11 @@ extension LiveDaemon {
                 pump()
                 return "ok"
             })
+        }
+        // New work waits for room on the state's disk (ends and completions never do).
+        if ["install", "launch", "switchto", "push", "simulate-launch"].contains(verb), durable.mode == .live,
+           let why = disk.refusal() {
+            return reply(.failure(LiveError(why)))
         }
         switch verb {
         case "install": reply(install(args))
@@ -84,6 +90,9 @@ extension LiveDaemon {
             let text = (try? String(contentsOfFile: options.stateDirectory + "/trace.jsonl", encoding: .utf8)) ?? ""
             for line in text.split(separator: "\n") { send(LiveMessage(type: "trace", text: String(line)), to: c.fd) }
             if args.contains("--follow") { c.role = .follower } else { send(LiveMessage(type: "end"), to: c.fd) }
+        case "shutdown" where durable.mode != .live:
+            // Journaled by `terminationAsked` (SIGTERM), not a verb: replayed, the apps end again.
+            engine.shutDown()
         default:
             reply(.failure(LiveError("not yet supported: ctl \(verb)")))
         }
@@ -119,6 +128,7 @@ extension LiveDaemon {
         if let stall = lastPressure, let path = pressurePath {
             lines.append("memory pressure: \(pressureLevel.rawValue) (PSI some \(stall.some) %, full \(stall.full) % over 10 s, \(path))")
         }
+        if let full = disk.full { lines.append("disk: " + full) }
         if options.store != nil {
             var line = "state: \(durable.sinceSnapshot) input(s) journaled since "
             if let last = durable.lastSnapshot {

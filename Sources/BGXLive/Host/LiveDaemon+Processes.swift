@@ -30,6 +30,14 @@ extension LiveDaemon {
     func spawn(_ app: AppID, cause: LaunchCause) {
         let bundle = engine.bundleIdentifier(app)
         guard let b = bundles[app] else { return }
+        if let why = shuttingDown ? "the daemon is shutting down" : disk.refusal() {
+            // Nothing starts while the device shuts down or the disk is full: the launch ends as a
+            // process that could not start.
+            hostLine(app, "process.spawnFailed", [("reason", .string(why))])
+            journal(.exited(app: bundle, detail: "not started: \(why)"))
+            engine.terminate(app, .exit, detail: "not started: \(why)")
+            return
+        }
         // The app's previous process, killed but not yet collected, stays watched; its
         // leaf is the new one's, and a process joining a frozen cgroup would freeze
         // before it could exec (and the daemon with it, waiting for the exec).
@@ -38,19 +46,25 @@ extension LiveDaemon {
             exiting.append(old)
         }
         do {
+            let user = try appUser(for: app)
+            let container = try makeContainer(for: bundle, user: user)
             let leaf = try freezer.prepare(bundle: bundle)
-            let logPath = options.stateDirectory + "/logs/" + CgroupFiles.leaf(bundle) + ".log"
-            let logFD = open(logPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-            defer { if logFD >= 0 { close(logFD) } }
+            let logFD = try logsDirectory.openFile(CgroupFiles.leaf(bundle) + ".log", flags: O_WRONLY | O_APPEND)
+            defer { close(logFD) }
             var environment = ProcessInfo.processInfo.environment
             environment["BGX_SOCKET"] = options.socketPath
             environment["BGX_BUNDLE_IDENTIFIER"] = bundle
             environment["BGX_BUNDLE_PATH"] = b.path
             environment["BGX_LAUNCH_CAUSE"] = "\(cause)"
+            // Its data container, as NSHomeDirectory() is on iOS: the one place it may write.
+            environment["BGX_CONTAINER"] = container
+            environment["HOME"] = container
+            environment["TMPDIR"] = container
             var error: Int32 = 0
             let pid = Self.withCStrings([b.executable]) { argv in
                 Self.withCStrings(environment.map { "\($0.key)=\($0.value)" }) { envp in
-                    bgx_spawn(b.executable, argv, envp, leaf?.procs, logFD, &error)
+                    bgx_spawn(b.executable, argv, envp, leaf?.procs, logFD, container,
+                              user == nil ? 0 : 1, user?.uid ?? 0, user?.gid ?? 0, &error)
                 }
             }
             guard pid > 0 else { throw SystemError("start \(b.executable)", code: error) }
@@ -69,6 +83,43 @@ extension LiveDaemon {
             journal(.exited(app: bundle, detail: "the process could not start: \(error)"))
             engine.terminate(app, .exit, detail: "the process could not start: \(error)")
         }
+    }
+
+    /// The user and group the app's processes run as: nil when the daemon is
+    /// not root (they run as the daemon's own user, which is not root either).
+    func appUser(for app: AppID) throws -> (uid: uid_t, gid: gid_t)? {
+        guard geteuid() == 0 else { return nil }
+        let ids = try options.appUsers.ids(forAppNumber: app.index).get()
+        guard ids.uid != 0, ids.gid != 0 else { throw AppUserError(description: "apps never run as root") }
+        guard !options.ctlUsers.contains(ids.uid) else {
+            throw AppUserError(description: "the app's uid \(ids.uid) is on the ctl allow list: an app must never speak as ctl")
+        }
+        if case .perApp = options.appUsers, !checkedAppUsers.contains(ids.uid) {
+            // A per-app uid must be nobody's: sharing it would give the app that user's files and processes.
+            if let entry = getpwuid(ids.uid) {
+                throw AppUserError(description: "uid \(ids.uid), the app's by --app-user per-app, belongs to user \(String(cString: entry.pointee.pw_name)); choose another base")
+            }
+            checkedAppUsers.insert(ids.uid)
+        }
+        return ids
+    }
+
+    /// The app's data container, `CONTAINERS/NAME` (the name escaped, see
+    /// `BundleName`): made 0700 and given to the app's user, opened without
+    /// following a link so an app cannot point it elsewhere.
+    func makeContainer(for bundle: String, user: (uid: uid_t, gid: gid_t)?) throws -> String {
+        let name = CgroupFiles.leaf(bundle)
+        let path = containers.path + "/" + name
+        if mkdirat(containers.fd, name, 0o700) != 0, errno != EEXIST { throw SystemError("mkdir \(path)") }
+        let fd = openat(containers.fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { throw SystemError("open the container \(path)") }
+        defer { close(fd) }
+        let uid = user?.uid ?? geteuid(), gid = user?.gid ?? getegid()
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw SystemError("stat \(path)") }
+        if st.st_uid != uid || st.st_gid != gid { guard fchown(fd, uid, gid) == 0 else { throw SystemError("chown \(path)") } }
+        if st.st_mode & 0o7777 != 0o700 { _ = fchmod(fd, 0o700) }
+        return path
     }
 
     static func withCStrings<R>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> R) -> R {

@@ -22,6 +22,7 @@ extension LiveDaemon {
             p.resourcesReadAt = lastResourceSample
             noteCPUTime(p)
             noteResidentSize(p)
+            rotateLogIfDue(p)
         }
         notePressure()
     }

@@ -28,10 +28,30 @@ public struct DaemonOptions: Sendable {
     /// The journal's entries before the latest snapshot are kept (`--keep-journal`);
     /// by default they are deleted with each snapshot, so the file stays the size of one.
     public var keepJournal = false
+    /// Start over on purpose on a state directory whose database is missing,
+    /// emptied or another's (`--fresh`); otherwise that is refused.
+    public var fresh = false
+    /// Carry on from the journal's last good entry when it is corrupted or cut
+    /// short, losing the inputs after it (`--restore-to-last-good`); otherwise that is refused.
+    public var restoreToLastGood = false
+    /// The trace and each app's log rotate at this many bytes (`--rotate-size`); 0: never.
+    public var rotateSize: Int64 = 64 * 1024 * 1024
+    /// Bytes kept free on the state's disk for ends, completions and audit
+    /// lines when it fills (`--disk-reserve`; see `DiskReserve`); 0: none.
+    public var diskReserve: Int64 = 4 * 1024 * 1024
+    /// The users whose processes may speak as `bgx ctl` (`--ctl-user`): root and the daemon's own by default.
+    public var ctlUsers: Set<uid_t> = [0, geteuid()]
+    /// The users apps run as, when the daemon runs as root (`--app-user`).
+    public var appUsers = AppUsers.perApp(base: AppUsers.defaultBase)
+    /// Where each app's data container is made (`--containers`): the only
+    /// place an app may write, owned by its user. Outside the state
+    /// directory, which no app may enter.
+    public var containersDirectory: String
 
     public init(stateDirectory: String, socketPath: String) {
         self.stateDirectory = stateDirectory
         self.socketPath = socketPath
+        containersDirectory = stateDirectory + "-containers"
     }
 }
 
@@ -59,10 +79,16 @@ public final class LiveDaemon {
     var directives: [Directive] = []
     var nextSeq = 1
     var running = true
-    let traceFD: Int32
+    /// SIGTERM arrived: apps are being ended; nothing new is started for `ctl`.
+    var shuttingDown = false
+    var traceFD: Int32 = -1
+    /// Times the trace was rotated by this daemon.
+    var rotations = 0
     /// The journal's side: steps run, replay after a restart (Durable/).
     var durable = DurableHost()
-    let auditFD: Int32
+    var auditFD: Int32 = -1
+    /// Room kept on the state's disk for what must never be refused (`DiskReserve`).
+    var disk: DiskReserve
     /// One buffer for every read from a connection (the daemon has one thread).
     var readBuffer = [UInt8](repeating: 0, count: LiveDaemon.readSize)
     static let readSize = 16 * 1024
@@ -79,9 +105,21 @@ public final class LiveDaemon {
     /// Background transfers' requests and attempts (Transfers/).
     var transfers = LiveTransfers()
 
+    /// The state directory, its `logs`, and the apps' containers' parent (see `PrivateDirectory`).
+    let stateDirectory: PrivateDirectory
+    let logsDirectory: PrivateDirectory
+    let containers: PrivateDirectory
+    /// Per-app users already checked to belong to nobody on the machine.
+    var checkedAppUsers: Set<uid_t> = []
+
     public init(options: DaemonOptions) throws {
         self.options = options
-        try FileManager.default.createDirectory(atPath: options.stateDirectory + "/logs", withIntermediateDirectories: true)
+        stateDirectory = try PrivateDirectory(options.stateDirectory, mode: 0o700)
+        logsDirectory = try PrivateDirectory("logs", mode: 0o700, in: stateDirectory)
+        // Apps pass through it to their own container (each 0700, theirs) and list nothing.
+        containers = try PrivateDirectory(options.containersDirectory, mode: 0o711, noSymlinks: false)
+        // Before any cgroup is made: a daemon that cannot start leaves none behind.
+        disk = try DiskReserve(directory: stateDirectory, size: options.diskReserve)
         let (freezer, warning) = try FreezerChoice.make(options.freezer)
         self.freezer = freezer
         var device = DeviceState()
@@ -94,11 +132,22 @@ public final class LiveDaemon {
         // Real bytes over real connections: a transfer ends when the host says so.
         engine.letHostMoveTransferBytes()
         start = MonotonicClock.now()
+        do { try startUp(warning: warning) } catch {
+            freezer.removeRoot()
+            throw error
+        }
+    }
+
+    /// The rest of `init`, once the freezer (and its cgroup subtree) exists:
+    /// if it throws, `init` removes that subtree.
+    private func startUp(warning: String?) throws {
         // A restarted daemon carries on its predecessor's trace (its lines' times continue).
-        let resuming = try options.store?.session() != nil
-        traceFD = open(options.stateDirectory + "/trace.jsonl", O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | (resuming ? 0 : O_TRUNC), 0o644)
-        auditFD = open(options.stateDirectory + "/audit.log", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-        guard traceFD >= 0, auditFD >= 0 else { throw SystemError("open the trace in \(options.stateDirectory)") }
+        let stored = try options.store?.session()
+        let resuming = stored != nil
+        // Before the trace is opened (a first start empties it): a state that lost its database is refused.
+        if options.store != nil { try checkNothingLost(stored: stored) }
+        traceFD = try stateDirectory.openFile("trace.jsonl", flags: O_RDWR | O_APPEND | (resuming ? 0 : O_TRUNC))
+        auditFD = try stateDirectory.openFile("audit.log", flags: O_WRONLY | O_APPEND)
         if let warning { log(warning) }
         try restore()
         listener = try UnixSocket.listen(at: options.socketPath)
@@ -153,11 +202,48 @@ public final class LiveDaemon {
         }
     }
 
+    /// Brings the engine's clock up to an input's arrival without running an
+    /// event: to now, or to the next event's time if that has passed — the
+    /// input is taken before it (arrival order).
+    func clockToInput() {
+        guard durable.mode == .live else { return }
+        drain()
+        let target = min(engineTime(MonotonicClock.now()), engine.nextEventTime ?? .max)
+        if target > engine.now { engine.advanceClock(to: target) }
+    }
+
+    /// A wake-up over `stallThreshold` late means the daemon itself did not
+    /// run (stopped, or starved of a CPU): the engine's time does not count
+    /// that, so an app is never charged for the daemon's absence — a budget
+    /// or watchdog that would have run out meanwhile has what was left of it.
+    /// Traced (`daemon.stall`) and kept in the session, so a restart agrees.
+    func noteStall(late: Int64) {
+        guard late > Self.stallThreshold, durable.mode == .live else { return }
+        start += late
+        for c in connections.values {
+            c.opened += late
+            c.lastFrame += late
+        }
+        hostLine(nil, "daemon.stall", [("seconds", .number((Double(late) / 1e6).rounded() / 1000))])
+        log("bgx daemon: woke \(Time.describe(late)) late (stopped, or starved of a CPU): the engine's time does not count it")
+        if let store = options.store, var session = try? store.session() {
+            session.monotonicStart = start
+            try? store.saveSession(session)
+        }
+    }
+    /// Later than this, a wake-up is the daemon's stall, not scheduling's jitter.
+    static let stallThreshold: Int64 = 1_000_000_000
+
     // MARK: The loop
 
     public func run() {
+        // When the loop last knew it was running: a span between two such marks longer
+        // than `stallThreshold`, outside the wait in ppoll, is a stall too (stopped mid-turn).
+        var mark = MonotonicClock.now()
         while running {
+            noteStall(late: MonotonicClock.now() - mark)
             pump()
+            mark = MonotonicClock.now()
             turn += 1
             var fds: [pollfd] = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0),
                                  pollfd(fd: signals, events: Int16(POLLIN), revents: 0),
@@ -179,33 +265,63 @@ public final class LiveDaemon {
             let wake = [engine.nextEventTime.map(monotonicTime), nextResourceSample, nextTransferRetry, nextConnectionDeadline]
                 .compactMap { $0 }.min()
             let timeout = backlog ? 0 : wake.map { max(0, $0 - now) } ?? -1
+            noteStall(late: now - mark)
             let ready = bgx_ppoll(&fds, nfds_t(fds.count), timeout)
+            mark = MonotonicClock.now()
+            // Before anything else, EINTR too: a stopped and continued daemon's ppoll may return so.
+            if let wake, !backlog { noteStall(late: mark - max(wake, now)) }
             if ready < 0 { if errno == EINTR { continue }; log("error: ppoll: \(SystemError("ppoll"))"); break }
-            if let due = nextResourceSample, MonotonicClock.now() >= due { sampleResources() }
-            enforceConnectionDeadlines()
+            // Arrival order: what reached the socket while the daemon waited is taken before the
+            // engine's events that fell due meanwhile, so a call sent before a deadline counts
+            // however late the daemon reads it (handleFrames steps no event; the loop's pump does).
             for p in fds where p.revents != 0 {
                 if p.fd == listener { acceptConnections() }
-                else if p.fd == signals { running = false }
-                else if p.fd == transfers.inbox.readFD { transferReportsArrived() }
-                else if let process = processes.values.first(where: { $0.pidfd == p.fd }) ?? exiting.first(where: { $0.pidfd == p.fd }) {
-                    reap(process)
-                }
                 else if connections[p.fd] != nil {
                     if p.revents & Int16(POLLOUT) != 0 { flush(p.fd) }
                     if p.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 { readFrom(p.fd) }
                 }
             }
+            if let due = nextResourceSample, MonotonicClock.now() >= due { sampleResources() }
+            enforceConnectionDeadlines()
+            for p in fds where p.revents != 0 {
+                if p.fd == signals { terminationAsked() }
+                else if p.fd == transfers.inbox.readFD { transferReportsArrived() }
+                else if let process = processes.values.first(where: { $0.pidfd == p.fd }) ?? exiting.first(where: { $0.pidfd == p.fd }) {
+                    reap(process)
+                }
+            }
             serveBacklogs()
+            if shuttingDown, processes.isEmpty, exiting.isEmpty { running = false }
         }
         shutdown()
+    }
+
+    /// SIGTERM or SIGINT: the device shuts down as iOS's does (`Engine.shutDown`:
+    /// `willTerminate` for a running app whose main thread is free, the others
+    /// ended at once), journaled, and the daemon stops once every app's process
+    /// is gone — the willTerminate watchdog bounds the wait. A second signal stops it at once.
+    func terminationAsked() {
+        var info = [UInt8](repeating: 0, count: 128)
+        _ = read(signals, &info, info.count)
+        if shuttingDown { running = false; return }
+        shuttingDown = true
+        log("bgx daemon: shutting down: apps hear willTerminate where it applies")
+        pump()
+        journal(.control(verb: "shutdown", args: []))
+        engine.shutDown()
+        pump()
     }
 
     /// Ends every app's process, removes the cgroups and the socket.
     func shutdown() {
         options.transferMover?.shutdown()
         for process in Array(processes.values) + exiting {
+            let first = process.killedFor == nil
             process.killedFor = "daemon shutdown"
-            _ = try? freezer.kill(process)
+            if let how = try? freezer.kill(process), first {
+                hostLine(process.app, "process.kill", [("pid", .number(Double(process.pid))), ("signal", .string("SIGKILL")),
+                                                       ("mechanism", .string(how)), ("reason", .string("daemon shutdown"))])
+            }
             var status: Int32 = 0
             while waitpid(process.pid, &status, 0) < 0 && errno == EINTR {}
             freezer.release(process)
@@ -216,6 +332,7 @@ public final class LiveDaemon {
         exiting.removeAll()
         freezer.removeRoot()
         if let root = freezer.root { try? options.store?.forgetCgroupRoot(root) }
+        hostLine(nil, "daemon.stop", [("reason", .string(shuttingDown ? "every app ended after SIGTERM" : "stopped at once"))])
         for fd in connections.keys { close(fd) }
         connections.removeAll()
         unlink(options.socketPath)
@@ -232,10 +349,11 @@ public final class LiveDaemon {
         let renderer = TraceRenderer(names: traceNames)
         for event in engine.trace {
             let line = renderer.jsonLine(event)
-            if durable.mode != .live, !writeReplayedLine(line) { continue }
-            if case let .terminate(reason, _) = event.kind { audit(line, code: reason.code) }
-            if case .memoryKill = event.kind { audit(line, code: nil) }
-            emit(line)
+            switch event.kind {
+            case let .terminate(reason, _): writeLine(line, audited: true, code: reason.code)
+            case .memoryKill: writeLine(line, audited: true, code: nil)
+            default: writeLine(line, audited: false, code: nil)
+            }
         }
         engine.trace.removeAll(keepingCapacity: true)
         // Decisions only written lines referred to are let go: the daemon's size stays flat.
@@ -260,23 +378,52 @@ public final class LiveDaemon {
             }
         }
         line += "}"
-        if durable.mode != .live, !writeReplayedLine(line) { return }
-        if kind == "process.kill" { audit(line, code: nil) }
-        emit(line)
+        writeLine(line, audited: kind == "process.kill", code: nil)
+    }
+
+    /// A trace line (and its audit line): written live; in a replay, not at
+    /// all (it was written before); in the catch-up after a crash, held until
+    /// the trace the dead daemon left is found to agree with the journal.
+    func writeLine(_ line: String, audited: Bool, code: String?) {
+        switch durable.mode {
+        case .live:
+            if audited { audit(line, code: code) }
+            emit(line)
+        case .replay:
+            return
+        case .catchUp:
+            let written = durable.tail?.alreadyWritten(line) ?? false
+            durable.caughtUp.append(.init(line: line, audited: audited, code: code, alreadyWritten: written))
+        }
     }
 
     func emit(_ line: String) {
         let bytes = Array((line + "\n").utf8)
-        _ = bytes.withUnsafeBytes { write(traceFD, $0.baseAddress, $0.count) }
+        writeKeeping(bytes, to: traceFD, "the trace")
         for (fd, c) in connections where c.role == .follower {
             send(LiveMessage(type: "trace", text: line), to: fd)
+        }
+    }
+
+    /// Appends a line whole; a full disk gives back the reserve and the line is written again.
+    func writeKeeping(_ bytes: [UInt8], to fd: Int32, _ what: String) {
+        for attempt in 0..<2 {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if n == bytes.count { return }
+            let error = n < 0 ? errno : ENOSPC
+            if n > 0 { _ = ftruncate(fd, lseek(fd, 0, SEEK_END) - off_t(n)) }  // no half line
+            guard attempt == 0, error == ENOSPC || error == EDQUOT, disk.release("\(what): \(String(cString: strerror(error)))") else {
+                log("bgx daemon: could not write \(what): \(String(cString: strerror(error)))")
+                return
+            }
+            log("bgx daemon: " + (disk.full ?? "the disk is full"))
         }
     }
 
     /// The audit log: every kill, with its reason and code.
     func audit(_ line: String, code: String?) {
         let text = line + (code.map { " code=\($0)" } ?? "") + "\n"
-        _ = Array(text.utf8).withUnsafeBytes { write(auditFD, $0.baseAddress, $0.count) }
+        writeKeeping(Array(text.utf8), to: auditFD, "the audit log")
         recordAudit(line, code: code)
     }
 }

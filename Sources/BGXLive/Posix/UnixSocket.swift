@@ -27,7 +27,9 @@ public enum UnixSocket {
         return addr
     }
 
-    /// Listens at `path` (replacing a stale socket file), readable and writable by its owner only.
+    /// Listens at `path` (replacing a stale socket file). Any local user may
+    /// connect — apps run as their own users — and is told apart by the
+    /// kernel's credentials (SO_PEERCRED), never by what it says.
     public static func listen(at path: String) throws -> Int32 {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { throw SystemError("socket") }
@@ -37,15 +39,20 @@ public enum UnixSocket {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         guard bound == 0 else { let e = SystemError("bind \(path)"); close(fd); throw e }
-        chmod(path, 0o600)
+        chmod(path, 0o666)
         guard Glibc.listen(fd, 128) == 0 else { let e = SystemError("listen"); close(fd); throw e }
         return fd
     }
 
-    /// A blocking connection to the socket at `path`.
-    public static func connect(to path: String) throws -> Int32 {
+    /// A blocking connection to the socket at `path`; `timeout` (nanoseconds)
+    /// bounds the connect and each send (SO_SNDTIMEO).
+    public static func connect(to path: String, timeout: Int64? = nil) throws -> Int32 {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw SystemError("socket") }
+        if let timeout {
+            var t = timeval(tv_sec: Int(timeout / 1_000_000_000), tv_usec: Int(timeout % 1_000_000_000 / 1000))
+            _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &t, socklen_t(MemoryLayout<timeval>.size))
+        }
         var addr = try address(path)
         let ok = withUnsafePointer(to: &addr) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }

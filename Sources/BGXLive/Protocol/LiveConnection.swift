@@ -9,7 +9,9 @@ public final class LiveConnection {
     /// The daemon closed its end (a receive returned end of stream).
     public private(set) var peerClosed = false
 
-    public init(socket path: String) throws { fd = try UnixSocket.connect(to: path) }
+    /// `timeout` (nanoseconds) bounds the connect and every send: a stopped
+    /// daemon whose queue of connections is full is not waited for forever.
+    public init(socket path: String, timeout: Int64? = nil) throws { fd = try UnixSocket.connect(to: path, timeout: timeout) }
     deinit { close() }
 
     public func close() {

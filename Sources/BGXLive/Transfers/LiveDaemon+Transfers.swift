@@ -193,6 +193,36 @@ extension LiveDaemon {
         }
     }
 
+    /// A downloaded file put in the app's container for it to move, owned by
+    /// its user (the state directory, where it was written, is closed to apps):
+    /// made there without following a link or reusing a file the app left.
+    func handOver(_ file: String, to bundle: String, task: Int32) -> String? {
+        guard let app = engine.app(named: bundle) else { return nil }
+        let user: (uid: uid_t, gid: gid_t)?
+        do { user = try appUser(for: app) } catch { return nil }
+        guard let container = try? makeContainer(for: bundle, user: user) else { return nil }
+        let name = ".bgx-download-\(task)"
+        let dirFD = open(container, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard dirFD >= 0 else { return nil }
+        defer { close(dirFD) }
+        let source = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard source >= 0 else { return nil }
+        defer { close(source) }
+        unlinkat(dirFD, name, 0)
+        let target = openat(dirFD, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard target >= 0 else { return nil }
+        defer { close(target) }
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let n = read(source, &buffer, buffer.count)
+            if n == 0 { break }
+            guard n > 0, buffer.withUnsafeBytes({ write(target, $0.baseAddress, n) }) == n else { unlinkat(dirFD, name, 0); return nil }
+        }
+        if let user { _ = fchown(target, user.uid, user.gid) }
+        unlink(file)
+        return container + "/" + name
+    }
+
     /// A download's verified file, for `urlSessionTaskDidComplete` (the app moves it).
     func transferCallbackArgs(_ callback: Callback, _ args: inout [String: String]) {
         switch callback {
@@ -205,7 +235,7 @@ extension LiveDaemon {
             args["result"] = "\(result)"
             if kind == .download, result == .success, let request = transfers.ended[task] ?? transfers.requests[task],
                access(request.destination, R_OK) == 0 {
-                args["file"] = request.destination
+                args["file"] = handOver(request.destination, to: request.app, task: task) ?? request.destination
             }
             transfers.ended[task] = nil
         default:

@@ -9,10 +9,13 @@
 /// output and error on `log_fd`, standard input /dev/null. When
 /// `cgroup_procs` is not NULL the child writes its own pid there before it
 /// execs, so the app never runs a single instruction outside its cgroup.
+/// Then, when `change_user`, it becomes `uid`/`gid` with no supplementary
+/// groups; it always sets no_new_privs, and moves to `directory` if given.
 /// Returns the pid, or -1 with `*error` set to the errno of the step that
 /// failed (in the child: moving into the cgroup, or exec).
 pid_t bgx_spawn(const char *path, char *const argv[], char *const envp[],
-                const char *cgroup_procs, int log_fd, int *error);
+                const char *cgroup_procs, int log_fd, const char *directory,
+                int change_user, uid_t uid, gid_t gid, int *error);
 
 /// pidfd_open(2): a handle on the process that a reused pid cannot fool.
 /// Readable (poll) once the process has exited.
