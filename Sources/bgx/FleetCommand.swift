@@ -76,7 +76,7 @@ func warnIfDebugBuild() {
     #if DEBUG
     standardError("""
         warning: this bgx is a debug build: a fleet runs about 40 times slower than in release. \
-        Run the release build: swift run -c release bgx fleet … (or swift build -c release --product bgx, \
+        Run the release build: swift run -c release bgx fleet … (or swift build -c release, \
         then .build/release/bgx fleet …)
 
         """)
