@@ -45,16 +45,22 @@ struct FleetRunCommand: ParsableCommand {
         do { fleet = try FleetRun(s, devices: devices, days: days, shard: part) } catch let error as ScenarioError {
             throw fail(error.description)
         }
+        warnIfDebugBuild()
+        if let warning = SharedWithoutPopulation.warning(s, devices: devices) { standardError(warning + "\n") }
         let total = fleet.range.count
-        let started = Date()
-        let progress = Progress(total: total, days: fleet.sampler.days)
+        let started = ProcessInfo.processInfo.systemUptime
+        var progress = FleetProgress(total: total, days: fleet.sampler.days, terminal: isatty(2) == 1, startedAt: started)
+        if let line = progress.line(done: 0, now: started) { standardError(line) }
         let result: FleetResult
-        do { result = try fleet.run(progress: progress.update) } catch let error as ScenarioError {
+        do {
+            result = try fleet.run { done in
+                if let line = progress.line(done: done, now: ProcessInfo.processInfo.systemUptime) { standardError(line) }
+            }
+        } catch let error as ScenarioError {
             throw fail(error.description)
         }
-        progress.finish()
         try result.write(to: out)
-        let seconds = Date().timeIntervalSince(started)
+        let seconds = ProcessInfo.processInfo.systemUptime - started
         let rate = seconds > 0 ? Double(total * fleet.sampler.days) / seconds : 0
         print("fleet: devices \(fleet.range.lowerBound)..<\(fleet.range.upperBound) of \(devices), "
               + "\(fleet.sampler.days) day(s) each, in \(String(format: "%.1f", seconds)) s "
@@ -62,28 +68,19 @@ struct FleetRunCommand: ParsableCommand {
     }
 }
 
-/// A progress line on standard error with the rate and the time left, when it is a terminal.
-final class Progress {
-    let total: Int
-    let days: Int
-    let started = Date()
-    var shown = Date.distantPast
-    let enabled = isatty(2) == 1
-    init(total: Int, days: Int) {
-        self.total = total
-        self.days = days
-    }
-    func update(_ done: Int) {
-        guard enabled, done == total || Date().timeIntervalSince(shown) >= 0.5 else { return }
-        shown = Date()
-        let elapsed = shown.timeIntervalSince(started)
-        let rate = elapsed > 0 ? Double(done) / elapsed : 0
-        let left = rate > 0 ? Double(total - done) / rate : 0
-        let text = "\r\(done)/\(total) devices, \(Int((rate * Double(days)).rounded())) device-days/s, "
-            + "about \(Int(left.rounded())) s left   "
-        FileHandle.standardError.write(Data(text.utf8))
-    }
-    func finish() { if enabled { FileHandle.standardError.write(Data("\n".utf8)) } }
+func standardError(_ text: String) { FileHandle.standardError.write(Data(text.utf8)) }
+
+/// A debug build runs a fleet about 40 times slower than release (the
+/// engine's inner loops unoptimised); it says so, and how to get the fast one.
+func warnIfDebugBuild() {
+    #if DEBUG
+    standardError("""
+        warning: this bgx is a debug build: a fleet runs about 40 times slower than in release. \
+        Run the release build: swift run -c release bgx fleet … (or swift build -c release, \
+        then .build/release/bgx fleet …)
+
+        """)
+    #endif
 }
 
 struct FleetMerge: ParsableCommand {
@@ -155,6 +152,7 @@ struct FleetPlanCommand: ParsableCommand {
         guard shards > 0, shards <= 100_000 else { throw fail("error: --shards must be between 1 and 100000") }
         if let days, !(1...366).contains(days) { throw fail("error: --days must be between 1 and 366") }
         _ = try loadScenario(scenario)  // a plan for a scenario that does not parse would fail on every node
+        warnIfDebugBuild()  // the plan's jobs run this executable
         let here = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
         let outURL = URL(fileURLWithPath: out, relativeTo: here).standardizedFileURL
         let plan = FleetPlan(

@@ -198,6 +198,44 @@ struct FleetReportBrowserTests {
         #expect(FleetReport.topOfHourRatio(push).map { $0 > 10 } == true)
     }
 
+    @Test("the arrival chart: a panel per cause on its own labelled scale, hours to 24:00 inside the chart, shrinking to the page")
+    func chartFitsAndShowsEveryCause() throws {
+        let r = try FleetRun(try ScenarioParser(file: "news.yaml").parse(fleetNewsScenario), devices: 20).run()
+        let html = FleetReport(r).html
+        #expect(html.contains("svg.chart{max-width:100%;height:auto}"))
+        let svg = try #require(html.components(separatedBy: "<svg class=\"chart\"").dropFirst().first?.components(separatedBy: "</svg>").first)
+        let width = try #require(svg.components(separatedBy: "viewBox=\"0 0 ").dropFirst().first?.split(separator: " ").first.flatMap { Double($0) })
+        let series = try #require(r.arrivals["com.example.news"]).filter { $0.value.contains { $0 > 0 } }
+        #expect(series.count >= 3)
+        #expect(svg.components(separatedBy: "<polyline").count - 1 == r.arrivals["com.example.news"]!.count)
+        for (cause, minutes) in series {
+            // Its own panel, named in words, its peak labelled on its own axis.
+            #expect(svg.contains("\(FleetReport.causeWords[cause]!) — \(cause)</text>"), "\(cause)")
+            #expect(svg.contains(">\(minutes.max()!)/min</text>"), "\(cause)'s peak \(minutes.max()!) is not labelled")
+        }
+        // Every hour label, 24:00 too, ends inside the chart: 24:00 is anchored at its end.
+        for hour in stride(from: 0, through: 24, by: 3) { #expect(svg.contains("\(hour < 10 ? "0" : "")\(hour):00</text>")) }
+        let last = try #require(svg.components(separatedBy: "<text ").last { $0.hasSuffix("24:00</text>") || $0.contains(">24:00<") })
+        let x = try #require(last.components(separatedBy: "x=\"").dropFirst().first?.split(separator: "\"").first.flatMap { Double($0) })
+        #expect(last.contains("text-anchor=\"end\"") && x <= width)
+        // Every curve point lies inside the chart.
+        for points in svg.components(separatedBy: "points=\"").dropFirst() {
+            for p in points.prefix { $0 != "\"" }.split(separator: " ") {
+                let xy = p.split(separator: ",").compactMap { Double($0) }
+                #expect(xy.count == 2 && xy[0] <= width && xy[1] >= 0)
+            }
+        }
+    }
+
+    @Test("reasons read in words: a number that differs between devices is N, not a placeholder")
+    func reasonsInWords() throws {
+        var r = FleetResult(scenario: "s.yaml", fleetSeed: 1, days: 1, fleetDevices: 1, devices: [[0, 1]])
+        r.count("held", "com.example.a", "woken in #m, # over the budget")
+        let html = FleetReport(r).html
+        #expect(html.contains("<td>woken in Nm, N over the budget</td>"), "\(html)")
+        #expect(!html.contains("#m"))
+    }
+
     @Test("headless Chromium draws the fleet report: the curves' colours are in the picture",
           .enabled(if: ReportBrowserTests.browser != nil || ReportBrowserTests.required, "no chromium on PATH"))
     func rendersInChromium() throws {

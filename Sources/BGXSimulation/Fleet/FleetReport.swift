@@ -31,7 +31,7 @@ public struct FleetReport {
         table{border-collapse:collapse;margin:6px 0} td,th{padding:2px 10px;text-align:left;border-bottom:1px solid #eee}
         td.n{text-align:right;font-variant-numeric:tabular-nums} .muted{color:#777}
         .legend span{display:inline-block;margin-right:14px} .legend i{display:inline-block;width:14px;height:4px;margin-right:4px;vertical-align:middle}
-        svg{display:block} .bar{fill:#9fb7d3}
+        svg{display:block} svg.chart{max-width:100%;height:auto} .bar{fill:#9fb7d3}
         </style></head><body>
         <h1>bgx fleet — \(Self.escape(r.scenario))</h1>
         <p class="muted">\(r.deviceCount) of \(r.fleetDevices) devices × \(r.days) day(s), fleet seed \(r.fleetSeed).
@@ -44,26 +44,49 @@ public struct FleetReport {
         return out
     }
 
-    /// The arrival curves of one app: a line per cause, per minute of the day.
+    /// Each cause in words, for the charts' panels.
+    public static let causeWords: [String: String] = [
+        "userLaunch": "the person opens the app", "refresh": "background refresh (BGAppRefreshTask)",
+        "processing": "processing (BGProcessingTask)", "fetch": "background fetch",
+        "silentPush": "woken by a silent push", "transfer": "background transfer completed",
+    ]
+
+    /// The arrival curves of one app, per minute of the day: one panel per
+    /// cause, each on its own scale with labelled ticks, so a spike of one
+    /// cause does not flatten the others. The SVG has its natural size (for
+    /// `bgx-fleet-picture`) and shrinks to the page's width (`max-width`).
     func arrivals(_ app: String) -> String {
         let series = FleetResult.causes.compactMap { c in result.arrivals[app]?[c].map { (c, $0) } }
-        let peak = max(1, series.map { $0.1.max() ?? 0 }.max() ?? 1)
-        let w = 1440.0, h = 300.0, left = 50.0, bottom = 24.0
-        var svg = "<svg width=\"\(Int(w + left + 10))\" height=\"\(Int(h + bottom + 10))\" "
-            + "viewBox=\"0 0 \(Int(w + left + 10)) \(Int(h + bottom + 10))\" role=\"img\" aria-label=\"arrivals of \(Self.escape(app))\">"
-        for hour in stride(from: 0, through: 24, by: 3) {
-            let x = left + Double(hour * 60)
-            svg += "<line x1=\"\(x)\" y1=\"0\" x2=\"\(x)\" y2=\"\(h)\" stroke=\"#eee\"/>"
-            svg += "<text x=\"\(x - 14)\" y=\"\(h + 16)\" font-size=\"11\" fill=\"#777\">\(hour < 10 ? "0" : "")\(hour):00</text>"
-        }
-        svg += "<line x1=\"\(left)\" y1=\"\(h)\" x2=\"\(left + w)\" y2=\"\(h)\" stroke=\"#999\"/>"
-        svg += "<text x=\"4\" y=\"12\" font-size=\"11\" fill=\"#777\">\(peak)/min</text>"
-        for (cause, minutes) in series {
+        let w = 1440.0, panel = 110.0, gap = 34.0, left = 64.0, right = 24.0, top = 18.0
+        let width = Int(left + w + right), height = Int(top + Double(series.count) * (panel + gap) + 4)
+        var svg = "<svg class=\"chart\" width=\"\(width)\" height=\"\(height)\" viewBox=\"0 0 \(width) \(height)\" "
+            + "role=\"img\" aria-label=\"arrivals of \(Self.escape(app))\">"
+        for (k, (cause, minutes)) in series.enumerated() {
+            let y0 = top + Double(k) * (panel + gap)  // the panel's top
+            let base = y0 + panel
+            let peak = max(1, minutes.max() ?? 0)
+            let colour = Self.colours[cause] ?? "000000"
+            svg += "<text x=\"\(Int(left))\" y=\"\(Int(y0 - 5))\" font-size=\"12\" fill=\"#\(colour)\" font-weight=\"bold\">"
+                + "\(Self.escape(Self.causeWords[cause] ?? cause)) — \(cause)</text>"
+            for hour in stride(from: 0, through: 24, by: 3) {
+                let x = left + Double(hour * 60)
+                let anchor = hour == 0 ? "start" : hour == 24 ? "end" : "middle"
+                svg += "<line x1=\"\(x)\" y1=\"\(y0)\" x2=\"\(x)\" y2=\"\(base)\" stroke=\"#eee\"/>"
+                svg += "<text x=\"\(x)\" y=\"\(Int(base + 14))\" font-size=\"11\" fill=\"#777\" text-anchor=\"\(anchor)\">"
+                    + "\(hour < 10 ? "0" : "")\(hour):00</text>"
+            }
+            // Ticks at 0, half the peak and the peak, each labelled.
+            for tick in Array(Set([0, peak / 2, peak])).sorted() {
+                let y = base - Double(tick) / Double(peak) * (panel - 6)
+                svg += "<line x1=\"\(left - 4)\" y1=\"\(y)\" x2=\"\(left + w)\" y2=\"\(y)\" stroke=\"\(tick == 0 ? "#999" : "#eee")\"/>"
+                svg += "<text x=\"\(Int(left - 6))\" y=\"\(Int(y + 4))\" font-size=\"11\" fill=\"#777\" text-anchor=\"end\">"
+                    + "\(tick)/min</text>"
+            }
             var points = ""
             for (m, n) in minutes.enumerated() {
-                points += "\(left + Double(m) + 0.5),\(Int((h - Double(n) / Double(peak) * (h - 8)).rounded())) "
+                points += "\(left + Double(m) + 0.5),\(Int((base - Double(n) / Double(peak) * (panel - 6)).rounded())) "
             }
-            svg += "<polyline fill=\"none\" stroke=\"#\(Self.colours[cause] ?? "000000")\" stroke-width=\"2\" "
+            svg += "<polyline fill=\"none\" stroke=\"#\(colour)\" stroke-width=\"2\" "
                 + "points=\"\(points)\"><title>\(cause)</title></polyline>"
         }
         svg += "</svg>"
@@ -118,6 +141,8 @@ public struct FleetReport {
 
     func reasons() -> String {
         var out = "<h2>Refused, held, dropped, killed — by reason</h2>"
+            + "<p class=\"muted\">N stands for a number that differs from device to device (a time, a count, a score): "
+            + "reasons that differ only in it are counted together.</p>"
         guard !result.reasons.isEmpty else { return out + "<p class=\"muted\">none</p>" }
         for category in ["refused", "held", "dropped", "killed"] {
             guard let apps = result.reasons[category] else { continue }
@@ -127,13 +152,19 @@ public struct FleetReport {
                 out += "<h3>\(category) — \(Self.escape(app))</h3><table>"
                 for (reason, n) in sorted {
                     let width = max(1, Int(Double(n) / Double(most) * 300))
-                    out += "<tr><td>\(Self.escape(reason))</td><td class=\"n\">\(n)</td><td><svg width=\"302\" height=\"10\">"
+                    out += "<tr><td>\(Self.escape(Self.inWords(reason)))</td><td class=\"n\">\(n)</td><td><svg width=\"302\" height=\"10\">"
                         + "<rect class=\"bar\" x=\"0\" y=\"1\" width=\"\(width)\" height=\"8\"/></svg></td></tr>"
                 }
                 out += "</table>"
             }
         }
         return out
+    }
+
+    /// A folded reason as a reader sees it: the numbers that differ between
+    /// devices (folded to `#` so reasons add up) read as "N".
+    static func inWords(_ reason: String) -> String {
+        reason.replacingOccurrences(of: "#", with: "N")
     }
 
     func totals() -> String {

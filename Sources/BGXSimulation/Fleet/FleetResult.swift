@@ -247,11 +247,58 @@ extension FleetResult {
     public static let fileNames = ["fleet.json", "arrivals.csv", "delays.csv", "reasons.csv", "population.csv"]
 
     /// Writes the result's files into `directory` (made if missing).
-    public func write(to directory: String) throws {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let files = [json, arrivalsCSV, delaysCSV, reasonsCSV, populationCSV]
-        for (name, text) in zip(Self.fileNames, files) {
-            try Data(text.utf8).write(to: URL(fileURLWithPath: directory).appendingPathComponent(name))
+    ///
+    /// Never half-written where it looks whole: a new directory is written
+    /// under a temporary name beside it and renamed into place, so it is
+    /// absent or complete; into an existing directory (a Dask driver's output,
+    /// holding its shards) each file is written under a temporary name,
+    /// the old `fleet.json` removed, the others renamed in, and `fleet.json`
+    /// — what every reader opens first — renamed in last. `afterEachFile`
+    /// hears each file written (tests stop the writing there, as an
+    /// interruption would); on an error the temporary files are removed.
+    public func write(to directory: String, afterEachFile: ((String) throws -> Void)? = nil) throws {
+        let fm = FileManager.default
+        let target = URL(fileURLWithPath: directory)
+        let texts = [json, arrivalsCSV, delaysCSV, reasonsCSV, populationCSV]
+        let tag = ".partial-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(8))"
+        var isDirectory: ObjCBool = false
+        if !fm.fileExists(atPath: target.path, isDirectory: &isDirectory) {
+            let parent = target.deletingLastPathComponent()
+            try fm.createDirectory(at: parent, withIntermediateDirectories: true)
+            let temporary = parent.appendingPathComponent("." + target.lastPathComponent + tag)
+            do {
+                try fm.createDirectory(at: temporary, withIntermediateDirectories: false)
+                for (name, text) in zip(Self.fileNames, texts) {
+                    try Data(text.utf8).write(to: temporary.appendingPathComponent(name))
+                    try afterEachFile?(name)
+                }
+                try fm.moveItem(at: temporary, to: target)
+            } catch {
+                try? fm.removeItem(at: temporary)
+                throw error
+            }
+            return
+        }
+        guard isDirectory.boolValue else {
+            throw CocoaError(.fileWriteFileExists, userInfo: [NSFilePathErrorKey: target.path])
+        }
+        let temporaries = Self.fileNames.map { target.appendingPathComponent("." + $0 + tag) }
+        do {
+            for (name, (text, temporary)) in zip(Self.fileNames, zip(texts, temporaries)) {
+                try Data(text.utf8).write(to: temporary)
+                try afterEachFile?(name)
+            }
+        } catch {
+            for t in temporaries { try? fm.removeItem(at: t) }
+            throw error
+        }
+        // fleet.json is the first name: gone first, back last.
+        let order = Array(zip(Self.fileNames, temporaries).dropFirst()) + [(Self.fileNames[0], temporaries[0])]
+        _ = unlink(target.appendingPathComponent(Self.fileNames[0]).path)
+        for (name, temporary) in order {
+            guard rename(temporary.path, target.appendingPathComponent(name).path) == 0 else {
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: target.appendingPathComponent(name).path])
+            }
         }
     }
 
