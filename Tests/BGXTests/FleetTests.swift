@@ -220,7 +220,7 @@ struct FleetReportBrowserTests {
         #expect(last.contains("text-anchor=\"end\"") && x <= width)
         // Every curve point lies inside the chart.
         for points in svg.components(separatedBy: "points=\"").dropFirst() {
-            for p in points.prefix { $0 != "\"" }.split(separator: " ") {
+            for p in points.prefix(while: { $0 != "\"" }).split(separator: " ") {
                 let xy = p.split(separator: ",").compactMap { Double($0) }
                 #expect(xy.count == 2 && xy[0] <= width && xy[1] >= 0)
             }
