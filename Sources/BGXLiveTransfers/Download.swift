@@ -184,7 +184,7 @@ enum ReprDigest {
             guard parts.count == 2, parts[0].lowercased() == "sha-256" else { continue }
             let value = parts[1].trimmingCharacters(in: CharacterSet(charactersIn: ":"))
             guard let bytes = Data(base64Encoded: value), bytes.count == 32 else { return nil }
-            return bytes.map { String(format: "%02x", $0) }.joined()
+            return Array(bytes).hexString
         }
         return nil
     }
