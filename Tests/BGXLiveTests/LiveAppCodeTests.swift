@@ -129,11 +129,7 @@ struct LiveAppCallsTests {
         try host.wait(for: ["kind": "state", "to": "active"])
         let pid = try #require(spawn["pid"] as? Int)
         // Every callback so far acknowledged (the daemon's status says so): the app has nothing left to do.
-        let deadline = MonotonicClock.now() + 20_000_000_000
-        while try host.ctl("status").contains("awaiting ack") {
-            try #require(MonotonicClock.now() < deadline, "callbacks never acknowledged")
-            sched_yield()
-        }
+        try host.waitUntilEveryCallbackIsAnswered()
         let before = try Self.wakeUps(pid)
         // Not synchronisation: time passing, in which a polling loop would wake.
         usleep(500_000)

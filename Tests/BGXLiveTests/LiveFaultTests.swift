@@ -275,11 +275,7 @@ struct LiveFaultTests {
         try host.wait(for: ["kind": "state", "to": "active", "app": "com.example.front"])
         // willTerminate goes only to an app free to take it: wait until it has answered every callback
         // (`active` is traced before it answers didBecomeActive, and a loaded machine showed the gap).
-        let deadline = MonotonicClock.now() + 20_000_000_000
-        while try host.ctl("status").contains("awaiting ack") {
-            try #require(MonotonicClock.now() < deadline, "callbacks never acknowledged")
-            poll(nil, 0, 10)
-        }
+        try host.waitUntilEveryCallbackIsAnswered()
         host.stop()
         let lines = Self.traceLines(host)
         func has(_ fields: [String: String]) -> Bool { lines.contains { LiveHost.matches($0, fields) } }

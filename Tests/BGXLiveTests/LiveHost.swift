@@ -113,6 +113,16 @@ final class LiveHost {
         }
     }
 
+    /// Waits until no app has a callback awaiting its ack (as `status` says): the apps have
+    /// nothing left to do. A trace line such as `active` comes before the app answers its callback.
+    func waitUntilEveryCallbackIsAnswered(sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let deadline = MonotonicClock.now() + 20_000_000_000
+        while try ctl("status").contains("awaiting ack") {
+            try #require(MonotonicClock.now() < deadline, "callbacks never acknowledged", sourceLocation: sourceLocation)
+            sched_yield()
+        }
+    }
+
     static func matches(_ line: [String: Any], _ fields: [String: String]) -> Bool {
         fields.allSatisfy { key, value in line[key].map { "\($0)" } == value }
     }
