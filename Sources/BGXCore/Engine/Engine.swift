@@ -100,7 +100,9 @@ public struct Engine: Sendable, Codable {
             relaunchLocationAfterForceQuit: profile.relaunchLocationAfterForceQuit,
             launchVoIPPushAfterForceQuit: profile.launchVoIPPushAfterForceQuit))
         self.herd = ThunderingHerd(locked: device.locked, charging: device.charging, online: device.network != .none)
-        if device.locked { lockedSince = 0 }
+        if device.locked { lockedSince = 0 } else { scheduler.deviceUse.unlocked(at: 0) }
+        scheduler.deviceUse.watch(fromWall: wallClockOffset)
+        scheduler.deviceUse.plugged(in: device.charging, at: 0, wallClockOffset: wallClockOffset)
         if device.passcode && device.locked { self.device.unlockedSinceBoot = false }
     }
 
@@ -315,6 +317,7 @@ public struct Engine: Sendable, Codable {
         case let .battery(v): device.battery = v; recordDevice("battery", "\(v)%")
         case let .charging(v):
             device.charging = v; recordDevice("charging", "\(v)")
+            scheduler.deviceUse.plugged(in: v, at: now, wallClockOffset: wallClockOffset)
             if herd.chargingChanged(v, now: now, lengthy: schedulerSettings.thunderingHerdLengthyState) { recordHerdTrigger() }
         case let .network(v):
             device.network = v; recordDevice("network", v.rawValue)
@@ -366,8 +369,10 @@ public struct Engine: Sendable, Codable {
         }
         if locked {
             lockedSince = now
+            scheduler.deviceUse.locked(at: now, wallClockOffset: wallClockOffset)
         } else {
             lockedSince = nil
+            scheduler.deviceUse.unlocked(at: now)
             expireProcessingTasksForDeviceUse()
         }
         if firstUnlock {
@@ -415,7 +420,12 @@ public struct Engine: Sendable, Codable {
         frontAppWhenLocked = nil
         if device.passcode {
             device.unlockedSinceBoot = false
-            if !device.locked { device.locked = true; lockedSince = now; recordDevice("locked", "true") }
+            if !device.locked {
+                device.locked = true
+                lockedSince = now
+                scheduler.deviceUse.locked(at: now, wallClockOffset: wallClockOffset)
+                recordDevice("locked", "true")
+            }
         } else {
             device.unlockedSinceBoot = true
         }

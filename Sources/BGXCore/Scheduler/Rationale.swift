@@ -29,6 +29,7 @@ enum Rationale: Sendable, Equatable, Codable {
     case processingWhileActive
     case processingBeforeIdle(Nanoseconds)
     case idleSince(Nanoseconds)
+    case predictedDeviceUse(usedDays: Int, of: Int, within: Nanoseconds)
     case deviceActive(Bool)
     // ThunderingHerdPolicy
     case herdAfterTrigger(window: Nanoseconds, ThunderingHerd.Trigger)
@@ -106,6 +107,8 @@ enum Rationale: Sendable, Equatable, Codable {
         case .processingWhileActive: return "[{launchType == PROCESSING AND deviceActive == 1}]"
         case let .processingBeforeIdle(idle): return "[{launchType == PROCESSING AND idle < \(describe(idle))}]"
         case let .idleSince(t): return "device idle since \(clock(t))"
+        case let .predictedDeviceUse(used, observed, within):
+            return "the person used the device in the \(describe(within)) after this time of day on \(used) of the past \(observed) days"
         case let .deviceActive(active): return active ? "[{deviceActive == 1}]" : "[{deviceActive == 0}]"
         case let .herdAfterTrigger(window, reason):
             return "[{timeSinceThunderingHerdTriggerEvent < \(window / Time.nanosecondsPerSecond)}\(Self.herdReason(reason))]"

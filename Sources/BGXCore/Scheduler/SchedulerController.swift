@@ -38,6 +38,9 @@ struct SchedulerController: Sendable, Codable {
     var fetchRank = AppTable<Int>()
     var nextFetchRank = 0
 
+    /// When the person uses the device, by quarter-hour (DeviceActivityPolicy's prediction).
+    var deviceUse: DeviceUsePrediction
+
     /// The settings' weights as tables indexed by policy.
     let refreshWeights: [Double]
     let processingWeights: [Double]
@@ -53,6 +56,7 @@ struct SchedulerController: Sendable, Codable {
     init(settings: SchedulerSettings) {
         refreshWeights = settings.weightTable(processing: false)
         processingWeights = settings.weightTable(processing: true)
+        deviceUse = DeviceUsePrediction(days: settings.usageHistoryDays)
     }
 
     mutating func appInstalled(usageDays: Int) { apps.append(SchedulerAppState(usageDays: usageDays)) }

@@ -47,6 +47,7 @@ extension Engine {
             serials.sort()
             fetchers = ranked.sorted { $0.rank < $1.rank }.map(\.app)
         }
+        refreshDeviceUsePrediction()
         var starting: [UInt64] = []
         var reasons: [DecisionWords] = []
         for s in serials where scheduler.pendingTasks.kind(s) == .appRefresh {

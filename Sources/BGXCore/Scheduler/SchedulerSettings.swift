@@ -70,7 +70,7 @@ public struct SchedulerSettings: Sendable, Equatable, Codable {
     /// `lengthyLock`, `lengthyUnplug`, `lengthyNoNetwork`: 14,400 s in the previous state).
     public var thunderingHerdLengthyState: Nanoseconds = Time.hours(4)
     /// DeviceActivityPolicy's score for processing while locked but not yet
-    /// idle: Can Proceed, 0.05 [O] (the floor dasd gives; issue 19's log).
+    /// idle, and its floor when use is predicted: Can Proceed, 0.05 [O] (issue 19's log).
     public var deviceActivityScoreSoonAfterLock = 0.05
     /// CPUUsagePolicy: processing waits while CPU use is above this percentage [O]
     /// (`[Max allowed CPU Usage level]: Required:50.00, Observed:90.00`, cocoa-mhlw/cocoa#644).
@@ -83,6 +83,9 @@ public struct SchedulerSettings: Sendable, Equatable, Codable {
     public var refreshLeadTime: Nanoseconds = Time.minutes(15)
     /// A quarter-hour counts as "predicted use" when the app was used then on this share of days.
     public var usageProbabilityThreshold = 0.3
+    /// DeviceActivityPolicy scores processing by how likely the person is to use the
+    /// device within this long of now, by quarter-hour of the day over past days [O].
+    public var deviceUseHorizon: Nanoseconds = Time.hours(1)
     /// How many past days the usage predictor learns from.
     public var usageHistoryDays = 14
     /// Apps not used in front for this long get no background time [S][D][O].

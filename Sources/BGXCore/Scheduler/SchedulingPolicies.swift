@@ -249,7 +249,15 @@ extension Engine {
                     return out(.canProceed(p.deviceActivityScoreSoonAfterLock),
                                .processingBeforeIdle(p.idleBeforeProcessing), next: idleAt)
                 }
-                return out(.canProceed(1), .idleSince(lockedSince))
+                // Idle: as quiet as the person's past days say the coming hour will be [O].
+                let changes = scheduler.deviceUse.predictionChanges(afterWall: wall(now)) - wallClockOffset
+                if let predicted = scheduler.deviceUse.prediction(atWall: wall(now)) {
+                    return out(.canProceed(max(p.deviceActivityScoreSoonAfterLock, predicted.quiet)),
+                               .predictedDeviceUse(usedDays: predicted.usedDays, of: predicted.observed,
+                                                   within: p.deviceUseHorizon),
+                               next: changes)
+                }
+                return out(.canProceed(1), .idleSince(lockedSince), next: changes)
             }
             return device.locked ? out(.canProceed(1), .deviceActive(false)) : out(.canProceed(0.7), .deviceActive(true))
         case .thunderingHerd:
@@ -366,6 +374,12 @@ extension Engine {
         }
         return scheduler.apps[i].usage.predictedUse(afterWall: wall(now), firstUseWall: wall(firstUse),
                                           threshold: schedulerSettings.usageProbabilityThreshold).map { $0 - wallClockOffset }
+    }
+
+    /// Brings the device-use prediction to the present (judgements only read it).
+    mutating func refreshDeviceUsePrediction() {
+        let horizonBins = Int(max(1, schedulerSettings.deviceUseHorizon / UsageHistory.bin))
+        scheduler.deviceUse.refresh(now: now, wallClockOffset: wallClockOffset, horizonBins: horizonBins)
     }
 
     /// Fills the prediction cache (the scheduler's loop is mutating; `evaluate` is not).
@@ -500,12 +514,40 @@ extension Engine {
     /// and lowers it to `processingThreshold` over the best-effort window, so
     /// a request that has waited long runs on a weaker moment. Refresh keeps
     /// one threshold.
+    ///
+    /// dasd sets the threshold from the best moment its prediction of device
+    /// use promises in the request's window and relaxes it only after that
+    /// moment has passed [O]: so a request waits in the evening for the night,
+    /// however long it has been pending. bgx holds `processingThresholdStart`
+    /// until the quietest predicted quarter-hour at or after the request became
+    /// eligible, then lowers it evenly to the window's end (dasd: in ten
+    /// steps). Without a prediction the best moment is the start.
     func thresholdScore(_ c: Candidate) -> Double {
         let p = schedulerSettings
         guard c.kind == .processing else { return p.appRefreshThreshold }
-        let since = max(c.submittedAt, c.earliest)
-        let waited = min(1, Double(max(0, now - since)) / Double(max(1, p.processingBestEffort)))
+        let (from, end) = thresholdRelaxation(c)
+        let waited = min(1, Double(max(0, now - from)) / Double(max(1, end - from)))
         return p.processingThresholdStart - (p.processingThresholdStart - p.processingThreshold) * waited
+    }
+
+    /// When a processing request's threshold starts to fall (its best predicted
+    /// moment) and when it reaches `processingThreshold` (the best-effort window's end).
+    /// The best moment is looked for from when the request may first run: its
+    /// earliest date, and the spacing after the app's last processing task.
+    func thresholdRelaxation(_ c: Candidate) -> (from: Nanoseconds, end: Nanoseconds) {
+        let p = schedulerSettings
+        let since = max(c.submittedAt, c.earliest)
+        let end = since + p.processingBestEffort
+        var eligible = since
+        if let last = scheduler.apps[Int(c.app.index)].lastProcessingEnd {
+            eligible = max(eligible, last.time + (last.success ? p.spacingProcessing : p.processingRetryDelay))
+        }
+        let weights = scheduler.processingWeights
+        let best = scheduler.deviceUse.bestMoment(atOrAfterWall: wall(eligible), floor: p.deviceActivityScoreSoonAfterLock,
+                                                  deviceActivityWeight: weights[SchedulingPolicy.deviceActivity.index],
+                                                  chargerWeight: weights[SchedulingPolicy.chargerPluggedIn.index])
+            .map { $0 - wallClockOffset } ?? since
+        return (min(best, end), end)
     }
 
     /// When `thresholdScore(c)` will have fallen to `score` (nil if it never will).
@@ -513,10 +555,10 @@ extension Engine {
         let p = schedulerSettings
         guard c.kind == .processing, p.processingThresholdStart > p.processingThreshold,
               score >= p.processingThreshold else { return nil }
-        let since = max(c.submittedAt, c.earliest)
+        let (from, end) = thresholdRelaxation(c)
         let fraction = (p.processingThresholdStart - score) / (p.processingThresholdStart - p.processingThreshold)
         // A second late, so that rounding never leaves the threshold a hair above the score.
-        return since + Nanoseconds((fraction * Double(p.processingBestEffort)).rounded(.up)) + Time.seconds(1)
+        return from + Nanoseconds((fraction * Double(end - from)).rounded(.up)) + Time.seconds(1)
     }
 
     /// ThunderingHerdPolicy [O]: after a trigger event (`ThunderingHerd`: a

@@ -51,6 +51,15 @@ struct UsageHistory: Sendable, Codable {
         d.uses += 1
     }
 
+    /// How many days the ring holds.
+    var daysCount: Int { days.count }
+
+    /// The record of day `d`, if the ring still holds it.
+    func day(_ d: Int64) -> DayUse? {
+        let record = days[Int(d % Int64(days.count))]
+        return record.day == d ? record : nil
+    }
+
     /// Days of history the predictor can draw on before `day`.
     func daysObserved(before day: Int64, firstUseWall: Nanoseconds) -> Int64 {
         min(Int64(days.count), max(0, day - firstUseWall / Time.days(1)))

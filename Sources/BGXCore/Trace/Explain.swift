@@ -467,6 +467,7 @@ extension Engine {
             guard let next = j.nextChange, next > copy.now else { return nil }
             copy.now = next
             copy.refreshPredictionCache(app)
+            copy.refreshDeviceUsePrediction()
         }
         return nil
     }
