@@ -82,14 +82,13 @@ struct OwnAppPageTests {
         device.scheduleDailyUse(of: app, sessions: [(at(12, 30), Time.minutes(3))], until: week)       // a habit
         device.run(until: week)
 
-        let events = device.events(of: app)
-        let refreshes = events.filter { $0.kindName == "task.start" }
-        let pushes = events.filter { $0.kindName == "push.deliver" }
-        let kills = events.filter { $0.kindName == "terminate" }.map { device.renderer.fields(of: $0) }
-        #expect(refreshes.count > 0)
-        #expect(pushes.count == 7)
-        #expect(kills.count == 1)   // the person's force quit, and nothing else
+        let happened = device.happenings(of: app)
+        let refresh = happened.taskStarts("com.example.pods.refresh")
+        #expect(refresh.days.count == 7, "\(refresh)")                     // a refresh every day of the week
+        #expect(refresh.on(weekdays: Recurrence.weekdays).before(12, 30).days.count == 4)  // before lunch, 4 weekdays
+        #expect(happened.pushesDelivered.days.count == 7)                  // every evening's push
+        #expect(happened.kills.isEmpty, "\(happened.kills)")                // no watchdog, no jetsam, no crash
+        #expect(happened.terminations.with("reason", "userForceQuit").on(weekdays: [0]).count == 1)
         // End of the week.
-        #expect(kills.first?.contains { $0.0 == "reason" && $0.1 == .string("userForceQuit") } == true)
     }
 }
