@@ -103,7 +103,7 @@ extension ScenarioParser {
             guard let idNode = tm["taskId"] else { throw err(t, "scheduleTask needs a taskId") }
             var task = TSBackgroundFetchCalls.ScheduledTask(taskId: try scalar(idNode, "taskId"))
             use.identifierLocations[task.taskId] = location(idNode)
-            if let n = tm["delay"] { task.delayMilliseconds = Int64(try wholeNumber(n, "delay (milliseconds)")) }
+            if let n = tm["delay"] { task.delayMilliseconds = try Int64(wholeNumber(n, "delay (milliseconds)")) }
             if let n = tm["periodic"] { task.periodic = try bool(n, "periodic") }
             if let n = tm["requiresCharging"] { task.requiresCharging = try bool(n, "requiresCharging") }
             if let n = tm["requiresNetworkConnectivity"] { task.requiresNetworkConnectivity = try bool(n, "requiresNetworkConnectivity") }
@@ -220,7 +220,7 @@ extension ScenarioParser {
                                         + "leave it out of 'on:' — `bgx plugin FILE` shows what it does")
                 }
                 // The app's own launch code runs with the plugin's native registrations, before the script starts.
-                let native = actions.prefix { if case .register = $0.action { true } else { false } }
+                let native = actions.prefix { Self.isRegistration($0.action) }
                 spec.handlers[entry.handler] = Array(native) + own + actions.dropFirst(native.count)
             } else {
                 spec.handlers[entry.handler] = actions
@@ -229,5 +229,10 @@ extension ScenarioParser {
         }
         spec.plugin = use
         spec.pluginExpansion = expansion
+    }
+
+    static func isRegistration(_ action: ScenarioApp.Action) -> Bool {
+        if case .register = action { return true }
+        return false
     }
 }
