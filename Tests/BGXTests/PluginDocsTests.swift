@@ -6,7 +6,7 @@ import Testing
 /// every run a page shows is what bgx prints for it — each marked
 /// `<!-- file: PATH -->` or `<!-- run: bgx ARGUMENTS -->` before its block,
 /// paths relative to docs/plugins/. A shown line must be a line of the real
-/// output (`…` stands for lines left out).
+/// output (`…` stands for lines left out; a `$ ` line shows the command).
 @Suite("docs/plugins: the pages' scenarios and runs are real")
 struct PluginDocsTests {
     static let folder = repositoryRoot.appendingPathComponent("docs/plugins")
@@ -65,7 +65,7 @@ struct PluginDocsTests {
             #expect(words.first == "bgx", "\(page):\(s.line): a run starts with bgx")
             let out = try CommandLineTests().bgx(Array(words.dropFirst()), in: Self.folder)
             let real = Set((out.stdout + out.stderr).components(separatedBy: "\n").map { Self.trimmed($0) })
-            for line in s.block.map(Self.trimmed) where !line.isEmpty && line != "…" {
+            for line in s.block.map(Self.trimmed) where !line.isEmpty && line != "…" && !line.hasPrefix("$ ") {
                 #expect(real.contains(line), "\(page):\(s.line): '\(line)' is not a line bgx printed:\n\(out.stdout)\(out.stderr)")
             }
         }
