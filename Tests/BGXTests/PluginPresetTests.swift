@@ -87,7 +87,7 @@ struct PluginPresetTests {
     @Test("Flutter's and React Native's bridges cut the delay to whole seconds; Capacitor's keeps the milliseconds")
     func delayUnits() throws {
         for (name, expected) in [("background_fetch", "1s"), ("react-native-background-fetch", "1s"),
-                                 ("@transistorsoft/capacitor-background-fetch", "1.5s")] {
+                                 ("\"@transistorsoft/capacitor-background-fetch\"", "1.5s")] {
             let e = try Self.expansion(Self.app(Self.fetchPlist, """
                       name: \(name)
                       scheduleTask: [{taskId: com.transistorsoft.nightly, delay: 1500}]
@@ -107,6 +107,9 @@ struct PluginPresetTests {
             """))
         #expect(Self.lines(e, "didFinishLaunching") == ["register: com.transistorsoft.fetch", "wait: 1s"])
         #expect(e.notes.contains { $0.contains("scheduleTask('com.example.sync') fails") })
+        let sync = try #require(e.task("com.example.sync"))
+        #expect(!sync.registeredAtLaunch && sync.resubmits.hasPrefix("never"))
+        #expect(Self.lines(e, "task com.example.sync").isEmpty)
     }
 
     @Test("iOS 12: no BGTaskScheduler — configure sets the minimum background fetch interval, the fetch comes through performFetch")

@@ -4,6 +4,8 @@
 public enum PluginTemplate {
     public static func scenario(for name: String) -> String? {
         guard let plugin = BackgroundPlugin.named[name] else { return nil }
+        // YAML reserves a leading '@': the scoped npm name is written quoted.
+        let yamlName = name.hasPrefix("@") ? "\"\(name)\"" : name
         let head = """
             # A starting scenario for an app that uses \(name) (docs/plugins/).
             # Run it: bgx run THIS_FILE   See the native calls: bgx plugin THIS_FILE
@@ -23,7 +25,7 @@ public enum PluginTemplate {
                     backgroundModes: [fetch, processing]
                     permittedTaskIdentifiers: [com.transistorsoft.fetch, com.transistorsoft.sync]
                     plugin:
-                      name: \(name)
+                      name: \(yamlName)
                       # BackgroundFetch.configure({minimumFetchInterval: 15, stopOnTerminate: false, enableHeadless: true}, onEvent, onTimeout)
                       configure: {minimumFetchInterval: 15}
                       # BackgroundFetch.scheduleTask({taskId: 'com.transistorsoft.sync', delay: 3600000, periodic: true, requiresCharging: true})

@@ -71,7 +71,9 @@ enum TSBackgroundFetchPreset {
                                         ? "the script's onTimeout gets {taskId, timeout: true} and calls finish: setTaskCompleted(success: true)"
                                         : "the script's onTimeout does not call finish: the task is never completed"))
         }
-        for t in calls.scheduledTasks where !registeredProcessing.isEmpty {
+        for t in calls.scheduledTasks {
+            // With no processing task registered, scheduleTask submits nothing: the task is listed, never run.
+            let submitted = !registeredProcessing.isEmpty
             let registered = registeredProcessing.contains(t.taskId)
             var actions: [ScenarioApp.Action] = []
             // TSBGTask.execute schedules a periodic task again before the callback runs.
@@ -89,7 +91,8 @@ enum TSBackgroundFetchPreset {
                                       registeredAtLaunch: registered, earliestBegin: delay(t, use.plugin),
                                       requiresNetworkConnectivity: t.requiresNetworkConnectivity,
                                       requiresExternalPower: t.requiresCharging,
-                                      resubmits: t.periodic ? "at the start of each run (periodic: true), with the same delay"
+                                      resubmits: !submitted ? "never: scheduleTask fails, as no processing task was registered"
+                                        : t.periodic ? "at the start of each run (periodic: true), with the same delay"
                                         : "only when the script calls scheduleTask again (periodic: false)",
                                       onExpiry: script.finishesOnTimeout
                                         ? "the script's callback gets {taskId, timeout: true} and calls finish: setTaskCompleted(success: true)"

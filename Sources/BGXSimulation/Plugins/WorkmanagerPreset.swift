@@ -84,6 +84,8 @@ enum WorkmanagerPreset {
         e.notes.append("registration: the plugin registers an identifier at launch only if AppDelegate.swift registers it or "
                        + "an earlier session scheduled it; on the first launch after install, the Dart call registers it after "
                        + "launch, which iOS answers by ending the app (bgx check warns) — bgx runs the later launches")
+        e.notes.append("the Simulator: submit fails with unavailable (1) and the plugin only logs 'Could not schedule "
+                       + "BGAppRefreshTask' (or BGProcessingTask); nothing runs unless the debugger launches it — bgx plays a device")
         if !calls.oneOff.isEmpty {
             e.notes.append("one-off tasks run one after another in bgx's script; the plugin starts each on its own queue")
         }
