@@ -231,6 +231,19 @@ struct PluginPresetTests {
         }
     }
 
+    @Test("calls bgx does not expand yet are refused by name, not pretended")
+    func notYetSupportedCalls() {
+        for (plugin, key) in [("react-native-background-fetch", "stop"), ("workmanager", "cancelByUniqueName"),
+                              ("workmanager", "registerContinuedProcessingTask"), ("expo-background-task", "unregisterTaskAsync")] {
+            do {
+                _ = try ScenarioParser(file: "p.yaml").parse("apps:\n  - bundle: a\n    plugin: {name: \(plugin), \(key): []}\n")
+                Issue.record("\(key) accepted")
+            } catch let e as ScenarioError {
+                #expect(e.message.hasPrefix("not yet supported: ") && e.location.line == 3, "\(e)")
+            } catch { Issue.record("\(error)") }
+        }
+    }
+
     @Test("an unknown plugin or option is an error at its place, with a guess")
     func badInput() {
         do {
