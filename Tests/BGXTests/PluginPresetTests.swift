@@ -231,6 +231,34 @@ struct PluginPresetTests {
         }
     }
 
+    @Test("callback: the script's callback as scenario actions, in place of waiting 'takes'; it may not complete the task itself")
+    func callbackActions() throws {
+        let e = try Self.expansion(Self.app(Self.fetchPlist, """
+                  name: react-native-background-fetch
+                  configure: {minimumFetchInterval: 15}
+                  callback:
+                    - wait: 3s
+                    - notify: {id: headlines, body: New headlines}
+            """))
+        #expect(Self.lines(e, "task com.transistorsoft.fetch") == [
+            "submit: {identifier: com.transistorsoft.fetch, type: appRefresh, earliestBegin: 15m}", "wait: 3s",
+            "notify: {id: headlines}", "complete: true",
+        ])
+        #expect(throws: ScenarioError.self) {
+            _ = try Self.expansion(Self.app(Self.fetchPlist, """
+                      name: react-native-background-fetch
+                      callback: [{complete: true}]
+                """))
+        }
+        #expect(throws: ScenarioError.self) {
+            _ = try Self.expansion(Self.app(Self.fetchPlist, """
+                      name: react-native-background-fetch
+                      takes: 5s
+                      callback: [{wait: 5s}]
+                """))
+        }
+    }
+
     @Test("calls bgx does not expand yet are refused by name, not pretended")
     func notYetSupportedCalls() {
         for (plugin, key) in [("react-native-background-fetch", "stop"), ("workmanager", "cancelByUniqueName"),

@@ -22,6 +22,10 @@ public struct PluginUse: Sendable {
         public var startup: Nanoseconds = Time.seconds(1)
         /// How long the task callback works (asynchronously, off the main thread) before it finishes.
         public var takes: Nanoseconds = Time.seconds(5)
+        /// What the callback does, as scenario actions (`callback:`), in place of waiting `takes`.
+        public var callback: [ScenarioApp.Action]?
+        /// The callback's actions: the scenario's, or a wait of `takes`.
+        public var work: [ScenarioApp.Action] { callback ?? [.wait(takes)] }
         /// Whether the timeout callback calls `finish(taskId)` (TSBackgroundFetch plugins).
         public var finishesOnTimeout = true
         /// What the Dart task returns (workmanager): `true` completes with success.

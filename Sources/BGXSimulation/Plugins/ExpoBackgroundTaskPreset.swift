@@ -24,7 +24,7 @@ enum ExpoBackgroundTaskPreset {
         e.handlers.append(.init(handler: .didFinishLaunching, actions: launch,
                                 why: "the AppDelegate subscriber registers the worker; when the script registers its tasks "
                                     + "(at every start, TaskManager restores them) the first one cancels and submits the worker"))
-        e.handlers.append(.init(handler: .task(identifier), actions: [.wait(script.takes), .complete(.task(success: true))] + schedule,
+        e.handlers.append(.init(handler: .task(identifier), actions: script.work + [.complete(.task(success: true))] + schedule,
                                 why: "runs every registered JavaScript task, completes with success, then reschedules the worker"))
         e.handlers.append(.init(handler: .expire(identifier), actions: [.complete(.task(success: false))] + schedule,
                                 why: "the expiration handler completes with failure and reschedules the worker"))

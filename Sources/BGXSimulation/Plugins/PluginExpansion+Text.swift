@@ -48,6 +48,9 @@ extension PluginExpansion {
             if s.requiresNetworkConnectivity { fields.append("requiresNetworkConnectivity: true") }
             if s.requiresExternalPower { fields.append("requiresExternalPower: true") }
             return "submit: {" + fields.joined(separator: ", ") + "}"
+        case let .notify(n): return "notify: {id: \(n.id)}"
+        case let .download(d): return "download: {session: \(d.session), bytes: \(d.bytes)}"
+        case let .allocate(bytes): return "allocate: \(bytes)B"
         default: return "\(action)"
         }
     }

@@ -5,7 +5,7 @@ import Yams
 /// An app's `plugin:` key (docs/plugins/): the plugin's name, the options its
 /// script passes, and how the script behaves.
 extension ScenarioParser {
-    static let pluginCommonKeys = ["name", "startup", "takes"]
+    static let pluginCommonKeys = ["name", "startup", "takes", "callback"]
     /// Calls the plugins offer that bgx does not expand yet: recognised, and refused by name.
     static let pluginCallsNotYetSupported: [String: String] = [
         "stop": "BackgroundFetch.stop(taskId) (cancelling requests from the script)",
@@ -49,7 +49,7 @@ extension ScenarioParser {
         "inputData": "passed to the Dart task; no effect on scheduling",
     ]
 
-    func pluginUse(_ node: Node) throws -> PluginUse {
+    func pluginUse(_ node: Node, _ context: MomentContext, device: DeviceState) throws -> PluginUse {
         let m = try mapping(node, "plugin", known: nil)
         guard let nameNode = m["name"] else { throw err(node, "'plugin:' needs a 'name:' (react-native-background-fetch, workmanager, …)") }
         let name = try scalar(nameNode, "name")
@@ -71,6 +71,19 @@ extension ScenarioParser {
         var use = PluginUse(plugin: plugin, writtenName: name, calls: .expoBackgroundTask(.init()), location: location(node))
         if let n = m["startup"] { use.script.startup = try duration(n, "startup") }
         if let n = m["takes"] { use.script.takes = try duration(n, "takes") }
+        if let n = m["callback"] {
+            if m["takes"] != nil { throw err(n, "write 'takes' or 'callback', not both: a callback's own wait and work say how long it takes") }
+            let list = try actions(n, context, device: device)
+            for a in list {
+                switch a.action {
+                case .complete, .register, .progress, .updateTitle, .submitContinued:
+                    throw ScenarioError(a.location, "a plugin's callback cannot '\(PluginExpansion.yaml(a.action).split(separator: ":").first ?? "")': "
+                                        + "\(name) registers and completes its tasks itself when your callback finishes")
+                default: break
+                }
+            }
+            use.script.callback = list.map(\.action)
+        }
         switch plugin {
         case .tsBackgroundFetch:
             use.calls = .tsBackgroundFetch(try fetchCalls(m, &use))
@@ -222,8 +235,8 @@ extension ScenarioParser {
 
     /// `plugin:`: the native calls the plugin makes become the app's handlers;
     /// `didFinishLaunching` runs the plugin's part first, then the app's own.
-    func addPlugin(_ node: Node, to spec: inout ScenarioApp.Spec, _ context: MomentContext) throws {
-        let use = try pluginUse(node)
+    func addPlugin(_ node: Node, to spec: inout ScenarioApp.Spec, _ context: MomentContext, device: DeviceState) throws {
+        let use = try pluginUse(node, context, device: device)
         let expansion = PluginExpansion.expand(use, manifest: spec.manifest, profile: context.profile)
         for entry in expansion.handlers {
             let actions = entry.actions.map { ScenarioApp.LocatedAction(action: $0, location: use.location) }

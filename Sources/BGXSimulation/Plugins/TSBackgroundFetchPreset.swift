@@ -53,9 +53,9 @@ enum TSBackgroundFetchPreset {
         if calls.minimumFetchInterval != nil || fetchRegistered {
             // handleBGAppRefreshTask resubmits first, then hands the event to the script.
             e.handlers.append(.init(handler: .task(fetchIdentifier),
-                                    actions: [.submit(ScenarioApp.Submit(identifier: fetchIdentifier, kind: .appRefresh,
+                                    actions: [ScenarioApp.Action.submit(ScenarioApp.Submit(identifier: fetchIdentifier, kind: .appRefresh,
                                                                          earliestBegin: fetchInterval ?? 0)),
-                                              .wait(script.takes), .complete(.task(success: true))],
+                                             ] + script.work + [.complete(.task(success: true))],
                                     why: "the fetch event: the library submits the next request at once, the script's "
                                         + "callback works, BackgroundFetch.finish(taskId) completes the task with success"))
             e.handlers.append(.init(handler: .expire(fetchIdentifier),
@@ -78,7 +78,7 @@ enum TSBackgroundFetchPreset {
             var actions: [ScenarioApp.Action] = []
             // TSBGTask.execute schedules a periodic task again before the callback runs.
             if t.periodic { actions.append(.submit(request(t, use.plugin))) }
-            actions += [.wait(script.takes), .complete(.task(success: true))]
+            actions += script.work + [.complete(.task(success: true))]
             if registered {
                 e.handlers.append(.init(handler: .task(t.taskId), actions: actions,
                                         why: "the scheduleTask event" + (t.periodic ? ": periodic, so submitted again first" : "")
@@ -98,7 +98,7 @@ enum TSBackgroundFetchPreset {
                                         ? "the script's callback gets {taskId, timeout: true} and calls finish: setTaskCompleted(success: true)"
                                         : "the script does not call finish: the task is never completed"))
         }
-        e.handlers.append(.init(handler: .performFetch, actions: [.wait(script.takes), .complete(.fetch(.newData))],
+        e.handlers.append(.init(handler: .performFetch, actions: script.work + [.complete(.fetch(.newData))],
                                 why: "the AppDelegate's performFetchWithCompletionHandler, used only after the fallback below"))
         e.notes.append("fallback: when submitting the fetch request fails with BGTaskSchedulerErrorUnavailable (1) — "
                        + "the iOS Simulator — the library calls setMinimumBackgroundFetchInterval instead and the fetch comes "
@@ -130,7 +130,7 @@ enum TSBackgroundFetchPreset {
         if let minutes = calls.minimumFetchInterval { launch.append(.setMinimumBackgroundFetchInterval(Time.minutes(minutes))) }
         e.handlers.append(.init(handler: .didFinishLaunching, actions: launch,
                                 why: "no BGTaskScheduler before iOS 13: configure calls setMinimumBackgroundFetchInterval"))
-        e.handlers.append(.init(handler: .performFetch, actions: [.wait(use.script.takes), .complete(.fetch(.newData))],
+        e.handlers.append(.init(handler: .performFetch, actions: use.script.work + [.complete(.fetch(.newData))],
                                 why: "the fetch event comes through performFetchWithCompletionHandler; finish calls it with newData"))
         for t in calls.scheduledTasks {
             e.notes.append("scheduleTask('\(t.taskId)') fails: \"Background procssing tasks are only available with iOS 13+\"")

@@ -42,8 +42,8 @@ enum WorkmanagerPreset {
         for p in calls.processing { launch.append(.submit(request(p))) }
         // A one-off task: a background task begun now, the Dart task after the delay, then ended.
         for o in calls.oneOff {
-            launch += [.beginBackgroundTask(o.uniqueName), .wait(o.initialDelay ?? 0), .wait(script.takes),
-                       .endBackgroundTask(o.uniqueName)]
+            launch += [ScenarioApp.Action.beginBackgroundTask(o.uniqueName), .wait(o.initialDelay ?? 0)] + script.work
+                + [.endBackgroundTask(o.uniqueName)]
         }
         e.handlers.append(.init(handler: .didFinishLaunching, actions: launch,
                                 why: "AppDelegate's WorkmanagerPlugin.register… calls, then the plugin re-registering what "
@@ -56,8 +56,8 @@ enum WorkmanagerPreset {
         for p in calls.periodic {
             let delay = resubmitDelay[p.uniqueName] ?? p.initialDelay
             e.handlers.append(.init(handler: .task(p.uniqueName),
-                                    actions: [.submit(ScenarioApp.Submit(identifier: p.uniqueName, kind: .appRefresh, earliestBegin: delay)),
-                                              .wait(script.takes), .complete(.task(success: script.succeeds))],
+                                    actions: [ScenarioApp.Action.submit(ScenarioApp.Submit(identifier: p.uniqueName, kind: .appRefresh, earliestBegin: delay)),
+                                             ] + script.work + [.complete(.task(success: script.succeeds))],
                                     why: "handlePeriodicTask: submits the next request first, runs the Dart task, completes "
                                         + "with success when it returned true"))
             e.handlers.append(.init(handler: .expire(p.uniqueName), actions: [],
@@ -70,7 +70,7 @@ enum WorkmanagerPreset {
                                       onExpiry: "logs only; the task is not completed"))
         }
         for p in calls.processing {
-            e.handlers.append(.init(handler: .task(p.uniqueName), actions: [.wait(script.takes), .complete(.task(success: script.succeeds))],
+            e.handlers.append(.init(handler: .task(p.uniqueName), actions: script.work + [.complete(.task(success: script.succeeds))],
                                     why: "handleBGProcessingTask: runs the Dart task in an operation and completes with success "
                                         + "unless it was cancelled; not submitted again"))
             e.handlers.append(.init(handler: .expire(p.uniqueName), actions: [.complete(.task(success: false))],

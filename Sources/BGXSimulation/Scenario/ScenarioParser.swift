@@ -422,7 +422,7 @@ public struct ScenarioParser {
         var spec = ScenarioApp.Spec(manifest: manifest, handlers: handlers, location: location(node),
                                     handlerLocations: handlerLocations)
         spec.infoPlist = infoPlist
-        if let n = m["plugin"] { try addPlugin(n, to: &spec, context) }
+        if let n = m["plugin"] { try addPlugin(n, to: &spec, context, device: device) }
         return spec
     }
 
