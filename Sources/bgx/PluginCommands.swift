@@ -18,8 +18,8 @@ struct PluginCommand: ParsableCommand {
             throw fail("error: no app '\(app)'")
         }
         guard !apps.isEmpty else {
-            throw fail("error: \(app.map { "'\($0)' names" } ?? "no app of \(scenario) names") no background plugin "
-                       + "(an app's 'plugin:' key; known: \(BackgroundPlugin.named.keys.sorted().joined(separator: ", ")))")
+            throw fail("error: " + (app.map { "'\($0)' names no background plugin" } ?? "no app of \(scenario) names a background plugin")
+                       + " (an app's 'plugin:' key; known: \(BackgroundPlugin.named.keys.sorted().joined(separator: ", ")))")
         }
         print(apps.map { $0.pluginExpansion!.text(bundle: $0.manifest.bundleIdentifier) }.joined(separator: "\n"), terminator: "")
     }
