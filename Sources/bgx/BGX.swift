@@ -10,8 +10,8 @@ struct BGX: ParsableCommand {
         abstract: "The iOS background-execution system, simulated in virtual time.",
         discussion: exitCodes + "\n\nShell completion: bgx --generate-completion-script bash|zsh|fish",
         version: "bgx \(version)",
-        subcommands: [Run.self, Demo.self, Explain.self, Check.self, Bench.self, DasdLogCommand.self, Daemon.self, Ctl.self,
-                      Fleet.self])
+        subcommands: [Run.self, Demo.self, Explain.self, Check.self, PluginCommand.self, Init.self, Bench.self,
+                      DasdLogCommand.self, Daemon.self, Ctl.self, Fleet.self])
 
     static let version = "0.1.0"
     /// What every command's exit status means, for `--help`.
@@ -142,7 +142,14 @@ func runScenario(_ scenario: Scenario, seed: UInt64?, tracePath: String?, json: 
         console.say()
     }
     console.say("Summary (\(scenario.profile.name) profile, \(Time.describe(scenario.duration)), seed \(seed ?? scenario.seed)):")
-    for summary in summaries { console.say(summary.text, terminator: "") }
+    for summary in summaries {
+        console.say(summary.text, terminator: "")
+        // An app that uses a background plugin: its tasks in the plugin's words.
+        if let expansion = scenario.apps.first(where: { $0.manifest.bundleIdentifier == summary.bundleIdentifier })?.pluginExpansion,
+           let id = device.app(summary.bundleIdentifier) {
+            for line in expansion.summaryLines(events: device.events(of: id), names: device.renderer) { console.say(line) }
+        }
+    }
     if !run.results.isEmpty {
         console.say("\nExpectations:")
         for r in run.results {
@@ -263,7 +270,11 @@ struct Explain: ParsableCommand {
             let engine = run.device.engine
             print(try explainedAppJSON(bundle: bundle, at: engine.clockText(moment), explained, clockText: engine.clockText))
         } else {
-            print(explanations.map(\.text).joined(separator: "\n"), terminator: "")
+            // A plugin's task: first in the plugin's words, then iOS's reason beneath.
+            let expansion = s.apps.first { $0.manifest.bundleIdentifier == bundle }?.pluginExpansion
+            print(explanations.map { e in
+                expansion?.headline(e).map { $0 + "\n" + e.text } ?? e.text
+            }.joined(separator: "\n"), terminator: "")
             // With --app: each controller's section — transfers, pushes, fetch, launches, … (its dump in words).
             if task == nil {
                 var shown = !explanations.isEmpty

@@ -135,13 +135,16 @@ public enum InfoPlist {
                     usage.taskIdentifiers.append(words[1])
                 }
             }
+            // After a `wait` the callback has returned: a submit there no longer holds up the launch.
+            var launching = handler == .didFinishLaunching
             for a in actions {
+                if case .wait = a.action { launching = false }
                 switch a.action {
                 case let .register(id): usage.taskIdentifiers.append(id)
                 case let .submit(s):
                     usage.taskIdentifiers.append(s.identifier)
                     usage.submittedTaskIdentifiers.append(s.identifier)
-                    if handler == .didFinishLaunching { usage.submitsDuringLaunch.append("line \(a.location.line)") }
+                    if launching { usage.submitsDuringLaunch.append("line \(a.location.line)") }
                     if let mode = s.kind.requiredMode {
                         usage.modesUsed.append((mode, "'submit' (\(s.kind), line \(a.location.line))"))
                     }

@@ -13,6 +13,11 @@ public final class ScenarioApp: HostedApp {
         public var location: SourceLocation
         /// Where each handler's key is written, for `bgx check`'s findings.
         public var handlerLocations: [Handler: SourceLocation] = [:]
+        /// The Info.plist the manifest was read from (`infoPlist:`), as its path.
+        public var infoPlist: String?
+        /// The background plugin the app uses (`plugin:`), and what it does natively.
+        public var plugin: PluginUse?
+        public var pluginExpansion: PluginExpansion?
     }
 
     public enum Handler: Hashable, Sendable, CustomStringConvertible {

@@ -19,6 +19,7 @@ public enum ScenarioCheck {
             }
             findings += ManifestCheck.check(app.manifest, usage: usage, profile: scenario.profile)
         }
+        findings += PluginCheck.findings(scenario)
         findings += LaunchHandlerCheck.findings(scenario)
         findings += PushCheck.findings(scenario)
         findings += DataProtectionCheck.findings(scenario)

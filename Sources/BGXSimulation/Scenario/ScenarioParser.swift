@@ -30,8 +30,8 @@ public struct ScenarioParser {
     static let deviceKeys = ["battery", "charging", "network", "bandwidth", "lowPowerMode", "backgroundAppRefresh",
                              "passcode", "memory", "multitasking", "thermal", "timeZone", "cpuLoad", "memoryPressure",
                              "cameraActive", "backgroundGPU"]
-    static let appKeys = ["bundle", "backgroundModes", "permittedTaskIdentifiers", "exitsOnSuspend", "memory",
-                          "backgroundAppRefresh", "extensionOf", "sounds", "on"]
+    static let appKeys = ["bundle", "infoPlist", "backgroundModes", "permittedTaskIdentifiers", "exitsOnSuspend", "memory",
+                          "backgroundAppRefresh", "extensionOf", "sounds", "plugin", "on"]
     static let lifecycleHandlers: [String: ScenarioApp.Handler] = [
         "didFinishLaunching": .didFinishLaunching, "didBecomeActive": .didBecomeActive,
         "willResignActive": .willResignActive, "didEnterBackground": .didEnterBackground,
@@ -339,6 +339,13 @@ public struct ScenarioParser {
             throw err(bundleNode, "a bundle identifier cannot be empty or contain spaces")
         }
         var manifest = AppManifest(bundleIdentifier: bundle)
+        var infoPlist: String?
+        if let n = m["infoPlist"] {
+            (manifest, infoPlist) = try appInfoPlist(n, bundle: bundle)
+            for key in ["backgroundModes", "permittedTaskIdentifiers", "exitsOnSuspend"] where m[key] != nil {
+                throw err(m.keyNodes[key]!, "'\(key)' is read from the app's Info.plist (\(infoPlist!)); write it in one place")
+            }
+        }
         if let n = m["backgroundModes"] {
             for modeNode in try sequence(n, "backgroundModes") {
                 let name = try scalar(modeNode, "a background mode")
@@ -412,8 +419,11 @@ public struct ScenarioParser {
                 handlerLocations[handler] = location(hm.keyNodes[name]!)
             }
         }
-        return ScenarioApp.Spec(manifest: manifest, handlers: handlers, location: location(node),
-                                handlerLocations: handlerLocations)
+        var spec = ScenarioApp.Spec(manifest: manifest, handlers: handlers, location: location(node),
+                                    handlerLocations: handlerLocations)
+        spec.infoPlist = infoPlist
+        if let n = m["plugin"] { try addPlugin(n, to: &spec, context, device: device) }
+        return spec
     }
 
     func handlerName(_ name: String, node: Node) throws -> ScenarioApp.Handler {
