@@ -53,7 +53,10 @@ func fail(_ message: String) -> ExitCode {
 /// Reads a scenario file, or standard input for `-` (its errors then say `<stdin>:LINE:COL`).
 func loadScenario(_ path: String) throws -> Scenario {
     do {
-        guard path == "-" else { return try ScenarioParser.parse(contentsOf: path) }
+        guard path == "-" else {
+            noteIfLargeInDebugBuild(path)
+            return try ScenarioParser.parse(contentsOf: path)
+        }
         let data = FileHandle.standardInput.readDataToEndOfFile()
         guard let text = String(data: data, encoding: .utf8) else {
             throw fail("error: <stdin>:1:1: the input is not UTF-8 text")
@@ -62,6 +65,20 @@ func loadScenario(_ path: String) throws -> Scenario {
     } catch let error as ScenarioError {
         throw fail(error.description)
     }
+}
+
+/// Reading and running a scenario of megabytes is slow in a debug build (the
+/// YAML library and the engine unoptimised): it says so, and how to get the fast one.
+func noteIfLargeInDebugBuild(_ path: String) {
+    #if DEBUG
+    let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+    guard size >= 2_000_000 else { return }
+    standardError("""
+        note: this bgx is a debug build, which reads and runs a scenario of \(size / 1_000_000) MB several times \
+        slower than release: swift run -c release bgx …
+
+        """)
+    #endif
 }
 
 /// Where words for people go: standard output — or standard error when
@@ -111,6 +128,15 @@ func runScenario(_ scenario: Scenario, seed: UInt64?, tracePath: String?, json: 
             for e in events { chunk += r.jsonLine(e); chunk += "\n" }
             if let h = traceHandle { h.write(Data(chunk.utf8)) } else { print(chunk, terminator: "") }
         }
+    }
+    // A long run says how far it has come on stderr (nothing for one that ends within two seconds).
+    var progress = RunProgress(duration: scenario.duration, terminal: isatty(2) == 1,
+                               startedAt: ProcessInfo.processInfo.systemUptime)
+    var reached: Nanoseconds = 0
+    while reached < scenario.duration {
+        reached = min(scenario.duration, reached + Time.days(1))
+        run.run(until: reached)
+        if let line = progress.line(simulated: reached, now: ProcessInfo.processInfo.systemUptime) { standardError(line) }
     }
     run.run()
     try? traceHandle?.close()

@@ -179,19 +179,31 @@ public struct DecisionStory {
             let toUser = d.filter { $0["to"] == "user" }.count
             out.append("\(type) pushes: \(d.count) delivered"
                        + (toUser > 0 ? " (\(toUser) shown to the person)" : ""))
+            // Events are in time order: one pass finds, for each held push, the next delivery to the app
+            // and whether a newer push replaced it before then (a scan per push was quadratic).
+            let toApp = d.filter { $0["to"] == "app" }.map(\.time)
+            let replaced = dropped.filter { $0["type"] == type && $0["held"] == "false" && $0["reason"].hasPrefix("replaced") }
+                .map(\.time)
+            var nextDelivery = 0, nextReplaced = 0, shown = 0, more = 0
             for e in dropped where e["type"] == type {
+                guard shown < Self.pushLinesPerType else { more += 1; continue }
+                shown += 1
                 var line = "  \(clock(e.time))  \(e["held"] == "true" ? "" : "dropped: ")\(e["reason"])"
-                if e["held"] == "true",
-                   let next = d.first(where: { $0.time > e.time && $0["to"] == "app" }),
-                   !dropped.contains(where: { $0.time > e.time && $0.time <= next.time && $0["type"] == type
-                                                  && $0["held"] == "false" && $0["reason"].hasPrefix("replaced") }) {
-                    line += " → delivered \(clock(next.time))"
+                while nextDelivery < toApp.count, toApp[nextDelivery] <= e.time { nextDelivery += 1 }
+                while nextReplaced < replaced.count, replaced[nextReplaced] <= e.time { nextReplaced += 1 }
+                if e["held"] == "true", nextDelivery < toApp.count,
+                   !(nextReplaced < replaced.count && replaced[nextReplaced] <= toApp[nextDelivery]) {
+                    line += " → delivered \(clock(toApp[nextDelivery]))"
                 }
                 out.append(line)
             }
+            if more > 0 { out.append("  … and \(more) more held or dropped (every one is in --trace)") }
         }
         return out
     }
+
+    /// Held and dropped pushes listed one by one, per push type; the rest are counted.
+    public static let pushLinesPerType = 40
 
     /// One line each: background tasks expired (with their names), kills,
     /// lost changes, and every other refusal or drop, grouped by reason.
