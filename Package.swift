@@ -4,6 +4,9 @@ import PackageDescription
 // Swift 5 language mode: app code written against BGXApp is ordinary,
 // single-threaded iOS-style code driven by the device's executor.
 let v5: [SwiftSetting] = [.swiftLanguageMode(.v5)]
+// Swift 6 language mode: app code that BGXKit's declarations (their isolation,
+// their `@Sendable` handlers) must compile as the iOS SDK's do.
+let v6: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 
 let package = Package(
     name: "bgx",
@@ -144,6 +147,10 @@ let package = Package(
         .target(name: "MessengerExample", dependencies: ["BGXKit"], path: "Examples/Messenger", swiftSettings: v5),
         .target(name: "CallerExample", dependencies: ["BGXKit"], path: "Examples/Caller", swiftSettings: v5),
         .target(name: "CatalogSyncExample", dependencies: ["BGXKit"], path: "Examples/CatalogSync", swiftSettings: v5),
+        // Examples written in Swift 6 language mode, as new apps are: a scene-based app and a
+        // SwiftUI-lifecycle one.
+        .target(name: "FieldNotesExample", dependencies: ["BGXKit"], path: "Examples/FieldNotes", swiftSettings: v6),
+        .target(name: "PodcastsExample", dependencies: ["BGXKit"], path: "Examples/Podcasts", swiftSettings: v6),
         // Examples/ColorFeed's unchanged AppDelegate as a real process under `bgx daemon`.
         .executableTarget(
             name: "colorfeed-live", dependencies: ["ColorFeedExample", "BGXKit", "BGXLiveApp"],
@@ -155,7 +162,7 @@ let package = Package(
         .testTarget(
             name: "BGXKitTests",
             dependencies: ["BGXKit", "BGXSimulation", "BGXCore", "ColorFeedExample", "MessengerExample",
-                           "CallerExample", "CatalogSyncExample"],
+                           "CallerExample", "CatalogSyncExample", "FieldNotesExample", "PodcastsExample"],
             swiftSettings: v5),
         .testTarget(
             name: "BGXTests",

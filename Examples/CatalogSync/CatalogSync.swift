@@ -133,9 +133,10 @@ public final class CatalogAppDelegate: UIResponder, UIApplicationDelegate {
         task.expirationHandler = {
             self.queue.cancelAllOperations()
         }
+        let store = store
         operation.completionBlock = {
             let finished = operation.reachedEnd && !operation.isCancelled
-            self.store.recordSync(pages: operation.pagesSaved, finished: finished)
+            store.recordSync(pages: operation.pagesSaved, finished: finished)
             task.setTaskCompleted(success: finished)
         }
         queue.addOperation(operation)

@@ -8,7 +8,7 @@ import Testing
 /// wraps a download delegate: a continuation kept by task, resumed in
 /// `didFinishDownloadingTo`.
 final class AwaitingDownloader: UIResponder, UIApplicationDelegate, URLSessionDownloadDelegate {
-    static let journal = Journal()
+    nonisolated static let journal = Journal()
     var session: URLSession?
     var finishEvents: (() -> Void)?
     var waiting: [Int: CheckedContinuation<Void, Never>] = [:]

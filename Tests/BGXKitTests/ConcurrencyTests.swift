@@ -6,7 +6,7 @@ import Testing
 
 /// Fetches with async/await from a BGTask launch handler, as current iOS code does.
 final class AsyncRefreshDelegate: UIApplicationDelegate {
-    static let journal = Journal()
+    nonisolated static let journal = Journal()
     static let identifier = "com.example.async.refresh"
 
     func application(_ application: UIApplication,
@@ -42,7 +42,7 @@ final class AsyncRefreshDelegate: UIApplicationDelegate {
 
 /// Sleeps with `Task.sleep(nanoseconds:)` when sent to the background, with no time asked for.
 final class SleepingTaskDelegate: UIApplicationDelegate {
-    static let journal = Journal()
+    nonisolated static let journal = Journal()
     func applicationDidEnterBackground(_ application: UIApplication) {
         let start = Date()
         Task {
