@@ -6,6 +6,7 @@
 // them. Written in Swift 6 language mode.
 #if canImport(SwiftUI)
 import SwiftUI
+import UIKit
 import BackgroundTasks
 #else
 import BGXKit
@@ -20,7 +21,12 @@ public struct PodcastsApp: App {
 
     public init(library: Library) {
         self.library = library
-        library.scheduleRefresh()
+        // The first refresh is asked for when the app leaves the screen (in `init`, SwiftUI has not
+        // registered the action's handler yet); each refresh asks for the next.
+        _ = NotificationCenter.default.addObserver(forName: UIApplication.didEnterBackgroundNotification,
+                                                   object: UIApplication.shared, queue: nil) { _ in
+            library.scheduleRefresh()
+        }
     }
 
     public var body: some Scene {

@@ -116,15 +116,18 @@ open class AVAudioPlayer: NSObject {
         if isPlaying { return true }
         let remaining: TimeInterval? = numberOfLoops < 0 || duration == 0
             ? nil : max(0, duration * Double(numberOfLoops + 1) - position)
-        guard player.play(for: remaining) else { return false }
+        // The player itself ends the sound (a main-thread job while the audio still holds the app
+        // running), so its delegate hears of the end before the app can be suspended, as on iOS.
+        guard player.play(for: nil) else { return false }
         playingSince = now
         generation += 1
         if let remaining {
             let playing = generation
             connection.asyncAfter(seconds: remaining) { [weak self] in
-                guard let self, self.generation == playing, self.playingSince != nil else { return }
+                guard let self, self.generation == playing, self.playingSince != nil, self.player.isPlaying else { return }
                 self.playingSince = nil
                 self.position = 0
+                self.player.stop()
                 self.delegate?.audioPlayerDidFinishPlaying(self, successfully: true)
             }
         }

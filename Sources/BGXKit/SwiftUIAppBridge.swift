@@ -32,6 +32,26 @@ final class SwiftUIAppBridge: ApplicationDelegate {
         }
     }
 
+    // `UIApplication`'s notifications, which a SwiftUI app's code observes for the
+    // lifecycle (it has no delegate); object the `UIApplication`.
+    private func post(_ name: Notification.Name, _ application: Application) {
+        NotificationCenter.default.post(name: name, object: application)
+    }
+    func application(_ application: Application, didFinishLaunchingWithOptions options: LaunchOptions?) -> Bool {
+        post(Application.didFinishLaunchingNotification, application)
+        return true
+    }
+    func applicationDidBecomeActive(_ application: Application) { post(Application.didBecomeActiveNotification, application) }
+    func applicationWillResignActive(_ application: Application) { post(Application.willResignActiveNotification, application) }
+    func applicationDidEnterBackground(_ application: Application) { post(Application.didEnterBackgroundNotification, application) }
+    func applicationWillEnterForeground(_ application: Application) {
+        post(Application.willEnterForegroundNotification, application)
+    }
+    func applicationWillTerminate(_ application: Application) { post(Application.willTerminateNotification, application) }
+    func applicationDidReceiveMemoryWarning(_ application: Application) {
+        post(Application.didReceiveMemoryWarningNotification, application)
+    }
+
     func application(_ application: Application, handleEventsForBackgroundURLSession identifier: String,
                      completionHandler: @escaping () -> Void) {
         let action = actions.first { if case .urlSession(identifier) = $0.kind { true } else { false } }

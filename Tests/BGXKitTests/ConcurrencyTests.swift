@@ -13,10 +13,12 @@ final class AsyncRefreshDelegate: UIApplicationDelegate {
                      didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?) -> Bool {
         BGTaskScheduler.shared.register(forTaskWithIdentifier: Self.identifier, using: nil) { task in
             let start = Date()
+            // The handler is the main-actor delegate's closure, so the task runs on the main actor
+            // between its awaits (`fetch` and the sleep run off it), as with iOS's own API.
             let work = Task {
                 let items = await self.fetch()
                 try await Task.sleep(for: .seconds(10))
-                await self.show(items, since: start)
+                self.show(items, since: start)
                 task.setTaskCompleted(success: true)
             }
             task.expirationHandler = { work.cancel() }

@@ -57,8 +57,9 @@ struct FieldNotesExampleTests {
         // 14 notes written; the last syncs after the week's last visit put them all on the server.
         let store = try #require(launches.stores.last)
         #expect(store.count == 14 || launches.stores.count > 1)
-        let synced = device.traceLines.filter { $0.contains("\"notification.deliver\"") && $0.contains("notes synced") }
-        #expect(!synced.isEmpty)
+        let synced = device.traceLines.filter { $0.contains("\"notification.deliver\"") && $0.contains("synced\"") }
+        #expect(synced.count == completions.count - log.filter { $0.hasPrefix("sync 0") }.count,
+                "one alert per sync that uploaded notes")
         #expect(!device.traceLines.contains { $0.contains("\"notification.drop\"") })
     }
 

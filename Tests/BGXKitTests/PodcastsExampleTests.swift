@@ -12,7 +12,9 @@ import Testing
 struct PodcastsExampleTests {
     final class Launches { var libraries: [Library] = [] }
 
-    /// The person opens the app at 20:00 for half an hour every day of a week.
+    /// The person opens the app at 20:00 for half an hour every day of a week, and the
+    /// phone charges from 23:00 to 07:00 (downloads queued in the background are
+    /// discretionary: they wait for power).
     static func aWeek(feedLatency: Double) -> (SimulatedDevice, AppID, Launches) {
         let device = SimulatedDevice()
         let launches = Launches()
@@ -24,10 +26,15 @@ struct PodcastsExampleTests {
             return app
         })
         for day in 0..<7 {
-            device.run(until: Time.seconds(Double(day) * 86_400 + 20 * 3_600))
+            let midnight = Double(day) * 86_400
+            device.run(until: Time.seconds(midnight + 7 * 3_600))
+            device.change(.charging(false))
+            device.run(until: Time.seconds(midnight + 20 * 3_600))
             device.perform(.launch(app))
             device.advance(seconds: 1_800)
             device.perform(.home)
+            device.run(until: Time.seconds(midnight + 23 * 3_600))
+            device.change(.charging(true))
         }
         device.run(until: Time.seconds(7 * 86_400))
         return (device, app, launches)

@@ -21,6 +21,7 @@ final class ScenesAppDelegate: UIResponder, UIApplicationDelegate {
             Self.journal.write("refresh, connected scenes: \(UIApplication.shared.connectedScenes.count)")
             task.setTaskCompleted(success: true)
         }
+        try? BGTaskScheduler.shared.submit(BGAppRefreshTaskRequest(identifier: Self.refresh))
         for name in [UIScene.willConnectNotification, UIScene.willEnterForegroundNotification, UIScene.didActivateNotification,
                      UIScene.willDeactivateNotification, UIScene.didEnterBackgroundNotification,
                      UIScene.didDisconnectNotification, UIApplication.willEnterForegroundNotification,
@@ -119,6 +120,11 @@ struct SceneLifecycleTests {
         ScenesAppDelegate.journal.entries = []
         let device = SimulatedDevice()
         let app = device.install(Self.manifest, delegate: { ScenesAppDelegate() }, sceneDelegate: { ScenesSceneDelegate() })
+        device.perform(.launch(app))   // submits the refresh request
+        device.perform(.home)
+        device.change(.reboot)         // no process left; the request stays
+        device.advance(seconds: 120)
+        ScenesAppDelegate.journal.entries = []
         #expect(device.simulateLaunch(app, identifier: ScenesAppDelegate.refresh))
         device.advance(seconds: 10)
         device.perform(.launch(app))

@@ -7,11 +7,16 @@ import Testing
 /// A SwiftUI-lifecycle app whose refresh takes `workSeconds` and stops early when cancelled.
 struct RefreshingApp: App {
     nonisolated static let journal = Journal()
-    static let refresh = "com.example.swiftui.refresh"
+    nonisolated static let refresh = "com.example.swiftui.refresh"
     nonisolated(unsafe) static var workSeconds: UInt64 = 2
 
+    /// Submits when the app leaves the screen (submitting in `init` would come before SwiftUI
+    /// has registered the action's handler, which iOS punishes).
     init() {
-        try? BGTaskScheduler.shared.submit(BGAppRefreshTaskRequest(identifier: Self.refresh))
+        _ = NotificationCenter.default.addObserver(forName: UIApplication.didEnterBackgroundNotification,
+                                                   object: UIApplication.shared, queue: nil) { _ in
+            try? BGTaskScheduler.shared.submit(BGAppRefreshTaskRequest(identifier: Self.refresh))
+        }
     }
 
     var body: some Scene {
@@ -46,6 +51,8 @@ struct SwiftUIBackgroundTaskTests {
         RefreshingApp.workSeconds = 2
         let device = SimulatedDevice()
         let app = device.install(Self.manifest) { RefreshingApp() }
+        device.perform(.launch(app))
+        device.perform(.home)          // the app submits the request
         #expect(device.simulateLaunch(app, identifier: RefreshingApp.refresh))
         device.advance(seconds: 60)
         #expect(RefreshingApp.journal.entries == ["refresh began", "refresh done"])
@@ -60,6 +67,8 @@ struct SwiftUIBackgroundTaskTests {
         defer { RefreshingApp.workSeconds = 2 }
         let device = SimulatedDevice()
         let app = device.install(Self.manifest) { RefreshingApp() }
+        device.perform(.launch(app))
+        device.perform(.home)          // the app submits the request
         #expect(device.simulateLaunch(app, identifier: RefreshingApp.refresh))
         device.advance(seconds: 5)
         #expect(device.simulateExpiration(app, identifier: RefreshingApp.refresh))
