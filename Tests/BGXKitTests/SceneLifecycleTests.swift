@@ -137,6 +137,20 @@ struct SceneLifecycleTests {
         ])
     }
 
+    @Test("Swiped away while running, a scene-based app's scene disconnects first; the app delegate still hears applicationWillTerminate, as on iOS")
+    func terminationOrder() {
+        ScenesAppDelegate.journal.entries = []
+        let device = SimulatedDevice()
+        let app = device.install(Self.manifest, delegate: { ScenesAppDelegate() }, sceneDelegate: { ScenesSceneDelegate() })
+        device.perform(.launch(app))
+        device.perform(.forceQuit(app))
+        let entries = ScenesAppDelegate.journal.entries
+        #expect(Array(entries.suffix(4)) == [
+            "scene didDisconnect", "  posted UISceneDidDisconnectNotification",
+            "app willTerminate", "  posted UIApplicationWillTerminateNotification",
+        ], "\(entries)")
+    }
+
     @Test("UIApplication.shared.delegate is the app's own delegate; an app without scenes has none connected; remote-control events are switched on and off")
     func sharedDelegate() {
         PlainDelegate.journal.entries = []
