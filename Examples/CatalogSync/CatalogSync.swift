@@ -45,8 +45,9 @@ public final class CatalogServer {
     }
 }
 
-/// What the app has synced, and where the next sync starts.
-public final class CatalogStore {
+/// What the app has synced, and where the next sync starts. Its lock lets
+/// the sync's thread and the main thread share it.
+public final class CatalogStore: @unchecked Sendable {
     private let lock = NSLock()
     public private(set) var items: [String] = []
     public private(set) var nextPage = 0
