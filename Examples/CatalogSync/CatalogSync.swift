@@ -112,7 +112,8 @@ public final class CatalogAppDelegate: UIResponder, UIApplicationDelegate {
 
     public func application(_ application: UIApplication,
                             didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?) -> Bool {
-        BGTaskScheduler.shared.register(forTaskWithIdentifier: Self.refreshIdentifier, using: nil) { task in
+        // On the main queue: in Swift 6 mode a closure made here is the delegate's main-actor code.
+        BGTaskScheduler.shared.register(forTaskWithIdentifier: Self.refreshIdentifier, using: .main) { task in
             self.handleRefresh(task as! BGAppRefreshTask)
         }
         return true
