@@ -45,8 +45,9 @@ public final class CatalogServer {
     }
 }
 
-/// What the app has synced, and where the next sync starts.
-public final class CatalogStore {
+/// What the app has synced, and where the next sync starts. Its lock lets
+/// the sync's thread and the main thread share it.
+public final class CatalogStore: @unchecked Sendable {
     private let lock = NSLock()
     public private(set) var items: [String] = []
     public private(set) var nextPage = 0
@@ -111,7 +112,8 @@ public final class CatalogAppDelegate: UIResponder, UIApplicationDelegate {
 
     public func application(_ application: UIApplication,
                             didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?) -> Bool {
-        BGTaskScheduler.shared.register(forTaskWithIdentifier: Self.refreshIdentifier, using: nil) { task in
+        // On the main queue: in Swift 6 mode a closure made here is the delegate's main-actor code.
+        BGTaskScheduler.shared.register(forTaskWithIdentifier: Self.refreshIdentifier, using: .main) { task in
             self.handleRefresh(task as! BGAppRefreshTask)
         }
         return true
@@ -133,9 +135,10 @@ public final class CatalogAppDelegate: UIResponder, UIApplicationDelegate {
         task.expirationHandler = {
             self.queue.cancelAllOperations()
         }
+        let store = store
         operation.completionBlock = {
             let finished = operation.reachedEnd && !operation.isCancelled
-            self.store.recordSync(pages: operation.pagesSaved, finished: finished)
+            store.recordSync(pages: operation.pagesSaved, finished: finished)
             task.setTaskCompleted(success: finished)
         }
         queue.addOperation(operation)

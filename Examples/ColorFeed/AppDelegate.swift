@@ -23,7 +23,8 @@ public final class AppDelegate: UIResponder, UIApplicationDelegate {
 
     public func application(_ application: UIApplication,
                             didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?) -> Bool {
-        BGTaskScheduler.shared.register(forTaskWithIdentifier: AppDelegate.refreshIdentifier, using: nil) { task in
+        // On the main queue: in Swift 6 mode a closure made here is the delegate's main-actor code.
+        BGTaskScheduler.shared.register(forTaskWithIdentifier: AppDelegate.refreshIdentifier, using: .main) { task in
             self.handleAppRefresh(task as! BGAppRefreshTask)
         }
         return true

@@ -161,6 +161,9 @@ extension Application {
             }
         case .audioInterruptionBegan:
             audioSession.interruptionHandler?()
+            // `AVAudioSession.interruptionNotification`, type `.began` (1), object the session.
+            NotificationCenter.default.post(name: AudioSession.interruptionNotification, object: audioSession,
+                                            userInfo: [AudioSession.interruptionTypeKey: UInt(1)])
         default:
             break
         }

@@ -90,10 +90,12 @@ public final class Application {
 
     public let connection: SystemConnection
     public let bundleIdentifier: String
-    public private(set) var delegate: ApplicationDelegate?
+    /// What the system calls: the app's delegate, or the adapter a host
+    /// wraps around it (BGXKit's `UIApplication.delegate` is the app's own).
+    public private(set) var applicationDelegate: ApplicationDelegate?
     /// The host sets the delegate once it exists: the delegate's `init` may
     /// already use `Application.shared` (SwiftUI's `App.init()` pattern).
-    public func attachDelegate(_ delegate: ApplicationDelegate) { self.delegate = delegate }
+    public func attachDelegate(_ delegate: ApplicationDelegate) { applicationDelegate = delegate }
     /// The process's service objects, which the system's events reach (rules §4).
     var locationManagers: [LocationManager] = []
     var accessorySessions: [AccessorySession] = []
@@ -111,7 +113,7 @@ public final class Application {
     public init(bundleIdentifier: String, connection: SystemConnection, delegate: ApplicationDelegate?) {
         self.bundleIdentifier = bundleIdentifier
         self.connection = connection
-        self.delegate = delegate
+        applicationDelegate = delegate
     }
 
     public var applicationState: State {
@@ -159,7 +161,7 @@ public final class Application {
         let token = Data(bundleIdentifier.utf8.prefix(32))
         connection.asyncAfter(seconds: 0) { [weak self] in
             guard let self else { return }
-            self.delegate?.application(self, didRegisterForRemoteNotificationsWithDeviceToken: token)
+            self.applicationDelegate?.application(self, didRegisterForRemoteNotificationsWithDeviceToken: token)
         }
     }
     public private(set) var isRegisteredForRemoteNotifications = false

@@ -22,6 +22,11 @@ public final class AudioSession {
 
     init(connection: SystemConnection) { self.connection = connection }
 
+    /// `AVAudioSession.interruptionNotification`: the app in front took the
+    /// audio; `userInfo[AVAudioSessionInterruptionTypeKey]` is `.began`.
+    public static let interruptionNotification = Notification.Name("AVAudioSessionInterruptionNotification")
+    public static let interruptionTypeKey = "AVAudioSessionInterruptionTypeKey"
+
     /// The session of the app whose code is running.
     public static func sharedInstance() -> AudioSession { Application.shared.audioSession }
 

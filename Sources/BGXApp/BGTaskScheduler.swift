@@ -102,8 +102,9 @@ public final class BGProcessingTaskRequest: BGTaskRequest {
     }
 }
 
-/// `BGTask`: handed to the launch handler.
-public class BGTask {
+/// `BGTask`: handed to the launch handler. Sendable, as the SDK's is: apps
+/// complete it from whichever thread their work ends on.
+public class BGTask: @unchecked Sendable {
     public let identifier: String
     let connection: SystemConnection
     /// Called shortly before the task's time runs out; the app must still call
@@ -124,7 +125,7 @@ public class BGTask {
     }
 }
 
-public final class BGAppRefreshTask: BGTask {}
+public final class BGAppRefreshTask: BGTask, @unchecked Sendable {}
 
 /// `BGContinuedProcessingTaskRequest` (iOS 26, rules §13): submitted from the
 /// foreground in response to the person; starts at once if it can.
@@ -159,7 +160,7 @@ public final class BGContinuedProcessingTaskRequest: BGTaskRequest {
 /// `BGContinuedProcessingTask`: conforms to `ProgressReporting`; the system
 /// shows `progress` to the person and, under resource pressure, ends first
 /// the tasks whose progress has not moved.
-public final class BGContinuedProcessingTask: BGTask {
+public final class BGContinuedProcessingTask: BGTask, @unchecked Sendable {
     /// Set `totalUnitCount` and `completedUnitCount` as the work goes; each change reaches the system.
     public private(set) lazy var progress: Progress = TaskProgress(task: self)
 
@@ -184,7 +185,7 @@ public final class BGContinuedProcessingTask: BGTask {
         }
     }
 }
-public final class BGProcessingTask: BGTask {}
+public final class BGProcessingTask: BGTask, @unchecked Sendable {}
 
 /// `UIBackgroundFetchResult`.
 public typealias BackgroundFetchResult = BGXCore.BackgroundFetchResult

@@ -32,16 +32,26 @@ public final class PKPushCredentials {
 public protocol PKPushRegistryDelegate: AnyObject {
     func pushRegistry(_ registry: PKPushRegistry, didUpdate pushCredentials: PKPushCredentials, for type: PKPushType)
     func pushRegistry(_ registry: PKPushRegistry, didReceiveIncomingPushWith payload: PKPushPayload,
-                      for type: PKPushType, completion: @escaping () -> Void)
+                      for type: PKPushType, completion: @escaping @Sendable () -> Void)
+    /// The form before iOS 11 (deprecated there, still in large apps): PushKit
+    /// calls it when the delegate does not implement the `completion:` form.
+    func pushRegistry(_ registry: PKPushRegistry, didReceiveIncomingPushWith payload: PKPushPayload, for type: PKPushType)
     func pushRegistry(_ registry: PKPushRegistry, didInvalidatePushTokenFor type: PKPushType)
 }
 
 extension PKPushRegistryDelegate {
     public func pushRegistry(_ registry: PKPushRegistry, didUpdate pushCredentials: PKPushCredentials,
                              for type: PKPushType) {}
-    /// Optional on iOS: a delegate without it reports no call, which iOS 13+ punishes.
+    /// Optional on iOS: without it PushKit calls the older form, and the
+    /// push is done when that returns.
     public func pushRegistry(_ registry: PKPushRegistry, didReceiveIncomingPushWith payload: PKPushPayload,
-                             for type: PKPushType, completion: @escaping () -> Void) { completion() }
+                             for type: PKPushType, completion: @escaping @Sendable () -> Void) {
+        pushRegistry(registry, didReceiveIncomingPushWith: payload, for: type)
+        completion()
+    }
+    /// Optional: a delegate with neither form reports no call, which iOS 13+ punishes.
+    public func pushRegistry(_ registry: PKPushRegistry, didReceiveIncomingPushWith payload: PKPushPayload,
+                             for type: PKPushType) {}
     /// Never called: bgx does not invalidate push tokens.
     public func pushRegistry(_ registry: PKPushRegistry, didInvalidatePushTokenFor type: PKPushType) {}
 }
@@ -53,8 +63,24 @@ public final class PKPushRegistry {
     /// Found when first used, in app code.
     lazy var connection: SystemConnection = Application.shared.connection
     public weak var delegate: PKPushRegistryDelegate?
+    /// Where the delegate is called (nil: the main queue).
+    let queue: DispatchQueue?
 
-    public init(queue: DispatchQueue?) {}
+    public init(queue: DispatchQueue?) { self.queue = queue }
+
+    /// Runs `call` on the registry's queue. The system's handler (a job of
+    /// the main thread, whose end is when iOS checks that a call was
+    /// reported) waits until it has returned, as PushKit's does.
+    private func onQueue(_ call: @escaping () -> Void) {
+        // On Linux each `DispatchQueue.main` is a new wrapper of the one main queue: compare labels.
+        guard let queue, queue.label != DispatchQueue.main.label else { return call() }
+        let returned = DispatchSemaphore(value: 0)
+        queue.async {
+            call()
+            returned.signal()
+        }
+        returned.wait()
+    }
 
     /// The token the registry last handed the delegate, once it has.
     public private(set) var tokenForVoIP: Data?
@@ -66,16 +92,20 @@ public final class PKPushRegistry {
                 connection.setVoIPPushHandler(nil)
                 return
             }
-            connection.setVoIPPushHandler { [weak self] completion in
+            connection.setVoIPPushHandler { [weak self, connection] completion in
                 guard let self else { return }
-                let payload = PKPushPayload(type: .voIP, dictionaryPayload: ["aps": [String: Any]()])
-                self.delegate?.pushRegistry(self, didReceiveIncomingPushWith: payload, for: .voIP, completion: completion)
+                let payload = PKPushPayload(type: .voIP,
+                                            dictionaryPayload: connection.incomingPushPayload ?? ["aps": [String: Any]()])
+                self.onQueue {
+                    self.delegate?.pushRegistry(self, didReceiveIncomingPushWith: payload, for: .voIP) { completion() }
+                }
             }
             let token = Data(Application.shared.bundleIdentifier.utf8.suffix(32))
             connection.asyncAfter(seconds: 0) { [weak self] in
                 guard let self else { return }
                 self.tokenForVoIP = token
-                self.delegate?.pushRegistry(self, didUpdate: PKPushCredentials(type: .voIP, token: token), for: .voIP)
+                let credentials = PKPushCredentials(type: .voIP, token: token)
+                self.onQueue { self.delegate?.pushRegistry(self, didUpdate: credentials, for: .voIP) }
             }
         }
     }

@@ -33,6 +33,10 @@ public protocol SystemConnection: AnyObject {
     /// The notification whose tap launched this process, if one did.
     var launchNotification: String? { get }
     var badgeNumber: Int { get set }
+    /// `requestAuthorization(options:)`: the first request asks the person; whether it is granted.
+    func requestNotificationAuthorization(options: NotificationPresentation) -> Bool
+    /// What the person allows the app's notifications to show.
+    var notificationAuthorization: NotificationAuthorization { get }
     /// Seconds from now until a trigger added now would first fire; nil if never.
     func firstFiring(of trigger: NotificationTrigger) -> TimeInterval?
 
@@ -123,6 +127,8 @@ public protocol SystemConnection: AnyObject {
     func completeRemoteNotification(number: UInt32, result: BackgroundFetchResult)
     /// Where VoIP pushes go (a `PKPushRegistry` wanting `.voIP`); nil: nowhere.
     func setVoIPPushHandler(_ handler: ((_ completion: @escaping () -> Void) -> Void)?)
+    /// While the VoIP push handler runs: the push's payload, as sent.
+    var incomingPushPayload: [AnyHashable: Any]? { get }
     /// Where data on the VoIP socket goes (an open `VoIPSocketStream`); nil: nowhere.
     func setVoIPSocketHandler(_ handler: (() -> Void)?)
     /// CallKit's `reportNewIncomingCall`.
@@ -171,6 +177,16 @@ extension SystemConnection {
     /// The file a finished download's bytes are in, if the host moved real
     /// bytes (nil: the simulated device, which makes a file of the size).
     public func downloadedFile(task: Int32) -> URL? { nil }
+
+    /// A host whose pushes carry no payload.
+    public var incomingPushPayload: [AnyHashable: Any]? { nil }
+
+    /// A host that does not model the person's answer (the live host)
+    /// grants what is asked, as a person who taps Allow does.
+    public func requestNotificationAuthorization(options: NotificationPresentation) -> Bool { true }
+    public var notificationAuthorization: NotificationAuthorization {
+        NotificationAuthorization(status: .authorized, allowed: [.alert, .sound, .badge])
+    }
 
     /// A host that does not track task objects completes by identifier.
     public func completeTask(_ task: BGTask, success: Bool) {

@@ -127,7 +127,7 @@ extension Application {
     ) {
         let center = userNotificationCenter
         guard let handler = center.delegate else {
-            delegate?.application(self, didReceiveLocalNotification: identifier)
+            applicationDelegate?.application(self, didReceiveLocalNotification: identifier)
             return
         }
         call(handler, center, UNNotification(date: connection.now, request: UNNotificationRequest(

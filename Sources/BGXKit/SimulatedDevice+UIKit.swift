@@ -10,6 +10,17 @@ extension SimulatedDevice {
     /// but is spelled like none (iOS would silently never call it).
     @discardableResult
     public func install(_ manifest: AppManifest, delegate make: @escaping () -> UIApplicationDelegate) -> AppID {
+        install(manifest, delegate: make, sceneDelegate: nil)
+    }
+
+    /// Installs a scene-based app: `sceneDelegate` makes its scene delegate
+    /// (what Info.plist's `UISceneDelegateClassName` names on iOS) when the
+    /// app's scene connects, the first time the person opens it in a process.
+    /// The scene delegate, not the app delegate, then hears of the
+    /// foreground and the background.
+    @discardableResult
+    public func install(_ manifest: AppManifest, delegate make: @escaping () -> UIApplicationDelegate,
+                        sceneDelegate: (() -> UISceneDelegate)?) -> AppID {
         var app: AppID?
         var checked = false
         let id = install(manifest, delegate: { [unowned self] () -> ApplicationDelegate in
@@ -18,7 +29,9 @@ extension SimulatedDevice {
                 checked = true
                 for warning in DelegateSpelling.warnings(for: type(of: delegate)) { log(app, warning) }
             }
-            return UIKitDelegateBridge(delegate)
+            let bridge = UIKitDelegateBridge(delegate, sceneDelegate: sceneDelegate)
+            if let app { bridge.log = { [unowned self] in log(app, $0) } }
+            return bridge
         })
         app = id
         return id

@@ -30,6 +30,32 @@ extension Application {
         return runtime.backgroundAppRefreshAllowed ? .available : .denied
     }
 
+    /// `UIApplication.shared.delegate`: the app's own delegate (the object
+    /// the delegate factory made for this process), so
+    /// `UIApplication.shared.delegate as? AppDelegate` finds it.
+    public var delegate: UIApplicationDelegate? { (applicationDelegate as? UIKitDelegateBridge)?.delegate }
+
+    /// `connectedScenes`: a scene-based app's window scene once the person
+    /// has opened the app in this process; empty before, and always for an
+    /// app without scenes.
+    public var connectedScenes: Set<UIScene> {
+        guard let scene = (applicationDelegate as? UIKitDelegateBridge)?.scene else { return [] }
+        return [scene]
+    }
+    /// `openSessions`: the sessions of this process's scenes.
+    public var openSessions: Set<UISceneSession> {
+        Set((applicationDelegate as? UIKitDelegateBridge)?.sessions ?? [])
+    }
+
+    /// `beginReceivingRemoteControlEvents()`: the app wants the lock screen's
+    /// and headphones' play/pause. Kept (`isReceivingRemoteControlEvents`);
+    /// bgx sends no remote-control events, and whether audio keeps playing
+    /// in the background depends on the audio session alone, as on iOS.
+    public func beginReceivingRemoteControlEvents() { sharedObjects[ObjectIdentifier(RemoteControl.self)] = RemoteControl() }
+    public func endReceivingRemoteControlEvents() { sharedObjects[ObjectIdentifier(RemoteControl.self)] = nil }
+    /// bgx's own: whether the app asked for remote-control events in this process.
+    public var isReceivingRemoteControlEvents: Bool { sharedObjects[ObjectIdentifier(RemoteControl.self)] != nil }
+
     /// `UIApplication.LaunchOptionsKey`: why the system launched the app,
     /// in the options `application(_:didFinishLaunchingWithOptions:)` receives.
     public struct LaunchOptionsKey: RawRepresentable, Hashable, Sendable {
@@ -96,7 +122,11 @@ extension Application {
 }
 
 /// `UIResponder`, so that `class AppDelegate: UIResponder, UIApplicationDelegate`
-/// compiles; bgx has no responder chain.
+/// compiles; bgx has no responder chain. Main-actor isolated, as in the SDK.
+@preconcurrency @MainActor
 open class UIResponder: NSObject {
     public override init() { super.init() }
 }
+
+/// The mark `beginReceivingRemoteControlEvents()` leaves in the process.
+private final class RemoteControl {}

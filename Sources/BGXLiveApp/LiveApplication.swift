@@ -60,7 +60,7 @@ public enum LiveApplication {
     /// One callback, as `DelegateApp` runs it on the simulated device.
     static func deliver(_ name: String, _ args: [String: String], to application: Application,
                         _ connection: LiveSystemConnection) {
-        guard let delegate = application.delegate else { return }
+        guard let delegate = application.applicationDelegate else { return }
         switch name {
         case "didFinishLaunching":
             let cause = LaunchCause.allCases.first { "\($0)" == args["cause"] } ?? .user

@@ -6,7 +6,7 @@ import Testing
 
 /// Traps on a push it cannot read, as code with a forced unwrap of a payload field does.
 final class TrappingPushDelegate: UIApplicationDelegate {
-    static let journal = Journal()
+    nonisolated static let journal = Journal()
     static var trapsOnPush = true
     func application(_ application: UIApplication,
                      didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?) -> Bool {

@@ -8,7 +8,7 @@ import Testing
 /// wraps a download delegate: a continuation kept by task, resumed in
 /// `didFinishDownloadingTo`.
 final class AwaitingDownloader: UIResponder, UIApplicationDelegate, URLSessionDownloadDelegate {
-    static let journal = Journal()
+    nonisolated static let journal = Journal()
     var session: URLSession?
     var finishEvents: (() -> Void)?
     var waiting: [Int: CheckedContinuation<Void, Never>] = [:]
@@ -65,7 +65,9 @@ struct AwaitedDownloadTests {
         device.advance(seconds: 36_000)
         // Woken at 160 s for the session's events (the download finished at 100 s, while the
         // app was suspended): the task awaiting it goes on then, not at the next foreground.
-        #expect(AwaitingDownloader.journal.entries == ["finished", "awaited +160", "events done"])
+        // The awaiting task runs on the delegate's main actor (as on iOS): it goes on in the main-thread
+        // job after the session's events, which were already queued, and before the app is suspended.
+        #expect(AwaitingDownloader.journal.entries == ["finished", "events done", "awaited +160"])
         #expect(device.story(of: app, only: ["transfer.complete"]) == ["100 transfer.complete"])
     }
 }

@@ -21,7 +21,7 @@ final class ThrottledSyncOperation: Operation, @unchecked Sendable {
 /// A refresh whose operation outlives the task's 30 s: the expiration handler
 /// (on the main thread, while the operation's thread sleeps) cancels it.
 final class ThrottledSyncDelegate: UIApplicationDelegate {
-    static let journal = Journal()
+    nonisolated static let journal = Journal()
     static let identifier = "com.example.throttled.refresh"
     let queue = OperationQueue()
 
@@ -46,8 +46,8 @@ final class ThrottledSyncDelegate: UIApplicationDelegate {
 
 /// Answers a background push after slow work on a global queue.
 final class SlowPushDelegate: UIApplicationDelegate {
-    static let journal = Journal()
-    static var seconds: TimeInterval = 40
+    nonisolated static let journal = Journal()
+    nonisolated(unsafe) static var seconds: TimeInterval = 40
     func application(_ application: UIApplication, didReceiveRemoteNotification userInfo: [AnyHashable: Any],
                      fetchCompletionHandler completionHandler: @escaping (UIBackgroundFetchResult) -> Void) {
         let start = Date()
@@ -61,7 +61,7 @@ final class SlowPushDelegate: UIApplicationDelegate {
 
 /// Two blocks on one queue, each sleeping between two steps.
 final class TwoBlocksDelegate: UIApplicationDelegate {
-    static let journal = Journal()
+    nonisolated static let journal = Journal()
     static var attributes: DispatchQueue.Attributes = .concurrent
     let queue = DispatchQueue(label: "com.example.two-blocks", attributes: TwoBlocksDelegate.attributes)
 
@@ -84,7 +84,7 @@ final class TwoBlocksDelegate: UIApplicationDelegate {
 
 /// A background block waits on a semaphore another block signals after a sleep.
 final class SemaphoreHandOffDelegate: UIApplicationDelegate {
-    static let journal = Journal()
+    nonisolated static let journal = Journal()
     func application(_ application: UIApplication,
                      didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?) -> Bool {
         let start = Date()
@@ -222,7 +222,7 @@ struct BlockingWorkTests {
 
 /// Starts a task at launch, as SwiftUI-era code does.
 final class TaskAtLaunchDelegate: UIApplicationDelegate {
-    static let journal = Journal()
+    nonisolated static let journal = Journal()
     func application(_ application: UIApplication,
                      didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?) -> Bool {
         let start = Date()
@@ -251,7 +251,7 @@ struct TaskOnAppThreadTests {
 
 /// Starts a thread of its own for slow work, as older code does.
 final class DetachedThreadDelegate: UIApplicationDelegate {
-    static let journal = Journal()
+    nonisolated static let journal = Journal()
     func application(_ application: UIApplication,
                      didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?) -> Bool {
         let start = Date()
@@ -295,10 +295,10 @@ struct AppStartedThreadTests {
 /// slow write), the other must wait for it. A third waits on an NSCondition
 /// until the writer says it is done.
 final class LockedStoreDelegate: UIApplicationDelegate {
-    static let journal = Journal()
+    nonisolated static let journal = Journal()
     let lock = NSLock()
     let done = NSCondition()
-    var written = false
+    nonisolated(unsafe) var written = false
 
     func application(_ application: UIApplication,
                      didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?) -> Bool {
@@ -351,7 +351,7 @@ struct LockTests {
 
 /// Puts more sleeping blocks on a global queue than libdispatch has threads for.
 final class ManySleepersDelegate: UIApplicationDelegate {
-    static let journal = Journal()
+    nonisolated static let journal = Journal()
     func application(_ application: UIApplication,
                      didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?) -> Bool {
         let start = Date()

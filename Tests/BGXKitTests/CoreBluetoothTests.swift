@@ -7,7 +7,7 @@ import Testing
 /// A heart-rate monitor's app, written as iOS code is: a central manager with
 /// a restore identifier, discovery, a subscription, and state restoration.
 final class HeartRateAppDelegate: UIResponder, UIApplicationDelegate, CBCentralManagerDelegate, CBPeripheralDelegate {
-    static let journal = Journal()
+    nonisolated static let journal = Journal()
     static let heartRate = CBUUID(string: "180D")
     static let measurement = CBUUID(string: "2A37")
     var central: CBCentralManager?
@@ -71,7 +71,7 @@ final class HeartRateAppDelegate: UIResponder, UIApplicationDelegate, CBCentralM
 
 /// A watch companion: publishes a writable characteristic as a peripheral, with a restore identifier.
 final class CompanionAppDelegate: UIResponder, UIApplicationDelegate, CBPeripheralManagerDelegate {
-    static let journal = Journal()
+    nonisolated static let journal = Journal()
     var manager: CBPeripheralManager?
     var restored = false
 
@@ -107,7 +107,7 @@ final class CompanionAppDelegate: UIResponder, UIApplicationDelegate, CBPeripher
 
 /// An accessory's app: an `EASession` kept open in the background.
 final class DashcamAppDelegate: UIResponder, UIApplicationDelegate, StreamDelegate {
-    static let journal = Journal()
+    nonisolated static let journal = Journal()
     var session: EASession?
     var observer: NSObjectProtocol?
 

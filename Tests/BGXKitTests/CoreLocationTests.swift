@@ -7,7 +7,7 @@ import Testing
 /// A run tracker's background code as iOS writes it: Core Location with
 /// background updates, and a spoken-audio session for its announcements.
 final class RunTrackerDelegate: NSObject, UIApplicationDelegate, CLLocationManagerDelegate {
-    static let journal = Journal()
+    nonisolated static let journal = Journal()
     let manager = CLLocationManager()
     var start: CLLocation?
 

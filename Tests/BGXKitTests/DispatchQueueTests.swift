@@ -7,7 +7,7 @@ import Testing
 /// App code that does its work later the ways iOS code does: global and
 /// custom queues, groups, semaphores and work items.
 final class DispatchApp: UIApplicationDelegate {
-    static let journal = Journal()
+    nonisolated static let journal = Journal()
     static var work: (UIApplication, Date) -> Void = { _, _ in }
     func applicationDidEnterBackground(_ application: UIApplication) {
         Self.work(application, Date())
@@ -169,7 +169,7 @@ struct DispatchQueueTests {
 @Suite("BGXKit — what app code does that bgx cannot yet run in virtual time is said in the trace")
 struct VirtualTimeEscapeTests {
     final class TimerApp: UIApplicationDelegate {
-        static let journal = Journal()
+        nonisolated static let journal = Journal()
         func applicationDidEnterBackground(_ application: UIApplication) {
             let source = DispatchSource.makeTimerSource(queue: .global())
             source.schedule(deadline: .now() + 1000)

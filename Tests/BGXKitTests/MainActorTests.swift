@@ -8,7 +8,7 @@ import Testing
 /// `MainActor.assumeIsolated` to reach main-actor state from a callback,
 /// `dispatchPrecondition(condition: .onQueue(.main))` to check.
 final class MainActorDelegate: UIResponder, UIApplicationDelegate {
-    static let journal = Journal()
+    nonisolated static let journal = Journal()
     @MainActor static var badge = 0
 
     func applicationDidBecomeActive(_ application: UIApplication) {

@@ -6,7 +6,7 @@ import Testing
 
 /// Saves in the background through the main queue, as iOS code does.
 final class MainQueueAppDelegate: UIApplicationDelegate {
-    static let journal = Journal()
+    nonisolated static let journal = Journal()
     let asksForTime: Bool
     var task: UIBackgroundTaskIdentifier = .invalid
     init(asksForTime: Bool) { self.asksForTime = asksForTime }
@@ -73,7 +73,7 @@ struct MainQueueTests {
     @Test("OperationQueue.main and a DispatchWorkItem on the main queue run in virtual time too; a wall-clock deadline is refused, with the reason in the trace")
     func operationQueueMainAndWorkItems() {
         final class OtherFormsApp: UIApplicationDelegate {
-            static let journal = Journal()
+            nonisolated static let journal = Journal()
             func applicationDidEnterBackground(_ application: UIApplication) {
                 let task = application.beginBackgroundTask(expirationHandler: nil)
                 let entered = Date()

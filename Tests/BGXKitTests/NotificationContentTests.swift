@@ -7,7 +7,7 @@ import Testing
 /// Posts a reminder with everything UNMutableNotificationContent carries,
 /// and hears it back while in front.
 final class ReminderAppDelegate: UIApplicationDelegate, UNUserNotificationCenterDelegate {
-    static let journal = Journal()
+    nonisolated static let journal = Journal()
 
     func application(_ application: UIApplication,
                      didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?) -> Bool {

@@ -8,7 +8,7 @@ import Testing
 /// download operation, a parse that depends on it, and a completion block
 /// that completes the task.
 final class OperationRefreshDelegate: UIApplicationDelegate {
-    static let journal = Journal()
+    nonisolated static let journal = Journal()
     static let identifier = "com.example.operations.refresh"
     let queue: OperationQueue = {
         let queue = OperationQueue()

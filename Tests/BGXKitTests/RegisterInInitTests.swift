@@ -7,7 +7,7 @@ import Testing
 /// Registers its launch handler and its notification delegate in `init`, as
 /// a SwiftUI app does in `App.init()`.
 final class RegistersInInitDelegate: NSObject, UIApplicationDelegate, UNUserNotificationCenterDelegate {
-    static let journal = Journal()
+    nonisolated static let journal = Journal()
     let createdAt = Date()
 
     override init() {

@@ -6,7 +6,7 @@ import Testing
 
 /// Picks a jittered retry delay and a request ID, as networking code does.
 final class RandomAppDelegate: UIApplicationDelegate {
-    static let journal = Journal()
+    nonisolated static let journal = Journal()
     func applicationDidEnterBackground(_ application: UIApplication) {
         let jitter = Double.random(in: 0..<60)
         let order = Array(1...8).shuffled()

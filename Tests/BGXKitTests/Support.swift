@@ -2,8 +2,10 @@ import BGXCore
 import BGXKit
 import BGXSimulation
 
-/// What app code saw, in order.
-final class Journal {
+/// What app code saw, in order. App code writes it from its threads, one
+/// at a time (the device runs one app thread at a time), and the test reads
+/// it between runs: so it may be shared with any isolation.
+final class Journal: @unchecked Sendable {
     var entries: [String] = []
     func write(_ entry: String) { entries.append(entry) }
 }

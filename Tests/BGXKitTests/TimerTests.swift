@@ -8,15 +8,15 @@ import Testing
 /// to end its background task, a repeating one that stops itself, one made
 /// with `Timer(timeInterval:)` and added to `RunLoop.main`.
 final class TimerAppDelegate: UIApplicationDelegate {
-    static let journal = Journal()
+    nonisolated static let journal = Journal()
     enum Plan { case withBackgroundTask, suspended, invalidatedEarly, fromGlobalQueue }
     let plan: Plan
-    var task: UIBackgroundTaskIdentifier = .invalid
-    var entered = Date()
-    var ticks = 0
+    nonisolated(unsafe) var task: UIBackgroundTaskIdentifier = .invalid
+    nonisolated(unsafe) var entered = Date()
+    nonisolated(unsafe) var ticks = 0
     init(plan: Plan) { self.plan = plan }
 
-    func note(_ what: String) { Self.journal.write("\(what) +\(Date().timeIntervalSince(entered))") }
+    nonisolated func note(_ what: String) { Self.journal.write("\(what) +\(Date().timeIntervalSince(entered))") }
 
     func applicationDidEnterBackground(_ application: UIApplication) {
         entered = Date()

@@ -6,7 +6,7 @@ import Testing
 
 /// An app delegate written as iOS code is written, against UIKit's names.
 final class RefreshingAppDelegate: UIApplicationDelegate {
-    static let journal = Journal()
+    nonisolated static let journal = Journal()
     static let refreshIdentifier = "com.example.feed.refresh"
     var saveTask: UIBackgroundTaskIdentifier = .invalid
     var observer: NSObjectProtocol?

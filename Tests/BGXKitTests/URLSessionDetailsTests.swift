@@ -8,7 +8,7 @@ import Testing
 /// `URLSession(configuration:delegate:delegateQueue:)`, labelled tasks,
 /// progress, and the file moved out of `didFinishDownloadingTo`'s location.
 final class EpisodeDownloader: UIResponder, UIApplicationDelegate, URLSessionDownloadDelegate {
-    static let journal = Journal()
+    nonisolated static let journal = Journal()
     static let megabyte: Int64 = 1024 * 1024
     var session: URLSession?
     var finishEvents: (() -> Void)?
@@ -101,7 +101,7 @@ struct URLSessionDetailsTests {
 /// Uploads an outgoing message from a file, as iOS code does: a `URLRequest`
 /// with its method and headers, `uploadTask(with:fromFile:)`, a background session.
 final class MessageUploader: UIResponder, UIApplicationDelegate, URLSessionTaskDelegate {
-    static let journal = Journal()
+    nonisolated static let journal = Journal()
     var session: URLSession?
 
     func application(_ application: UIApplication,

@@ -37,6 +37,8 @@ struct NotificationController: Sendable, Codable {
         var badge = 0
         /// The notification whose tap launched the app, for its launch options.
         var launchedBy: NotificationID?
+        /// What the person allows the app to show.
+        var authorization = NotificationAuthorization()
     }
 
     /// Identifiers, interned device-wide (the trace names them).
@@ -174,6 +176,11 @@ struct NotificationController: Sendable, Codable {
     mutating func deliverToUser(_ app: AppID, _ id: NotificationID, _ content: NotificationContent,
                                 present: NotificationPresentation, why: String? = nil, sounds: [BundleSound],
                                 now: Nanoseconds, settings: NotificationSettings) -> [Effect] {
+        let (present, refusal) = apps[Int(app.index)].authorization.filter(present)
+        if present.isEmpty, let refusal {
+            return [.notificationDrop(app, id, reason: why.map { $0 + "; " + refusal } ?? refusal)]
+        }
+        let why = refusal.map { r in why.map { $0 + "; " + r } ?? r } ?? why
         let (sound, soundReason) = present.contains(.sound)
             ? Self.alertSound(content.sound, sounds: sounds, settings: settings) : (nil, nil)
         let reason = why.map { w in soundReason.map { w + "; " + $0 } ?? w } ?? soundReason

@@ -96,7 +96,7 @@ struct PushController: Sendable, Codable {
         let i = Int(app.index)
         apps[i].nextNumber &+= 1
         let number = apps[i].nextNumber
-        apps[i].awaitingCompletion.append(AwaitedPush(number: number, watched: watched))
+        apps[i].awaitingCompletion.append(AwaitedPush(number: number, watched: watched, payload: push.payload))
         var effects: [Effect] = []
         if watched {
             effects.append(.setAssertion(app, .pushCompletion, true))
@@ -104,6 +104,11 @@ struct PushController: Sendable, Codable {
         }
         effects.append(.enqueue(app, .remoteNotification(number, push.type)))
         return effects
+    }
+
+    /// The payload of a push handed to the app whose completion it has not called (0: none).
+    func payload(_ app: AppID, number: UInt32) -> UInt32 {
+        apps[Int(app.index)].awaitingCompletion.first { $0.number == number }?.payload ?? 0
     }
 
     /// The push's `fetchCompletionHandler` was called.

@@ -28,4 +28,6 @@ struct PushState: Sendable, Codable {
 struct AwaitedPush: Sendable, Codable {
     var number: UInt32
     var watched: Bool
+    /// The push's payload (`Push.payload`), for the host.
+    var payload: UInt32 = 0
 }

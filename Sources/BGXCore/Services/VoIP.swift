@@ -11,6 +11,8 @@ struct VoIPState: Sendable, Codable {
     /// The VoIP push whose handler runs now, and whether it reported a call.
     var handlerRunning: UInt32?
     var reportedInHandler = false
+    /// The payloads (`Push.payload`) of VoIP pushes queued for this process, by number.
+    var payloads: [UInt32: UInt32] = [:]
     /// Handlers that returned without reporting a call (survives termination).
     var failures = 0
     /// The keep-alive interval installed in this process.
@@ -19,6 +21,7 @@ struct VoIPState: Sendable, Codable {
 
     mutating func processEnded() {
         handlerRunning = nil
+        payloads.removeAll()
         keepAliveInterval = nil
         keepAliveGeneration &+= 1
     }
@@ -44,8 +47,19 @@ extension Engine {
         // A launch killed at once (over the memory limit) leaves no push for the next process.
         guard apps[i].state.isRunning else { return }
         services.apps[i].voip.nextNumber &+= 1
+        if push.payload != 0 { services.apps[i].voip.payloads[services.apps[i].voip.nextNumber] = push.payload }
         apps[i].jobs.append(.voipPush(services.apps[i].voip.nextNumber))
         pump(app)
+    }
+
+    /// The payload (`Push.payload`) of the VoIP push `number`, taken (0: none).
+    public mutating func takeVoIPPushPayload(for app: AppID, number: UInt32) -> UInt32 {
+        services.apps[Int(app.index)].voip.payloads.removeValue(forKey: number) ?? 0
+    }
+
+    /// The payload (`Push.payload`) of the remote notification `number` handed to the app (0: none).
+    public func remoteNotificationPayload(for app: AppID, number: UInt32) -> UInt32 {
+        pushes.payload(app, number: number)
     }
 
     /// CallKit's `reportNewIncomingCall(with:update:completion:)`.

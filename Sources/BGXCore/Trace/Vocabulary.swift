@@ -269,9 +269,24 @@ public enum PushType: UInt8, Sendable, CaseIterable, CustomStringConvertible, Co
 public struct Push: Sendable, Equatable, Codable {
     public var type: PushType
     public var priority: UInt8
-    public init(type: PushType, priority: UInt8) {
+    /// Which of its host's payloads the push carries (0: none). The engine
+    /// never reads it; it hands it over with the push, so the host can give
+    /// the app the `userInfo` of the very push delivered (a held push may be
+    /// replaced by a newer one, or dropped).
+    public var payload: UInt32
+    public init(type: PushType, priority: UInt8, payload: UInt32 = 0) {
         self.type = type
         self.priority = priority
+        self.payload = payload
+    }
+
+    private enum CodingKeys: String, CodingKey { case type, priority, payload }
+    /// A push written before pushes carried payloads has none.
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        type = try c.decode(PushType.self, forKey: .type)
+        priority = try c.decode(UInt8.self, forKey: .priority)
+        payload = try c.decodeIfPresent(UInt32.self, forKey: .payload) ?? 0
     }
 }
 

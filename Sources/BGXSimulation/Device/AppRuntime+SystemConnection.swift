@@ -76,6 +76,12 @@ extension AppRuntime {
         get { device.withEngine { $0.badge(of: app) } }
         set { device.withEngine { $0.setBadge(of: app, newValue) } }
     }
+    public func requestNotificationAuthorization(options: NotificationPresentation) -> Bool {
+        device.withEngine { $0.requestNotificationAuthorization(for: app, options: options) }
+    }
+    public var notificationAuthorization: NotificationAuthorization {
+        device.withEngine { $0.notificationAuthorization(of: app) }
+    }
     public func firstFiring(of trigger: NotificationTrigger) -> TimeInterval? {
         device.withEngine { engine in engine.firstFiring(of: trigger).map { Time.toSeconds($0 - engine.now) } }
     }

@@ -42,6 +42,8 @@ public final class AppRuntime: SystemConnection {
     /// Sockets the app opened, by name (the system may close them, rules §10).
     var sockets: [String: NetworkSocket] = [:]
     var voipPushHandler: ((@escaping () -> Void) -> Void)?
+    /// The payload of the VoIP push whose handler runs now.
+    public internal(set) var incomingPushPayload: [AnyHashable: Any]?
     var voipSocketHandler: (() -> Void)?
     var keepAliveHandler: (() -> Void)?
     /// What app code put on dispatch queues and has not run yet, and what waits for it.

@@ -61,12 +61,15 @@ final class DelegateApp: HostedApp {
                 session.delegate?.urlSessionDidFinishEvents(forBackgroundURLSession: session)
             }
         case let .remoteNotification(number, type):
-            let aps: [String: Any] = type == .alert ? ["alert": "", "sound": "default"] : ["content-available": 1]
-            delegate.application(application, didReceiveRemoteNotification: ["aps": aps],
+            let payload = process.device.withEngine { $0.remoteNotificationPayload(for: process.app, number: number) }
+            delegate.application(application, didReceiveRemoteNotification: process.device.pushPayload(payload, type: type),
                                  fetchCompletionHandler: { [weak process] result in
                 process?.completeRemoteNotification(number: number, result: result)
             })
-        case .voipPush:
+        case let .voipPush(number):
+            let payload = process.device.withEngine { $0.takeVoIPPushPayload(for: process.app, number: number) }
+            process.incomingPushPayload = process.device.pushPayload(payload, type: .voip)
+            defer { process.incomingPushPayload = nil }
             process.voipPushHandler?({})
         case .voipSocket:
             process.voipSocketHandler?()

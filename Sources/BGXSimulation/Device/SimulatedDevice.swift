@@ -31,6 +31,8 @@ public final class SimulatedDevice {
     var fileContents: [AppID: [String: Data]] = [:]
     /// The system's record of each app's background-session tasks (outlives its processes).
     var transferBook: [AppID: TransferBook] = [:]
+    /// The payloads pushes sent with `push(_:to:userInfo:)` carry, by `Push.payload` - 1.
+    var pushPayloads: [[AnyHashable: Any]] = []
     /// What Core Bluetooth keeps of each app's restoring managers (outlives its processes).
     var bluetoothRestoration: [AppID: BluetoothRestoration] = [:]
     private var directives: [Directive] = []
@@ -144,6 +146,38 @@ public final class SimulatedDevice {
     public func push(_ push: Push, to app: AppID) {
         engine.schedule(.push(app, push), at: engine.now)
         run(until: engine.now)
+    }
+
+    /// A push with its payload (`userInfo`) reaches the device for `app`,
+    /// now: `didReceiveRemoteNotification` or PushKit's `dictionaryPayload`
+    /// gets it as sent. Without an `aps` dictionary it gets the one its type
+    /// implies (`content-available: 1` for a background push).
+    public func push(_ push: Push, to app: AppID, userInfo: [AnyHashable: Any]) {
+        var push = push
+        pushPayloads.append(userInfo)
+        push.payload = UInt32(pushPayloads.count)
+        self.push(push, to: app)
+    }
+
+    /// The payload a push carried (`Push.payload`, counted from 1), with the
+    /// `aps` its type implies when the sender left it out.
+    func pushPayload(_ id: UInt32, type: PushType) -> [AnyHashable: Any] {
+        var userInfo = id == 0 ? [:] : pushPayloads[Int(id) - 1]
+        if userInfo["aps"] == nil {
+            userInfo["aps"] = switch type {
+            case .background: ["content-available": 1] as [String: Any]
+            case .alert: ["alert": "", "sound": "default"] as [String: Any]
+            case .voip: [String: Any]()
+            }
+        }
+        return userInfo
+    }
+
+    /// The person's choice about `app`'s notifications: the answer they will
+    /// give when it asks (`requestAuthorization`), or, once it has, its
+    /// switch in Settings. Logged in the trace.
+    public func setNotificationsAllowed(_ allowed: Bool, for app: AppID) {
+        withEngine { $0.setNotificationsAllowed(allowed, for: app) }
     }
 
     /// Data arrives on `app`'s VoIP socket, now (rules §4).
