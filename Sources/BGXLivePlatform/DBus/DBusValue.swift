@@ -1,6 +1,6 @@
 /// A value in a D-Bus message, as far as the platform sources read them:
 /// numbers, text, and the containers that hold them.
-enum DBusValue: Equatable, CustomStringConvertible {
+indirect enum DBusValue: Equatable, CustomStringConvertible {
     case integer(Int64)
     case unsigned(UInt64)
     case double(Double)
