@@ -30,7 +30,7 @@ struct LivePlatformTests {
     }
     static var noCompositor: String? {
         if geteuid() != 0 { return "sway runs as nobody: needs root to change user" }
-        for name in ["sway", "swaymsg", "foot", "setpriv"] where program(name) == nil { return "no \(name) (Debian: sway, foot, util-linux)" }
+        for name in ["sway", "swaymsg", "foot", "setpriv", "python3"] where program(name) == nil { return "no \(name) (Debian: sway, foot, util-linux)" }
         return nil
     }
 
@@ -280,8 +280,14 @@ struct LivePlatformTests {
             let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             try #require(p.terminationStatus == 0, "driving the mock failed: \(message)")
         }
+        /// dbusmock's services do not end at SIGTERM: SIGKILL.
+        static func end(_ p: Process) {
+            guard p.isRunning else { return }
+            kill(p.processIdentifier, SIGKILL)
+            p.waitUntilExit()
+        }
         deinit {
-            for p in processes.reversed() where p.isRunning { p.terminate(); p.waitUntilExit() }
+            for p in processes.reversed() { Self.end(p) }
             try? FileManager.default.removeItem(atPath: directory)
         }
     }
@@ -343,7 +349,7 @@ struct LivePlatformTests {
         for service in ["upower", "networkmanager", "logind"] { #expect(status.contains("\(service): live")) }
 
         // The services leave the bus: said so.
-        for p in bus.processes.dropFirst() { p.terminate(); p.waitUntilExit() }
+        for p in bus.processes.dropFirst() { MockBus.end(p) }
         try host.wait(for: ["kind": "platform.source", "source": "upower", "state": "absent"])
         #expect(try host.ctl("status").contains("upower: absent"))
     }
@@ -382,7 +388,6 @@ struct LivePlatformTests {
         let directory: String
         let runtime: String
         let process = Process()
-        let ready = DispatchSemaphore(value: 0)
         var clients: [String: Process] = [:]
         init() throws {
             directory = try LivePlatformTests.temporaryDirectory()
@@ -391,31 +396,26 @@ struct LivePlatformTests {
             chown(runtime, 65534, 65534)
             chmod(runtime, 0o700)
             chmod(directory, 0o755)
-            try "xwayland disable\n".write(toFile: directory + "/sway.conf", atomically: true, encoding: .utf8)
+            // sway says it is up by running the config's `exec` once its display is: a datagram
+            // to a socket of the test's (as sway runs as nobody, the socket is writable by all).
+            let readySocket = directory + "/ready"
+            let ready = try NotifySocket(readySocket)
+            chmod(readySocket, 0o666)
+            let python = try #require(LivePlatformTests.program("python3"), "no python3")
+            try """
+                xwayland disable
+                exec \(python) -c "import socket; socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).sendto(b'READY=1', '\(readySocket)')"
+
+                """.write(toFile: directory + "/sway.conf", atomically: true, encoding: .utf8)
             chmod(directory + "/sway.conf", 0o644)
             process.executableURL = URL(fileURLWithPath: LivePlatformTests.program("setpriv")!)
-            process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", LivePlatformTests.program("sway")!, "-V", "-c", directory + "/sway.conf"]
+            process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", LivePlatformTests.program("sway")!, "-c", directory + "/sway.conf"]
             process.environment = ["PATH": "/usr/bin:/bin", "HOME": runtime, "XDG_RUNTIME_DIR": runtime, "WLR_BACKENDS": "headless",
                                    "WLR_LIBINPUT_NO_DEVICES": "1", "WLR_RENDERER": "pixman"]
-            let err = Pipe()
-            process.standardError = err
+            process.standardError = FileHandle.nullDevice
             process.standardOutput = FileHandle.nullDevice
             try process.run()
-            // sway says when its display is up; its log is read to the end, so it never blocks on it.
-            let fd = err.fileHandleForReading.fileDescriptor
-            let ready = ready
-            Thread.detachNewThread {
-                var line = [UInt8]()
-                var byte: UInt8 = 0
-                var said = false
-                while read(fd, &byte, 1) == 1 {
-                    if byte != 10 { line.append(byte); continue }
-                    if !said, String(decoding: line, as: UTF8.self).contains("Running compositor on wayland display") { said = true; ready.signal() }
-                    line.removeAll()
-                }
-                if !said { ready.signal() }
-            }
-            try #require(ready.wait(timeout: .now() + 20) == .success && process.isRunning, "sway did not start")
+            try #require(ready.receive() == "READY=1" && process.isRunning, "sway did not start")
         }
         var display: String { runtime + "/wayland-1" }
         /// A real toplevel with this app id (foot, a terminal, running `sleep`).

@@ -29,6 +29,8 @@ public final class ForeignToplevels: PlatformSource, @unchecked Sendable {
     var activations = 0
     /// The app id last reported in front (`.some(nil)`: none).
     var reportedFront: String??
+    /// A toplevel changed since the front was last worked out.
+    var changed = false
 
     /// Connects to `display`: a socket path, or a name in `$XDG_RUNTIME_DIR`
     /// (nil: `$WAYLAND_DISPLAY`, else `wayland-0`).
@@ -71,6 +73,9 @@ public final class ForeignToplevels: PlatformSource, @unchecked Sendable {
             let (messages, used) = try WaylandMessage.split(inbox)
             inbox.removeFirst(used)
             for message in messages { try handle(message) }
+            // Once per read, not per toplevel: a focus change deactivates one window and
+            // activates another in two messages, and no "home" is to be seen between them.
+            if live, changed { reportFront() }
         } catch {
             lose("a message from the compositor could not be read: \(error)")
         }
@@ -154,17 +159,18 @@ public final class ForeignToplevels: PlatformSource, @unchecked Sendable {
             t.pendingAppID = nil
             t.pendingActivated = nil
             toplevels[id] = t
-            if live { reportFront() }
+            changed = true
         case 6:   // closed: gone; the handle is destroyed (request 7)
             toplevels[id] = nil
             send(WaylandMessage.request(id, 7, []))
-            if live { reportFront() }
+            changed = true
         default: break   // title, output enter/leave, parent
         }
     }
 
     /// Reports the activated toplevel's app id when it changes.
     private func reportFront() {
+        changed = false
         let front = toplevels.values.filter(\.activated).max { $0.activatedAt < $1.activatedAt }?.appID
         if let reported = reportedFront, reported == front { return }
         reportedFront = .some(front)
