@@ -308,7 +308,9 @@ public final class LiveDaemon {
                 }
             }
             serveBacklogs()
-            servePlatform(ready: Set(fds.filter { $0.revents != 0 }.map(\.fd)))
+            if !options.platformSources.isEmpty || options.systemd != nil {
+                servePlatform(ready: Set(fds.filter { $0.revents != 0 }.map(\.fd)))
+            }
             if shuttingDown, processes.isEmpty, exiting.isEmpty { running = false }
         }
         shutdown()
