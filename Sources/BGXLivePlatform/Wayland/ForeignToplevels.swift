@@ -49,7 +49,8 @@ public final class ForeignToplevels: PlatformSource, @unchecked Sendable {
         send(WaylandMessage.request(1, 0, [.uint(syncID)]))       // wl_display.sync: the globals are all in by its done
     }
 
-    public var descriptor: Int32 { fd }
+    /// Not waited on once lost (a hung-up socket is always readable) or found without the protocol.
+    public var descriptor: Int32 { state == "lost" || state == "absent" ? -1 : fd }
     public var nextWake: Int64? { nil }
     public var statusLines: [String] {
         let front = toplevels.values.filter(\.activated).max { $0.activatedAt < $1.activatedAt }?.appID
