@@ -100,13 +100,17 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ]),
+        // Where the live host hears the platform: the system bus (UPower, NetworkManager,
+        // logind) and a wlroots compositor's toplevels, each spoken on the wire in plain
+        // Swift, and the kernel's power-supply directory (bgx-daemon only).
+        .target(name: "BGXLivePlatform", dependencies: ["BGXLive"], swiftSettings: v5),
         // BGXApp's app code as a real process under the daemon: its connection
         // to the system over the live protocol, and the loop that runs its delegate.
         .target(name: "BGXLiveApp", dependencies: ["BGXApp", "BGXCore", "BGXLive"], swiftSettings: v5),
         .executableTarget(
             name: "bgx-daemon",
             dependencies: [
-                "BGXLive", "BGXLiveStore", "BGXLiveTransfers", "BGXCore", "BGXSimulation",
+                "BGXLive", "BGXLiveStore", "BGXLiveTransfers", "BGXLivePlatform", "BGXCore", "BGXSimulation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],

@@ -25,7 +25,7 @@ struct Bench: ParsableCommand {
         let socket = dir + "/daemon.sock"
         let daemon = Process()
         daemon.executableURL = URL(fileURLWithPath: me)
-        daemon.arguments = ["daemon", "--state", dir + "/state", "--socket", socket, "--freezer", freezer]
+        daemon.arguments = ["daemon", "--state", dir + "/state", "--socket", socket, "--freezer", freezer, "--platform", "none"]
         var env = ProcessInfo.processInfo.environment
         env["BGX_BENCH_APP"] = "1"
         env["BGX_BENCH_CALLS"] = "\(calls)"

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BGXCore
 import BGXLive
+import BGXLivePlatform
 import BGXLiveStore
 import BGXLiveTransfers
 import BGXSimulation
@@ -51,6 +52,18 @@ struct Daemon: ParsableCommand {
     var appUser = "per-app"
     @Option(help: "Directory of the apps' data containers (default: the state directory's path with -containers after it).")
     var containers: String?
+    @Option(help: "Where the platform's truth comes from: auto (each source that is there), none, or a list of systemd, upower, power-supply, networkmanager, logind, wayland.")
+    var platform = "auto"
+    @Option(help: "The system bus's address for upower, networkmanager and logind (default: DBUS_SYSTEM_BUS_ADDRESS, else unix:path=/run/dbus/system_bus_socket).")
+    var systemBus: String?
+    @Option(help: "The kernel's power-supply directory, read where no UPower runs (default /sys/class/power_supply).")
+    var powerSupply = "/sys/class/power_supply"
+    @Option(help: "Seconds between readings of the power-supply directory (default 30).")
+    var powerSupplyInterval: Double = 30
+    @Option(help: "The Wayland compositor's socket: a path, or a name in XDG_RUNTIME_DIR (default: WAYLAND_DISPLAY).")
+    var waylandDisplay: String?
+    @Option(help: "APP_ID=BUNDLE: the compositor's app id that stands for an installed app (repeatable; unmapped, an app id is the bundle identifier).")
+    var appId: [String] = []
 
     func run() throws {
         var options = DaemonOptions(stateDirectory: state, socketPath: socket)
@@ -102,6 +115,21 @@ struct Daemon: ParsableCommand {
             guard seconds > 0, seconds <= 3600 else { throw fail("\(name) must be between 0 and 3600 seconds") }
             options.limits[keyPath: keyPath] = Int64(seconds * 1e9)
         }
+        guard var choice = PlatformChoice(platform) else {
+            throw fail("--platform is auto, none, or a list of \(PlatformChoice.names.joined(separator: ", "))")
+        }
+        guard powerSupplyInterval >= 0.01, powerSupplyInterval <= 86_400 else {
+            throw fail("--power-supply-interval must be between 0.01 and 86400 seconds")
+        }
+        for pair in appId {
+            let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else { throw fail("--app-id takes APP_ID=BUNDLE, not \(pair)") }
+            options.appIDs[parts[0]] = parts[1]
+        }
+        choice.systemBus = systemBus
+        choice.powerSupplyDirectory = powerSupply
+        choice.powerSupplyInterval = Int64(powerSupplyInterval * 1e9)
+        choice.waylandDisplay = waylandDisplay
         // Descriptors this process inherited (a test harness's process-exit socket, say) are
         // not the apps': closed on exec, so an app it launches holds none of them.
         for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? [] {
@@ -115,6 +143,11 @@ struct Daemon: ParsableCommand {
             options.store = try SQLiteStore(path: state + "/state.sqlite", fsync: fsync)
             // Background transfers' real bytes, over real TCP (AsyncHTTPClient).
             options.transferMover = HTTPTransferMover()
+            // Last, once nothing else can refuse the start: the sources connect.
+            let made = choice.make()
+            options.platformSources = made.sources
+            options.systemd = made.systemd
+            options.platformNotes = made.systemdStatus.map { [$0] } ?? []
             daemon = try LiveDaemon(options: options)
         } catch { throw fail("\(error)") }
         daemon.run()

@@ -50,6 +50,14 @@ struct Daemon: ParsableCommand {
     var rotateSize: String?
     @Option(help: "Room kept on the state's disk for apps' ends, completions and audit lines when it fills (default 4MB; 0: none).")
     var diskReserve: String?
+    @Option(help: "Where the platform's truth comes from: auto (default), none, or a list of systemd, upower, power-supply, networkmanager, logind, wayland.")
+    var platform: String?
+    @Option(help: "The system bus's address for upower, networkmanager and logind.") var systemBus: String?
+    @Option(help: "The kernel's power-supply directory (default /sys/class/power_supply).") var powerSupply: String?
+    @Option(help: "Seconds between readings of the power-supply directory (default 30).") var powerSupplyInterval: Double?
+    @Option(help: "The Wayland compositor's socket: a path, or a name in XDG_RUNTIME_DIR (default: WAYLAND_DISPLAY).")
+    var waylandDisplay: String?
+    @Option(help: "APP_ID=BUNDLE: the compositor's app id that stands for an installed app (repeatable).") var appId: [String] = []
 
     func run() throws {
         var arguments = ["daemon", "--state", state, "--socket", socket, "--profile", profile, "--freezer", freezer,
@@ -68,6 +76,12 @@ struct Daemon: ParsableCommand {
         if restoreToLastGood { arguments.append("--restore-to-last-good") }
         if let rotateSize { arguments += ["--rotate-size", rotateSize] }
         if let diskReserve { arguments += ["--disk-reserve", diskReserve] }
+        if let platform { arguments += ["--platform", platform] }
+        if let systemBus { arguments += ["--system-bus", systemBus] }
+        if let powerSupply { arguments += ["--power-supply", powerSupply] }
+        if let powerSupplyInterval { arguments += ["--power-supply-interval", "\(powerSupplyInterval)"] }
+        if let waylandDisplay { arguments += ["--wayland-display", waylandDisplay] }
+        for pair in appId { arguments += ["--app-id", pair] }
         try handOverToLiveHost(arguments)
     }
 }

@@ -45,6 +45,8 @@ final class LiveHost {
         process.executableURL = URL(fileURLWithPath: daemon)
         process.arguments = ["daemon", "--state", directory + "/state", "--socket", socket, "--freezer", freezer,
                              "--time-scale", "\(timeScale)"] + extra
+        // The machine's own platform (a battery, a bus) stays out of tests that do not ask for it.
+        if !extra.contains("--platform") { process.arguments! += ["--platform", "none"] }
         process.standardError = stderr
         if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         process.standardOutput = FileHandle.nullDevice

@@ -54,7 +54,7 @@ struct TraceTail {
     }
 
     /// The engine's lines the replay did not give (the host's own — process,
-    /// connection, daemon, transfer attempt, memory pressure and install lines
+    /// connection, daemon, transfer attempt, memory pressure, platform and install lines
     /// — are not replayed): each is a decision the journal cannot explain.
     var unmatchedEngineLines: [String] {
         lines.indices.filter { !matched[$0] && !Self.isHostLine(lines[$0]) }.map { lines[$0] }
@@ -64,7 +64,7 @@ struct TraceTail {
                                          "process.spawnFailed", "process.freeze", "process.thaw", "process.freezeFailed",
                                          "process.thawFailed", "process.kill", "process.exit", "connection.close",
                                          "connection.refuse", "transfer.attempt", "transfer.verified", "transfer.stop",
-                                         "memory.pressure"]
+                                         "memory.pressure", "platform.source", "platform.input"]
 
     static func isHostLine(_ line: String) -> Bool {
         guard let r = line.range(of: "\"kind\": \"") else { return true }

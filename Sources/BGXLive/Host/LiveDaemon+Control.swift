@@ -129,6 +129,9 @@ extension LiveDaemon {
             lines.append("memory pressure: \(pressureLevel.rawValue) (PSI some \(stall.some) %, full \(stall.full) % over 10 s, \(path))")
         }
         if let full = disk.full { lines.append("disk: " + full) }
+        let platform = platformStatus
+        lines.append("platform: " + (platform.isEmpty ? "none (every change comes from bgx ctl)" : "\(platform.count) source(s)"))
+        lines += platform.map { "  " + $0 }
         if options.store != nil {
             var line = "state: \(durable.sinceSnapshot) input(s) journaled since "
             if let last = durable.lastSnapshot {

@@ -52,6 +52,8 @@ extension LiveDaemon {
             let logFD = try logsDirectory.openFile(CgroupFiles.leaf(bundle) + ".log", flags: O_WRONLY | O_APPEND)
             defer { close(logFD) }
             var environment = ProcessInfo.processInfo.environment
+            // systemd's words to the daemon are not the app's (sd_notify would answer for the daemon).
+            for name in ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"] { environment[name] = nil }
             environment["BGX_SOCKET"] = options.socketPath
             environment["BGX_BUNDLE_IDENTIFIER"] = bundle
             environment["BGX_BUNDLE_PATH"] = b.path

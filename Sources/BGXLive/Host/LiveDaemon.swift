@@ -47,6 +47,14 @@ public struct DaemonOptions: Sendable {
     /// place an app may write, owned by its user. Outside the state
     /// directory, which no app may enter.
     public var containersDirectory: String
+    /// Where the platform's truth comes from (`--platform`; see `PlatformSource`): none by default.
+    public var platformSources: [PlatformSource] = []
+    /// systemd's `Type=notify` socket, when started by systemd.
+    public var systemd: SystemdNotifier?
+    /// `status` lines on sources that could not be had (systemd absent, say).
+    public var platformNotes: [String] = []
+    /// A compositor's app id → the bundle identifier it stands for (`--app-id`); unmapped, the app id is one.
+    public var appIDs: [String: String] = [:]
 
     public init(stateDirectory: String, socketPath: String) {
         self.stateDirectory = stateDirectory
@@ -111,6 +119,10 @@ public final class LiveDaemon {
     let containers: PrivateDirectory
     /// Per-app users already checked to belong to nobody on the machine.
     var checkedAppUsers: Set<uid_t> = []
+    /// Which platform sources are live now, by name.
+    var platformLive: [String: Bool] = [:]
+    /// The compositor's last word on its activated toplevel's app id (`.some(nil)`: none).
+    var compositorFront: String??
 
     public init(options: DaemonOptions) throws {
         self.options = options
@@ -240,6 +252,7 @@ public final class LiveDaemon {
         // When the loop last knew it was running: a span between two such marks longer
         // than `stallThreshold`, outside the wait in ppoll, is a stall too (stopped mid-turn).
         var mark = MonotonicClock.now()
+        startPlatform()
         while running {
             noteStall(late: MonotonicClock.now() - mark)
             pump()
@@ -258,11 +271,15 @@ public final class LiveDaemon {
             }
             for p in processes.values { fds.append(pollfd(fd: p.pidfd, events: Int16(POLLIN), revents: 0)) }
             for p in exiting { fds.append(pollfd(fd: p.pidfd, events: Int16(POLLIN), revents: 0)) }
+            for source in options.platformSources where source.descriptor >= 0 {
+                fds.append(pollfd(fd: source.descriptor, events: Int16(POLLIN), revents: 0))
+            }
             let now = MonotonicClock.now()
             // Exactly until the engine's next event (or the next look at running processes' CPU and
             // memory, a transfer's retry, or a connection's deadline); with none, until something
             // happens. Frames waiting from the last turn: look, do not wait.
-            let wake = [engine.nextEventTime.map(monotonicTime), nextResourceSample, nextTransferRetry, nextConnectionDeadline]
+            let wake = [engine.nextEventTime.map(monotonicTime), nextResourceSample, nextTransferRetry, nextConnectionDeadline,
+                        nextPlatformWake]
                 .compactMap { $0 }.min()
             let timeout = backlog ? 0 : wake.map { max(0, $0 - now) } ?? -1
             noteStall(late: now - mark)
@@ -291,6 +308,9 @@ public final class LiveDaemon {
                 }
             }
             serveBacklogs()
+            if !options.platformSources.isEmpty || options.systemd != nil {
+                servePlatform(ready: Set(fds.filter { $0.revents != 0 }.map(\.fd)))
+            }
             if shuttingDown, processes.isEmpty, exiting.isEmpty { running = false }
         }
         shutdown()
@@ -305,6 +325,7 @@ public final class LiveDaemon {
         _ = read(signals, &info, info.count)
         if shuttingDown { running = false; return }
         shuttingDown = true
+        options.systemd?.stopping()
         log("bgx daemon: shutting down: apps hear willTerminate where it applies")
         pump()
         journal(.control(verb: "shutdown", args: []))
@@ -315,6 +336,7 @@ public final class LiveDaemon {
     /// Ends every app's process, removes the cgroups and the socket.
     func shutdown() {
         options.transferMover?.shutdown()
+        stopPlatform()
         for process in Array(processes.values) + exiting {
             let first = process.killedFor == nil
             process.killedFor = "daemon shutdown"
