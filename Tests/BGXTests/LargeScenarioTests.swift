@@ -56,6 +56,38 @@ struct LargeScenarioTests {
         #expect(lines.count == 9)
     }
 
+    @Test("the summary names the first reasons pushes were held for and counts the rest")
+    func summaryReasonsCapped() throws {
+        // A silent push every 20 minutes for ten days: each day's budget of background pushes is spent and
+        // "resets at" a different moment — one reason per day.
+        var text = """
+        start: 2026-01-05T00:00:00
+        duration: 10d
+        apps:
+          - bundle: com.example.chat
+            backgroundModes: [remote-notification]
+            on:
+              silentPush:
+                - complete: newData
+        timeline:
+          - {at: "00:01", user: launch com.example.chat}
+          - {at: "00:02", user: home}
+
+        """
+        for minute in stride(from: 0, to: 24 * 60, by: 20) {
+            text += "  - {every: day, at: \"\(String(format: "%02d:%02d", minute / 60, minute % 60))\", "
+                + "push: {app: com.example.chat, type: background, priority: 5}}\n"
+        }
+        let run = try ScenarioRun(try ScenarioParser(file: "budget.yaml").parse(text))
+        run.run()
+        let summary = run.device.summary(of: try #require(run.device.app("com.example.chat")))
+        let line = try #require(summary.text.split(separator: "\n").first { $0.contains("pushes:") })
+        // Six reasons for the held pushes, then the three the dropped ones had (a list under the cap).
+        #expect(line.components(separatedBy: "× ").count - 1 == AppSummary.pushReasonsNamed + 3, "\(line)")
+        #expect(line.contains("more for"), "\(line)")
+        #expect(line.count < 1_000, "\(line.count) characters")
+    }
+
     @Test("a run that ends within two seconds prints no progress; a long one does, with days done and left")
     func progressLines() {
         var quick = RunProgress(duration: Time.days(7), terminal: false, startedAt: 100)

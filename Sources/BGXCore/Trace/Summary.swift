@@ -105,10 +105,19 @@ public struct AppSummary: Sendable, Equatable {
         return "\(r.submitted) submitted: " + parts.joined(separator: ", ")
     }
 
+    /// Held or dropped pushes' reasons named in the summary's text, in the order they first happened.
+    public static let pushReasonsNamed = 6
+
     /// `5 delivered (4 to the app, 1 to the user), 2 held (throttled … 2), 1 dropped (…)`.
     var pushesText: String {
+        // A long run can hold pushes for hundreds of reasons that differ only in a time ("it resets at
+        // 12d 00:26"): the first few are named, the rest counted (each is in the trace and the JSON).
         func reasons(_ list: [PushCounts.Reason]) -> String {
-            list.isEmpty ? "" : " (" + list.map { "\($0.count)× \($0.reason)" }.joined(separator: "; ") + ")"
+            guard !list.isEmpty else { return "" }
+            let named = list.prefix(Self.pushReasonsNamed).map { "\($0.count)× \($0.reason)" }
+            let rest = list.dropFirst(Self.pushReasonsNamed)
+            let more = rest.isEmpty ? "" : "; … \(rest.reduce(0) { $0 + $1.count }) more for \(rest.count) other reasons"
+            return " (" + named.joined(separator: "; ") + more + ")"
         }
         let p = pushes
         return "\(p.delivered) delivered (\(p.deliveredToApp) to the app, \(p.deliveredToUser) to the user), "
