@@ -75,7 +75,7 @@ struct FleetLoadTestCommand: ParsableCommand {
               + "of the day, replayed in \(String(format: "%.0f", seconds)) s against \(host) by \(executable.path) "
               + "(\(schedule.users) users)")
         let log = work.appendingPathComponent("locust.log")
-        fm.createFile(atPath: log.path, contents: nil)
+        try Data().write(to: log)
         let logHandle = try FileHandle(forWritingTo: log)
         let process = Process()
         process.executableURL = executable

@@ -70,12 +70,12 @@ def table():
     lines = []
     for path in sorted(PATHS):
         p = PATHS[path]
-        seconds = sorted(p["seconds"].items())
-        if not seconds:
+        if not p["seconds"]:
             continue
-        first = int(seconds[0][0])
+        first, last = min(p["seconds"]), max(p["seconds"])
+        counts = [p["seconds"].get(s, 0) for s in range(first, last + 1)]  # seconds without a request too
         lines.append(f"{path}: {p['requests']} requests, {p['bodyBytes']} body bytes; per second from {time.strftime('%H:%M:%S', time.gmtime(first))} UTC:")
-        lines.append("  " + " ".join(str(n) for _, n in seconds))
+        lines.append("  " + " ".join(str(n) for n in counts))
     return "\n".join(lines)
 
 
@@ -87,14 +87,18 @@ def main():
     a = parser.parse_args()
     delays = {k: float(v) for k, v in (d.split("=", 1) for d in a.delay)}
     failures = {k: int(v) for k, v in (d.split("=", 1) for d in a.fail)}
-    server = ThreadingHTTPServer(("127.0.0.1", a.port), handler(delays, failures))
-    server.daemon_threads = True
-    server.request_queue_size = 1024
+    class Server(ThreadingHTTPServer):
+        daemon_threads = True
+        request_queue_size = 1024  # the listen backlog: a spike opens hundreds of connections at once
+
+    server = Server(("127.0.0.1", a.port), handler(delays, failures))
 
     def stop(*_):
-        with LOCK:
-            print(table(), flush=True)
-        sys.stdout.flush()
+        try:
+            with LOCK:
+                print(table(), flush=True)
+        except OSError:
+            pass  # nobody reads stdout any more
         threading.Thread(target=server.shutdown).start()
 
     signal.signal(signal.SIGINT, stop)

@@ -132,10 +132,10 @@ public struct LoadTestReport: Sendable {
                 "fleet": schedule.simulated[cause]!, "planned": schedule.planned[cause]!, "sent": c.sent, "late": c.late,
                 "responses": c.responses, "errors": c.errors, "request": [
                     "method": schedule.requests[cause]!.method, "path": schedule.requests[cause]!.path,
-                    "headers": schedule.requests[cause]!.headers, "bodyBytes": schedule.requests[cause]!.bodyBytes,
+                    "headers": schedule.requests[cause]!.headers, "bodyBytes": Int(schedule.requests[cause]!.bodyBytes),
                 ] as [String: Any],
             ]
-            for (key, v) in [("p50Ms", c.p50), ("p90Ms", c.p90), ("p99Ms", c.p99), ("maxMs", c.max)] { o[key] = v ?? NSNull() }
+            for (key, v) in [("p50Ms", c.p50), ("p90Ms", c.p90), ("p99Ms", c.p99), ("maxMs", c.max)] { o[key] = v.map { $0 as Any } ?? NSNull() }
             perCause[cause] = o
         }
         let object: [String: Any] = [

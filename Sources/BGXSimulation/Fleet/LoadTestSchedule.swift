@@ -78,7 +78,8 @@ public struct LoadTestSchedule: Sendable {
             throw Problem(description: "none of the causes loadtest: describes (\(loadTest.requests.keys.sorted().joined(separator: ", "))) has arrivals of \(app) in the fleet result")
         }
         // Enough users for the busiest stage's requests to take a second each in flight.
-        let busiest = (0..<minutes.count).map { i in planned.values.reduce(0) { $0 + $1[i] } }.max() ?? 0
+        let wholes = Array(planned.values)
+        let busiest = (0..<minutes.count).map { i in wholes.reduce(0) { $0 + $1[i] } }.max() ?? 0
         let perSecond = Double(busiest) / (60 / compress)
         self.users = users ?? min(2000, max(10, Int(perSecond.rounded(.up))))
     }
@@ -91,7 +92,7 @@ public struct LoadTestSchedule: Sendable {
     public var json: String {
         var requestsObject: [String: Any] = [:]
         for (cause, r) in requests where planned[cause] != nil {
-            requestsObject[cause] = ["method": r.method, "path": r.path, "headers": r.headers, "bodyBytes": r.bodyBytes]
+            requestsObject[cause] = ["method": r.method, "path": r.path, "headers": r.headers, "bodyBytes": Int(r.bodyBytes)] as [String: Any]
         }
         let stages: [[String: Any]] = minutes.enumerated().map { i, m in
             var arrivals: [String: Int] = [:]
