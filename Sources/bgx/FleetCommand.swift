@@ -14,9 +14,12 @@ struct Fleet: ParsableCommand {
             and population.csv. bgx fleet merge DIR… --out DIR adds shards; bgx fleet report DIR --html FILE \
             draws one self-contained HTML file; bgx fleet compare A B sets two results side by side; \
             bgx fleet plan SCENARIO --devices N --shards K --out DIR writes a Kubernetes Indexed Job \
-            (--image, --claim) and a Slurm job array that run the shards.
+            (--image, --claim) and a Slurm job array that run the shards; bgx fleet loadtest DIR --scenario SCENARIO \
+            --host URL --compress F [--devices N] [--window HH:MM-HH:MM] [--users U] [--locust PATH] --out DIR replays \
+            the arrivals against an HTTP server with Locust.
             """,
-        subcommands: [FleetRunCommand.self, FleetMerge.self, FleetReportCommand.self, FleetCompare.self, FleetPlanCommand.self],
+        subcommands: [FleetRunCommand.self, FleetMerge.self, FleetReportCommand.self, FleetCompare.self, FleetPlanCommand.self,
+                      FleetLoadTestCommand.self],
         defaultSubcommand: FleetRunCommand.self)
 }
 

@@ -64,6 +64,8 @@ enum ScenarioReference {
             "debug": P.debugKeys,
             "expect": P.expectationKeys,
             "population": P.populationKeys,
+            "loadtest": P.loadTestKeys,
+            "request": P.requestKeys,
             "trace": Array(P.traceKinds.keys) + Array(P.futureTraceKinds.keys),
         ]
     }

@@ -41,6 +41,8 @@ public struct Scenario: Sendable {
     public var expectations: [Expectation] = []
     /// `population:` — what each device of a fleet is sampled from (`bgx fleet`).
     public var population: Population?
+    /// `loadtest:` — each cause's HTTP request, for `bgx fleet loadtest`.
+    public var loadTest: LoadTest?
 
     public struct Usage: Sendable {
         public var app: String

@@ -26,7 +26,7 @@ public struct ScenarioParser {
     // MARK: Vocabulary
 
     static let topKeys = ["profile", "seed", "start", "duration", "device", "apps", "usage", "timeline", "expect",
-                          "population"]
+                          "population", "loadtest"]
     static let deviceKeys = ["battery", "charging", "network", "bandwidth", "lowPowerMode", "backgroundAppRefresh",
                              "passcode", "memory", "multitasking", "thermal", "timeZone", "cpuLoad", "memoryPressure",
                              "cameraActive", "backgroundGPU"]
@@ -223,6 +223,7 @@ public struct ScenarioParser {
             }
         }
         if let n = top["population"] { scenario.population = try population(n) }
+        if let n = top["loadtest"] { scenario.loadTest = try loadTest(n, bundles: bundles) }
         if let n = top["expect"] {
             let entries = try sequence(n, "expect")
             if entries.count > limits.timelineEntries {
