@@ -1,5 +1,5 @@
 import BGXCore
-import BGXSimulation
+@testable import BGXSimulation
 import Foundation
 import Testing
 
@@ -86,6 +86,30 @@ struct LargeScenarioTests {
         #expect(line.components(separatedBy: "× ").count - 1 == AppSummary.pushReasonsNamed + 3, "\(line)")
         #expect(line.contains("more for"), "\(line)")
         #expect(line.count < 1_000, "\(line.count) characters")
+    }
+
+    @Test("a moment read byte by byte is the moment the long way reads, for every form and near-miss")
+    func momentFastPathAgrees() {
+        var samples = ["00:00", "23:59", "07:30:15", "1d 07:00", "36500d 23:59:59", "36501d 00:00", "7:30", "07:3",
+                       "24:00", "12:60", "1d07:00", " 1d 07:00", "1d 07:00 ", "Wed 09:00", "Tue 09:00", "90s", "2d",
+                       "-1d 07:00", "00012d 01:02", "1d 07:00:5", "07:30:60", "1d  07:00", "d 07:00", "1x 07:00", ""]
+        // And strings built from the alphabet the forms use, deterministically.
+        let alphabet = Array("0123456789:d ")
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        for _ in 0..<20_000 {
+            var text = ""
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            for k in 0..<Int(state >> 60) + 3 { text.append(alphabet[Int((state >> UInt64(k * 4 % 56)) & 0xFF) % alphabet.count]) }
+            samples.append(text)
+        }
+        var fast = 0
+        for text in samples {
+            guard let (day, tod) = Units.dayAndClock(text) else { continue }
+            fast += 1
+            #expect(Units.momentTheLongWay(text, startOffset: Time.hours(6), start: nil)
+                    == Time.days(day) + tod - Time.hours(6), "\(text)")
+        }
+        #expect(fast >= 6, "the usual forms take the fast way")
     }
 
     @Test("a run that ends within two seconds prints no progress; a long one does, with days done and left")

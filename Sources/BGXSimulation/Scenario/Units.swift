@@ -100,6 +100,13 @@ public enum Units {
     /// time after midnight. The scenario's `at:`, `between:` and `bgx
     /// explain --at` all read moments here.
     public static func moment(_ text: String, startOffset: Nanoseconds, start: Date? = nil) -> Nanoseconds? {
+        // The timeline's usual forms, read byte by byte: a scenario of megabytes has hundreds of thousands.
+        if let (day, tod) = dayAndClock(text) { return Time.days(day) + tod - startOffset }
+        return momentTheLongWay(text, startOffset: startOffset, start: start)
+    }
+
+    /// Every form `moment` reads, with Foundation's trimming and splitting.
+    static func momentTheLongWay(_ text: String, startOffset: Nanoseconds, start: Date?) -> Nanoseconds? {
         let s = text.trimmingCharacters(in: .whitespaces)
         if !s.contains(":") { return duration(s) }
         let pieces = s.split(separator: " ")
@@ -123,6 +130,43 @@ public enum Units {
         }
         guard let tod = timeOfDay(String(clock)) else { return nil }
         return Time.days(day) + tod - startOffset
+    }
+
+    /// `HH:MM`, `HH:MM:SS`, `Nd HH:MM` or `Nd HH:MM:SS` with nothing around them: (day, time of day);
+    /// nil for anything else, which `moment` then reads the long way (and refuses if it must).
+    static func dayAndClock(_ text: String) -> (Int, Nanoseconds)? {
+        var text = text
+        return text.withUTF8 { b -> (Int, Nanoseconds)? in
+            var i = 0, day = 0
+            func digits(_ count: Int) -> Int? {
+                guard i + count <= b.count else { return nil }
+                var v = 0
+                for k in i..<(i + count) {
+                    guard b[k] >= 48 && b[k] <= 57 else { return nil }
+                    v = v * 10 + Int(b[k] - 48)
+                }
+                i += count
+                return v
+            }
+            if let d = b.firstIndex(of: UInt8(ascii: "d")) {
+                guard d > 0, d <= 5, d + 1 < b.count, b[d + 1] == UInt8(ascii: " "), let n = digits(d),
+                      n <= 36_500 else { return nil }
+                day = n
+                i = d + 2
+            }
+            guard let h = digits(2), h < 24, i < b.count, b[i] == UInt8(ascii: ":") else { return nil }
+            i += 1
+            guard let m = digits(2), m < 60 else { return nil }
+            var sec = 0
+            if i < b.count {
+                guard b[i] == UInt8(ascii: ":") else { return nil }
+                i += 1
+                guard let s = digits(2), s < 60 else { return nil }
+                sec = s
+            }
+            guard i == b.count else { return nil }
+            return (day, Time.seconds(h * 3600 + m * 60 + sec))
+        }
     }
 
     /// The known word nearest a misspelt one, for "did you mean …?" (nil when none is near).
