@@ -76,7 +76,6 @@ struct ProcessingAfterLockTests {
 extension ScenarioRun {
     /// Virtual time of `HH:MM` on day `day` of the run.
     func moment(day: Int, at clock: String) -> Nanoseconds {
-        let parts = clock.split(separator: ":").compactMap { Int($0) }
-        return Time.days(day) + Time.hours(parts[0]) + Time.minutes(parts[1]) - startOffset
+        Units.moment("\(day)d \(clock)", startOffset: startOffset)!
     }
 }

@@ -111,7 +111,7 @@ struct DeviceUsePrediction: Sendable, Codable {
         let bins = UsageHistory.binsPerDay
         let firsts = [use.history.firstUse, power.history.firstUse].compactMap { $0 }
         guard let first = firsts.min(), let from = watchedFrom else { quiet = []; return }
-        let days = min(Int64(use.history.daysCount), day - (first + wallClockOffset) / Time.days(1))
+        let days = use.history.daysObserved(before: day, firstUseWall: first + wallClockOffset)
         guard days > 0 else { quiet = []; return }
         var seen = [Int](repeating: 0, count: bins), used = seen, charging = seen
         let horizon = Int64(horizonBins) * UsageHistory.bin

@@ -51,9 +51,6 @@ struct UsageHistory: Sendable, Codable {
         d.uses += 1
     }
 
-    /// How many days the ring holds.
-    var daysCount: Int { days.count }
-
     /// The record of day `d`, if the ring still holds it.
     func day(_ d: Int64) -> DayUse? {
         let record = days[Int(d % Int64(days.count))]

@@ -262,6 +262,20 @@ public enum TraceField: Sendable, Equatable {
     case string(String)
     case number(Double)
     case bool(Bool)
+
+    /// The value as the trace writes it, unquoted: a whole number without a
+    /// fraction (below 10^15), any other as Swift prints a Double.
+    public var text: String {
+        switch self {
+        case let .string(s): s
+        case let .number(n): Self.numberText(n)
+        case let .bool(b): b ? "true" : "false"
+        }
+    }
+
+    public static func numberText(_ n: Double) -> String {
+        n == n.rounded() && abs(n) < 1e15 ? String(Int64(n)) : "\(n)"
+    }
 }
 
 extension TraceEvent {

@@ -20,8 +20,7 @@ public struct TraceRenderer: Sendable {
             switch value {
             case let .string(s): TraceRenderer.appendJSONString(s, to: &line)
             case let .bool(b): line += b ? "true" : "false"
-            case let .number(n):
-                if n == n.rounded(), abs(n) < 1e15 { line += String(Int64(n)) } else { line += "\(n)" }
+            case let .number(n): line += TraceField.numberText(n)
             }
         }
         line += "}"

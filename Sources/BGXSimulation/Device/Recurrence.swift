@@ -36,8 +36,8 @@ public struct Recurrence: Sendable, Equatable {
         guard firstDay <= last else { return [] }
         var moments: [Nanoseconds] = []
         for day in firstDay...last {
-            // 1970-01-01 was a Thursday (weekday 4).
-            guard weekdays.contains(Int(((startEpochDay + Int64(day) + 4) % 7 + 7) % 7)) else { continue }
+            // `CivilDate` counts 1 = Sunday; a recurrence 0 = Sunday.
+            guard weekdays.contains(CivilDate.weekday(ofDay: startEpochDay + Int64(day)) - 1) else { continue }
             let t = Time.days(day) + timeOfDay - startOffset
             guard t >= 0, t <= duration else { continue }
             moments.append(t)

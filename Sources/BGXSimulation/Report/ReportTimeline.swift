@@ -176,13 +176,7 @@ struct ReportTimeline {
 
     /// `1d 17:50:30 terminate: reason=backgroundTaskTimeout code=0x2182bad2 …`
     static func title(_ event: TraceEvent, names: TraceNames, clock: ReportClock) -> String {
-        let fields = event.fields(names).map { name, value -> String in
-            switch value {
-            case let .string(s): return "\(name)=\(s)"
-            case let .number(n): return n == n.rounded() && abs(n) < 1e15 ? "\(name)=\(Int64(n))" : "\(name)=\(n)"
-            case let .bool(b): return "\(name)=\(b)"
-            }
-        }
+        let fields = event.fields(names).map { name, value in "\(name)=\(value.text)" }
         return clock.clock(event.time) + " " + event.kindName + (fields.isEmpty ? "" : ": " + fields.joined(separator: " "))
     }
 

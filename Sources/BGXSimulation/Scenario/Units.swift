@@ -116,9 +116,8 @@ public enum Units {
             clock = pieces[1]
             if let weekday = weekdays.firstIndex(of: String(pieces[0])), let start {
                 guard let tod = timeOfDay(String(clock)) else { return nil }
-                // 1970-01-01 was a Thursday (index 4).
                 let startDay = Int64((start.timeIntervalSince1970 / 86_400).rounded(.down))
-                let startWeekday = Int(((startDay + 4) % 7 + 7) % 7)
+                let startWeekday = CivilDate.weekday(ofDay: startDay) - 1     // 0 = Sunday, as `weekdays`
                 var t = Time.days((weekday - startWeekday + 7) % 7) + tod - startOffset
                 if t < 0 { t += Time.days(7) }
                 return t

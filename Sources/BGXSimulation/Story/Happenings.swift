@@ -93,20 +93,13 @@ extension SimulatedDevice {
     /// What has happened to the app so far (its trace, ready to be asked about).
     public func happenings(of app: AppID) -> Happenings {
         let offset = engine.wallClockOffset
-        // 1970-01-01, day 0 of the epoch, was a Thursday.
-        let firstWeekday = Int((engine.startEpochSeconds / 86_400 + 4) % 7)
+        let firstDay = engine.startEpochSeconds / 86_400
         return Happenings(events(of: app).map { event in
             let wall = event.time + offset
-            let fields = renderer.fields(of: event).map { field -> (name: String, value: String) in
-                switch field.1 {
-                case let .string(s): (field.0, s)
-                case let .number(n): (field.0, n == n.rounded() && abs(n) < 1e15 ? String(Int64(n)) : String(n))
-                case let .bool(b): (field.0, b ? "true" : "false")
-                }
-            }
+            let fields = renderer.fields(of: event).map { (name: $0.0, value: $0.1.text) }
             let day = Int(wall / Time.days(1))
             return Happening(kind: event.kindName, time: event.time, day: day, timeOfDay: wall % Time.days(1),
-                             weekday: (firstWeekday + day) % 7, fields: fields)
+                             weekday: CivilDate.weekday(ofDay: firstDay + Int64(day)) - 1, fields: fields)
         })
     }
 }
