@@ -18,6 +18,9 @@ public final class AppRuntime: SystemConnection {
     }
     /// Made on first use; it holds this process (its connection), so `tearDown` lets it go.
     private var madeApplication: Application?
+    /// Ended app delegates' applications (see `tearDown`).
+    nonisolated(unsafe) private static var endedApplications: [Application] = []
+    private static let endedApplicationsLock = NSLock()   // devices of parallel tests end processes at once
     /// Pending work by timer token, with the queue it runs on.
     var timers: [Int32: (queue: ExecutionQueue, body: () -> Bool)] = [:]
     /// The queue of the job running now: its busy work and waits continue there.
@@ -71,6 +74,13 @@ public final class AppRuntime: SystemConnection {
         voipPushHandler = nil
         voipSocketHandler = nil
         keepAliveHandler = nil
+        // App code's observers on NotificationCenter.default (one for the whole host) outlive the
+        // process; one filtered by `object: UIApplication.shared` would hear a later process whose
+        // application took this one's address. An app delegate's application is kept, inert, for
+        // the host's life so that its address is never reused (scenario apps add no observers).
+        if let application = madeApplication, program is DelegateApp {
+            Self.endedApplicationsLock.withLock { Self.endedApplications.append(application) }
+        }
         madeApplication = nil
         dispatchState.tearDown()
         runLoopTimers.tearDown()
