@@ -31,6 +31,39 @@ struct FuzzFindingsTests {
         #expect(error.message.contains("a property list is UTF-8"), "\(error)")
     }
 
+    @Test("an Info.plist that is not UTF-8 text (UCS-4 by its first bytes, a NUL, a stray byte) is refused at the byte, not handed to libxml2 to crash on",
+          arguments: [
+              ([0x00, 0x00, 0x00, 0x3C, 0x3C, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x3C], 1, 1, "a NUL byte"),  // FuzzInfoPlist's crash
+              (Array("<plist>\n<dict><key>a".utf8) + [0xFF] + Array("</key></dict></plist>".utf8), 2, 13, "0xFF"),
+              (Array("<plist><dict><key>\u{E9}".utf8) + [0xC3] + Array("</key></dict></plist>".utf8), 1, 21, "0xC3"),  // a lead byte cut short
+              (Array("<plist><dict><key>".utf8) + [0xED, 0xA0, 0x80] + Array("</key></dict></plist>".utf8), 1, 19, "0xED"),  // a surrogate
+          ])
+    func infoPlistThatIsNotUTF8(bytes: [UInt8], line: Int, column: Int, naming: String) throws {
+        let path = try Self.plist(bytes)
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        let error = try #require(throws: ScenarioError.self) { try InfoPlist.read(path) }
+        #expect(error.location.line == line && error.location.column == column, "\(error)")
+        #expect(error.message.contains(naming) && error.message.contains("UTF-8 text"), "\(error)")
+    }
+
+    @Test("UTF-8 text of every length (é, €, 𝄞) in an Info.plist is read as before")
+    func infoPlistWithMultibyteText() throws {
+        let text = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0"><dict>
+              <key>CFBundleIdentifier</key><string>com.example.caf\u{E9}\u{20AC}\u{1D11E}</string>
+            </dict></plist>
+            """
+        let path = try Self.plist(Array(text.utf8))
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        #expect(try InfoPlist.read(path).bundleIdentifier == "com.example.caf\u{E9}\u{20AC}\u{1D11E}")
+        // And the same text broken after its multibyte characters is located past them, by byte.
+        let broken = try Self.plist(Array(text.replacingOccurrences(of: "</dict>", with: "</dic>").utf8))
+        defer { try? FileManager.default.removeItem(atPath: (broken as NSString).deletingLastPathComponent) }
+        let error = try #require(throws: ScenarioError.self) { try InfoPlist.read(broken) }
+        #expect(error.location.line == 4 && error.message.contains("malformed XML"), "\(error)")
+    }
+
     @Test("an Info.plist with a processing instruction (<?target?>) is refused where it is, not handed to XMLParser to crash on",
           arguments: [
               (Array("<?xrEN?>".utf8), 1, 1),  // FuzzInfoPlist's crash

@@ -16,6 +16,7 @@ enum PlistSyntax {
 
     static func firstProblem(in data: Data) -> Problem? {
         if let encoding = declaredEncodingProblem(in: data) { return encoding }
+        if let text = textProblem(in: data) { return text }
         if let instruction = processingInstructionProblem(in: data) { return instruction }
         let parser = XMLParser(data: data)
         let checker = Checker()
@@ -27,6 +28,44 @@ enum PlistSyntax {
                            message: "malformed XML: \(reason)")
         }
         return checker.problem
+    }
+
+    /// An XML property list is UTF-8 text, and bytes that are not (or a NUL)
+    /// are refused before XMLParser sees them: libxml2 guesses the encoding
+    /// from the first four bytes, and `00 00 00 3C` (UCS-4) sends it through
+    /// iconv into a crash (found by fuzzing).
+    static func textProblem(in data: Data) -> Problem? {
+        let bytes = Array(data)
+        var line = 1, lineStart = 0, i = 0
+        while i < bytes.count {
+            let byte = bytes[i]
+            // The length of the UTF-8 sequence a lead byte starts, and the range its second byte must be in
+            // (which rules out overlong forms, surrogates and code points past U+10FFFF).
+            let length: Int, second: ClosedRange<UInt8>
+            switch byte {
+            case 0x01...0x7F:
+                if byte == UInt8(ascii: "\n") { line += 1; lineStart = i + 1 }
+                i += 1
+                continue
+            case 0xC2...0xDF: (length, second) = (2, 0x80...0xBF)
+            case 0xE0: (length, second) = (3, 0xA0...0xBF)
+            case 0xE1...0xEC, 0xEE...0xEF: (length, second) = (3, 0x80...0xBF)
+            case 0xED: (length, second) = (3, 0x80...0x9F)
+            case 0xF0: (length, second) = (4, 0x90...0xBF)
+            case 0xF1...0xF3: (length, second) = (4, 0x80...0xBF)
+            case 0xF4: (length, second) = (4, 0x80...0x8F)
+            default: (length, second) = (0, 0...0)  // NUL, a continuation byte alone, or never UTF-8
+            }
+            let valid = length > 0 && i + length <= bytes.count && second.contains(bytes[i + 1])
+                && bytes[(i + 2)..<(i + length)].allSatisfy { (0x80...0xBF).contains($0) }
+            guard valid else {
+                let what = byte == 0 ? "a NUL byte" : "a byte that is not UTF-8 (0x\(String(byte, radix: 16, uppercase: true)))"
+                return Problem(line: line, column: i - lineStart + 1,
+                               message: "\(what); a property list in XML is UTF-8 text")
+            }
+            i += length
+        }
+        return nil
     }
 
     /// A property list is UTF-8, and one declaring another encoding is refused
