@@ -22,11 +22,11 @@ struct DasdCalibrationTests {
         #expect(report.decidingPercent >= 80, "\(report.summary)")
     }
 
-    @Test("the README states the calibration figure the set yields now")
-    func readmeFigure() throws {
+    @Test("docs/tour.md states the calibration figure the set yields now")
+    func tourFigure() throws {
         let report = try DasdCalibrationReport(folder: calibrationFolder)
-        let readme = try String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        #expect(readme.contains(report.summary), "README should say: \(report.summary)")
+        let tour = try String(contentsOf: repositoryRoot.appendingPathComponent("docs/tour.md"), encoding: .utf8)
+        #expect(tour.contains(report.summary), "docs/tour.md should say: \(report.summary)")
     }
 
     @Test("every case cites a public source and says why it is not counted when it is not")

@@ -3,7 +3,7 @@ import BGXSimulation
 import Foundation
 import Testing
 
-/// `bgx demo`'s "What the system decided" reads as the README's story:
+/// `bgx demo`'s "What the system decided" reads as docs/tour.md's story:
 /// repeated decisions grouped with how close they came to use, the
 /// deferrals and the push throttling told, every background task named,
 /// and every moment written as scenarios write them (`0d 23:35`).

@@ -449,7 +449,7 @@ struct FleetCompareTests {
     }
 }
 
-/// The README's worked example, re-run small so its claims stay true in shape:
+/// docs/fleets.md's worked example, re-run small so its claims stay true in shape:
 /// docs/examples/fleet-news-week.yaml, a week of a news app refreshing no
 /// sooner than every 15 minutes, and one silent push to all at 17:00.
 @Suite("The fleet week: a 17:00 campaign, refreshes before use, 15 min against 1 h")

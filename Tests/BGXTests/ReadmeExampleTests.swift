@@ -124,3 +124,29 @@ func readmeExplainExample() throws {
     }
     #expect(shown.count >= 10)
 }
+
+/// The README's one scenario: the file shown is docs/examples/colorfeed.yaml,
+/// verbatim, and every line of the run shown (bar the "…" that stand for lines
+/// left out) is what `bgx run` prints, in the same order.
+@Test("README: the ColorFeed scenario shown is the example file, and its `bgx run` block is what bgx prints (rules §6)")
+func readmeRunExample() throws {
+    let readme = try String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+    let file = try String(contentsOf: repositoryRoot.appendingPathComponent("docs/examples/colorfeed.yaml"), encoding: .utf8)
+    #expect(readme.contains("```yaml\n" + file + "```"))
+    let lines = readme.components(separatedBy: "\n")
+    let command = try #require(lines.firstIndex(of: "$ swift run bgx run docs/examples/colorfeed.yaml"))
+    let end = try #require(lines[command...].firstIndex { $0 == "```" })
+    let shown = lines[(command + 1)..<end].filter { $0.trimmingCharacters(in: .whitespaces) != "…" }
+    let run = try CommandLineTests().bgx(["run", "docs/examples/colorfeed.yaml"], in: repositoryRoot)
+    #expect(run.status == 0, "\(run.stderr)")
+    let printed = run.stdout.components(separatedBy: "\n")
+    var at = 0
+    for line in shown {
+        guard let found = printed[at...].firstIndex(of: line) else {
+            Issue.record("the README shows a line `bgx run` does not print (in this order): \(line)")
+            continue
+        }
+        at = found + 1
+    }
+    #expect(shown.count >= 12)
+}

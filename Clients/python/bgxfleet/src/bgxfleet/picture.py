@@ -4,7 +4,7 @@
 
 Takes the arrivals SVG that `bgx fleet report` drew (the first, or the one
 for --app) with the report's own style, and has Chromium screenshot exactly
-that chart: the README's pictures are made this way.
+that chart: docs/fleets.md's pictures are made this way.
 """
 import argparse
 import os
