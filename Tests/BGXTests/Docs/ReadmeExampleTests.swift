@@ -100,7 +100,7 @@ func readmePushKitExample() {
 
 @Test("README: the `bgx explain` example is what bgx prints (its '…' lines stand for rows left out) (rules §6)")
 func readmeExplainExample() throws {
-    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let root = repositoryRoot
     let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
     let lines = readme.components(separatedBy: "\n")
     let command = try #require(lines.firstIndex { $0.hasPrefix("$ swift run bgx explain Scenarios/spec5-processing-waits-for-power.yaml") })

@@ -3,9 +3,17 @@ import BGXSimulation
 import Foundation
 import Testing
 
-/// The repository's root, found from this file's path.
-let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent()
+/// The repository's root: the nearest folder above this file that holds
+/// Package.swift (so a test file may sit in any folder of its concern).
+let repositoryRoot: URL = {
+    var folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    while !FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path) {
+        let parent = folder.deletingLastPathComponent()
+        precondition(parent.path != folder.path, "no Package.swift above \(#filePath)")
+        folder = parent
+    }
+    return folder
+}()
 
 /// Every scenario in `Scenarios/`: the executable form of docs/rules.md.
 let scenarioFiles: [String] = {
