@@ -70,9 +70,14 @@ let package = Package(
         .executableTarget(
             name: "bgx",
             dependencies: [
-                "BGXCore", "BGXSimulation",
+                "BGXCore", "BGXSimulation", "BGXDaemonArguments",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            swiftSettings: v5),
+        // The live host's options, declared once for `bgx daemon`/`ctl` and `bgx-daemon`.
+        .target(
+            name: "BGXDaemonArguments",
+            dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: v5),
         // The live host's process control (fork/exec into a cgroup, pidfds): C, since
         // only async-signal-safe calls may run between fork and exec.
@@ -110,7 +115,7 @@ let package = Package(
         .executableTarget(
             name: "bgx-daemon",
             dependencies: [
-                "BGXLive", "BGXLiveStore", "BGXLiveTransfers", "BGXLivePlatform", "BGXCore", "BGXSimulation",
+                "BGXLive", "BGXLiveStore", "BGXLiveTransfers", "BGXLivePlatform", "BGXCore", "BGXSimulation", "BGXDaemonArguments",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],

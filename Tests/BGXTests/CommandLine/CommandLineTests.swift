@@ -301,4 +301,38 @@ struct CommandLineTests {
         let days = try #require(object["deviceDaysRoundsPerSecond"] as? [Double])
         #expect(days.count == 3 && days.max() == object["deviceDaysPerSecond"] as? Double)
     }
+
+    @Test("bgx daemon and bgx ctl take exactly bgx-daemon's options, with the same defaults, and hand over what was typed")
+    func liveHostOptionsDeclaredOnce() throws {
+        let exe = try #require(Self.executable)
+        let daemon = exe.deletingLastPathComponent().appendingPathComponent("bgx-daemon")
+        try #require(FileManager.default.isExecutableFile(atPath: daemon.path), "bgx-daemon is built beside bgx by swift build")
+        func help(_ executable: URL, _ arguments: [String]) throws -> String {
+            let process = Process()
+            process.executableURL = executable
+            process.arguments = arguments
+            let out = Pipe()
+            process.standardOutput = out
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            // From OPTIONS on: the options, their help and their defaults (the overview and usage name the
+            // tool, and only bgx has a --version).
+            return text.components(separatedBy: "OPTIONS:").dropFirst().joined()
+                .components(separatedBy: "\n").filter { !$0.contains("--version") }.joined(separator: "\n")
+        }
+        for command in ["daemon", "ctl"] {
+            let fromBGX = try help(exe, [command, "--help"])
+            #expect(fromBGX.contains("--socket"), "\(fromBGX)")
+            #expect(fromBGX == (try help(daemon, [command, "--help"])), "bgx \(command) and bgx-daemon \(command) differ")
+        }
+        #expect(try help(exe, ["daemon", "--help"]).contains("(default: 10000)"))  // --snapshot-every's, once drifted
+        // A bad option is refused by bgx itself, before any hand-over.
+        let bad = try bgx(["daemon", "--state", "/tmp/x", "--socket", "/tmp/y", "--snapshot-evry", "5"])
+        #expect(bad.status != 0 && bad.stderr.contains("snapshot-evry"), "\(bad.stderr)")
+        // What bgx accepts reaches bgx-daemon as typed: its own check of the profile answers.
+        let handed = try bgx(["daemon", "--state", "/tmp/bgx-no-such-state", "--socket", "/tmp/bgx-no.sock", "--profile=ios5"])
+        #expect(handed.status == 2 && handed.stderr.contains("unknown profile ios5"), "\(handed.stderr)")
+    }
 }
