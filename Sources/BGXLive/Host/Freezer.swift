@@ -95,18 +95,45 @@ enum CgroupFiles {
     }
 }
 
-/// cgroup v2: `cgroup.freeze`, `cgroup.events`, `cgroup.kill` in a subtree
-/// under the daemon's own cgroup (`bgx-daemon-PID/APP`).
-final class CgroupV2Freezer: Freezer {
-    let mechanism = "cgroup2"
+/// The two cgroup hierarchies, as the freezer needs them: where each is mounted,
+/// its freezer's file and words, and what the kernel offers besides — v2
+/// signals a finished freeze (`cgroup.events`, POLLPRI) and kills a whole leaf
+/// (`cgroup.kill`); v1 offers neither.
+enum CgroupVersion {
+    case v2, v1
+
+    var mechanism: String { self == .v2 ? "cgroup2" : "cgroup1" }
+    /// The line of /proc/self/cgroup that names the daemon's own cgroup ("" is v2's `0::`).
+    var controller: String { self == .v2 ? "" : "freezer" }
+    var freezeFile: String { self == .v2 ? "cgroup.freeze" : "freezer.state" }
+    /// What is written to the freezer's file, and read back once it has taken.
+    func word(frozen: Bool) -> String {
+        switch self {
+        case .v2: frozen ? "1" : "0"
+        case .v1: frozen ? "FROZEN" : "THAWED"
+        }
+    }
+    func isMount(type: String, options: [String]) -> Bool {
+        self == .v2 ? type == "cgroup2" : type == "cgroup" && options.contains("freezer")
+    }
+}
+
+/// A cgroup freezer, v2 or v1: each app a leaf in a subtree under the
+/// daemon's own cgroup (`bgx-daemon-PID/APP`), frozen by its freezer's file
+/// and confirmed by the kernel before the freeze is reported.
+final class CgroupFreezer: Freezer {
+    let version: CgroupVersion
     let base: String
+    var mechanism: String { version.mechanism }
     var root: String? { base }
 
-    /// nil when no writable cgroup v2 hierarchy with a freezer is here.
-    init?() {
-        guard let mount = CgroupFiles.mounts().first(where: { $0.type == "cgroup2" }),
-              let base = CgroupFiles.daemonSubtree(mount: mount.path, controller: "", freezerFile: "cgroup.freeze")
+    /// nil when no writable hierarchy of this version with a freezer is here.
+    init?(_ version: CgroupVersion) {
+        guard let mount = CgroupFiles.mounts().first(where: { version.isMount(type: $0.type, options: $0.options) }),
+              let base = CgroupFiles.daemonSubtree(mount: mount.path, controller: version.controller,
+                                                   freezerFile: version.freezeFile)
         else { return nil }
+        self.version = version
         self.base = base
     }
 
@@ -114,16 +141,16 @@ final class CgroupV2Freezer: Freezer {
         try CgroupFiles.makeLeaf(for: bundle, in: base)
     }
 
-    func freeze(_ process: LiveProcess) throws {
-        guard let dir = process.cgroup else { return }
-        try CgroupFiles.write("1", to: dir + "/cgroup.freeze")
-        try Self.wait(for: "frozen 1", in: dir + "/cgroup.events")
-    }
+    func freeze(_ process: LiveProcess) throws { try set(process, frozen: true) }
+    func thaw(_ process: LiveProcess) throws { try set(process, frozen: false) }
 
-    func thaw(_ process: LiveProcess) throws {
+    private func set(_ process: LiveProcess, frozen: Bool) throws {
         guard let dir = process.cgroup else { return }
-        try CgroupFiles.write("0", to: dir + "/cgroup.freeze")
-        try Self.wait(for: "frozen 0", in: dir + "/cgroup.events")
+        try CgroupFiles.write(version.word(frozen: frozen), to: dir + "/" + version.freezeFile)
+        switch version {
+        case .v2: try Self.wait(for: "frozen \(version.word(frozen: frozen))", in: dir + "/cgroup.events")
+        case .v1: try Self.waitUntil(dir + "/freezer.state", reads: version.word(frozen: frozen))
+        }
     }
 
     /// `cgroup.events` signals a change with POLLPRI: wait on it, not on a timer.
@@ -144,54 +171,9 @@ final class CgroupV2Freezer: Freezer {
         }
     }
 
-    func kill(_ process: LiveProcess) throws -> String {
-        guard let dir = process.cgroup else { return "none" }
-        try CgroupFiles.write("1", to: dir + "/cgroup.kill")
-        return "cgroup.kill"
-    }
-
-    /// The leaf is removable once `cgroup.events` says `populated 0`.
-    func release(_ process: LiveProcess) {
-        guard let dir = process.cgroup else { return }
-        try? Self.wait(for: "populated 0", in: dir + "/cgroup.events")
-        CgroupFiles.remove(dir)
-    }
-    func removeRoot() { CgroupFiles.remove(base) }
-}
-
-/// The cgroup v1 freezer: `freezer.state` FROZEN / THAWED. v1 has no
-/// `cgroup.kill`: each of the leaf's processes gets SIGKILL through a pidfd.
-final class CgroupV1Freezer: Freezer {
-    let mechanism = "cgroup1"
-    let base: String
-    var root: String? { base }
-
-    init?() {
-        guard let mount = CgroupFiles.mounts().first(where: { $0.type == "cgroup" && $0.options.contains("freezer") }),
-              let base = CgroupFiles.daemonSubtree(mount: mount.path, controller: "freezer", freezerFile: "freezer.state")
-        else { return nil }
-        self.base = base
-    }
-
-    func prepare(bundle: String) throws -> (cgroup: String, procs: String)? {
-        try CgroupFiles.makeLeaf(for: bundle, in: base)
-    }
-
-    func freeze(_ process: LiveProcess) throws {
-        guard let dir = process.cgroup else { return }
-        try CgroupFiles.write("FROZEN", to: dir + "/freezer.state")
-        try Self.wait(for: "FROZEN", in: dir + "/freezer.state")
-    }
-
-    func thaw(_ process: LiveProcess) throws {
-        guard let dir = process.cgroup else { return }
-        try CgroupFiles.write("THAWED", to: dir + "/freezer.state")
-        try Self.wait(for: "THAWED", in: dir + "/freezer.state")
-    }
-
     /// v1 offers no notification: `freezer.state` reads FREEZING until every
     /// task has stopped, so it is read again, yielding the CPU in between.
-    static func wait(for state: String, in path: String) throws {
+    static func waitUntil(_ path: String, reads state: String) throws {
         let deadline = MonotonicClock.now() + freezeDeadline
         while CgroupFiles.read(path)?.trimmingCharacters(in: .whitespacesAndNewlines) != state {
             guard MonotonicClock.now() < deadline else {
@@ -203,6 +185,10 @@ final class CgroupV1Freezer: Freezer {
 
     func kill(_ process: LiveProcess) throws -> String {
         guard let dir = process.cgroup else { return "none" }
+        if version == .v2 {
+            try CgroupFiles.write("1", to: dir + "/cgroup.kill")
+            return "cgroup.kill"
+        }
         let pids = (CgroupFiles.read(dir + "/cgroup.procs") ?? "").split(separator: "\n").compactMap { pid_t($0) }
         for pid in pids {
             // The leaf's own pidfd for the main process; others are opened now (they are frozen or ours).
@@ -212,11 +198,16 @@ final class CgroupV1Freezer: Freezer {
             if fd != process.pidfd { close(fd) }
         }
         // A frozen task dies only once thawed.
-        if process.frozen { try? CgroupFiles.write("THAWED", to: dir + "/freezer.state") }
+        if process.frozen { try? CgroupFiles.write(version.word(frozen: false), to: dir + "/" + version.freezeFile) }
         return "pidfd SIGKILL (cgroup v1 has no cgroup.kill)"
     }
 
-    func release(_ process: LiveProcess) { if let dir = process.cgroup { CgroupFiles.remove(dir) } }
+    /// Removes the app's leaf once its processes are gone (v2 says so: `populated 0`).
+    func release(_ process: LiveProcess) {
+        guard let dir = process.cgroup else { return }
+        if version == .v2 { try? Self.wait(for: "populated 0", in: dir + "/cgroup.events") }
+        CgroupFiles.remove(dir)
+    }
     func removeRoot() { CgroupFiles.remove(base) }
 }
 
@@ -328,16 +319,16 @@ enum FreezerChoice {
     static func make(_ mode: FreezerMode) throws -> (Freezer, warning: String?) {
         switch mode {
         case .cgroup2:
-            guard let f = CgroupV2Freezer() else { throw SystemError("no writable cgroup v2 hierarchy with cgroup.freeze", code: ENOTSUP) }
+            guard let f = CgroupFreezer(.v2) else { throw SystemError("no writable cgroup v2 hierarchy with cgroup.freeze", code: ENOTSUP) }
             return (f, nil)
         case .cgroup1:
-            guard let f = CgroupV1Freezer() else { throw SystemError("no writable cgroup v1 freezer hierarchy", code: ENOTSUP) }
+            guard let f = CgroupFreezer(.v1) else { throw SystemError("no writable cgroup v1 freezer hierarchy", code: ENOTSUP) }
             return (f, nil)
         case .sigstop:
             return (SignalFreezer(), nil)
         case .auto:
-            if let f = CgroupV2Freezer() { return (f, nil) }
-            if let f = CgroupV1Freezer() { return (f, "warning: no writable cgroup v2 freezer here; using the cgroup v1 freezer") }
+            if let f = CgroupFreezer(.v2) { return (f, nil) }
+            if let f = CgroupFreezer(.v1) { return (f, "warning: no writable cgroup v2 freezer here; using the cgroup v1 freezer") }
             return (SignalFreezer(), "warning: no writable cgroup freezer here (read-only cgroups?); suspending with SIGSTOP")
         }
     }
