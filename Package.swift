@@ -143,6 +143,7 @@ let package = Package(
             name: "BGXLiveTests",
             dependencies: [
                 "BGXLive", "BGXLiveStore", "BGXLiveTransfers", "BGXCore", "BGXSimulation", "BGXKit", "ColorFeedExample",
+                "BGXTestKit",
                 // To check the bytes background transfers moved, and the downloader's timeouts.
                 "BGXDigest", .product(name: "NIOCore", package: "swift-nio"),
                 // Property tests of the frame decoder.

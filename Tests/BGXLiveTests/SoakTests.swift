@@ -1,4 +1,5 @@
 import BGXLive
+import BGXTestKit
 import BGXLiveStore
 import Foundation
 import Glibc
@@ -138,6 +139,9 @@ struct SoakTests {
         // Resident size flat: the last samples no higher than the early ones by more than a margin.
         let early = resident.prefix(max(1, resident.count / 3)).max() ?? finalResident
         #expect(finalResident <= early * 5 / 4 + 4096, "resident size grew: \(early) kB early, \(finalResident) kB at the end")
+        // The rules no run may break, read from the daemon's trace as it came (TraceInvariants).
+        let broken = TraceInvariants.violations(inParsed: host.lines)
+        #expect(broken.isEmpty, "\(broken.count) broken, first: \(broken.prefix(10).map(\.description).joined(separator: "\n"))")
         // Nothing answered is lost.
         for action in ["launch", "home", "lock", "unlock"] {
             let done = host.lines.filter { $0["kind"] as? String == "user" && $0["action"] as? String == action }.count
