@@ -521,6 +521,19 @@ extension Engine {
         return s
     }
 
+    /// The policy a stored scheduling decision names first in its words — what
+    /// a reason's text would start with ("ChargerPluggedInPolicy: …", or "score
+    /// … — ApplicationPolicy: …") — found without putting the decision into
+    /// words; nil for every other text. A fleet sorts millions of reasons by it.
+    public func decidingPolicy(of id: TextID) -> String? {
+        guard texts.strings[Int(id.index)].isEmpty, let d = texts.decision(at: id.index) else { return nil }
+        switch d.key {
+        case let .mustNot(p): return p.rawValue
+        case let .ran(p), let .waits(p): return p?.rawValue
+        case .absolutelyMust, .launchRefused: return nil
+        }
+    }
+
     /// Stores a scheduling decision as trace text, to be put into words when read.
     mutating func appendDecision(_ d: DecisionWords) -> TextID {
         if !texts.free.isEmpty { return TextID(index: texts.reuseSlot(for: d)) }

@@ -115,21 +115,20 @@ struct DeviceUsePrediction: Sendable, Codable {
         guard days > 0 else { quiet = []; return }
         var seen = [Int](repeating: 0, count: bins), used = seen, charging = seen
         let horizon = Int64(horizonBins) * UsageHistory.bin
+        let binLength = UsageHistory.bin
         for d in day - days..<day {
-            let today = use.history.day(d), next = use.history.day(d + 1)
-            let power = power.history.day(d)
-            for b in 0..<bins {
-                let at = d * Time.days(1) + Int64(b) * UsageHistory.bin
-                guard at >= from, at + horizon <= nowWall else { continue }
+            let soon = Self.usedSoon(use.history.day(d), use.history.day(d + 1), horizonBins: horizonBins)
+            let power = power.history.day(d) ?? UsageHistory.DayUse()
+            // The quarter-hours of day d seen whole: from the run's start, with the horizon after them before now.
+            let dayStart = d * Time.days(1)
+            let low = from <= dayStart ? 0 : Int(min(Int64(bins), (from - dayStart + binLength - 1) / binLength))
+            let last = nowWall - horizon - dayStart
+            let high = last < 0 ? 0 : Int(min(Int64(bins), last / binLength + 1))
+            guard low < high else { continue }
+            for b in low..<high {
                 seen[b] += 1
-                // The hour from quarter-hour b, running into the next day.
-                var soon = false
-                for k in 0..<horizonBins where !soon {
-                    let slot = b + k
-                    soon = slot < bins ? today?.used(inBin: slot) ?? false : next?.used(inBin: slot - bins) ?? false
-                }
-                if soon { used[b] += 1 }
-                if power?.used(inBin: b) ?? false { charging[b] += 1 }
+                if soon.used(inBin: b) { used[b] += 1 }
+                if power.used(inBin: b) { charging[b] += 1 }
             }
         }
         guard seen.contains(where: { $0 > 0 }) else { quiet = []; return }
@@ -138,6 +137,36 @@ struct DeviceUsePrediction: Sendable, Codable {
         // A quarter-hour never seen promises nothing either way: as quiet as no history says.
         quiet = (0..<bins).map { seen[$0] == 0 ? 1 : 1 - Double(used[$0]) / Double(seen[$0]) }
         plugged = (0..<bins).map { seen[$0] == 0 ? 0 : Double(charging[$0]) / Double(seen[$0]) }
+    }
+
+    /// The quarter-hours of a day (as a day's record) from which the device
+    /// was used within `horizonBins`, the horizon running into the next day:
+    /// the day's bits, then the next day's, each shifted by 0 to h − 1 and or-ed.
+    static func usedSoon(_ today: UsageHistory.DayUse?, _ next: UsageHistory.DayUse?,
+                         horizonBins h: Int) -> UsageHistory.DayUse {
+        let bins = UsageHistory.binsPerDay
+        // Bins 0–63 in `low`; 64–95, then the next day's from 0, in `high` (so up to 32 of them).
+        let low = today?.bitsLow ?? 0
+        let high = (today?.bitsHigh ?? 0) & 0xFFFF_FFFF | (next?.bitsLow ?? 0) << 32
+        var soon = UsageHistory.DayUse()
+        if h <= 32 {
+            for k in 0..<h {
+                soon.bitsLow |= k == 0 ? low : low >> UInt64(k) | high << UInt64(64 - k)
+                soon.bitsHigh |= high >> UInt64(k)
+            }
+            soon.bitsHigh &= 0xFFFF_FFFF
+            return soon
+        }
+        // A horizon longer than 8 hours: bin by bin.
+        for b in 0..<bins {
+            for k in 0..<h {
+                let slot = b + k
+                let used = slot < bins ? today?.used(inBin: slot) ?? false
+                    : slot - bins < bins ? next?.used(inBin: slot - bins) ?? false : false
+                if used { soon.noteBin(b); break }
+            }
+        }
+        return soon
     }
 
     /// The quietness predicted for the quarter-hour holding `wall`, with on

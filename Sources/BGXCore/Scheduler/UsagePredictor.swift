@@ -27,6 +27,10 @@ struct UsageHistory: Sendable, Codable {
         func used(inBin b: Int) -> Bool {
             b < 64 ? bitsLow & (1 << UInt64(b)) != 0 : bitsHigh & (1 << UInt64(b - 64)) != 0
         }
+
+        mutating func noteBin(_ b: Int) {
+            if b < 64 { bitsLow |= 1 << UInt64(b) } else { bitsHigh |= 1 << UInt64(b - 64) }
+        }
     }
 
     init(days count: Int) {
@@ -47,7 +51,7 @@ struct UsageHistory: Sendable, Codable {
 
     private static func record(_ d: inout DayUse, day: Int64, bin b: Int) {
         if d.day != day { d = DayUse(day: day) }
-        if b < 64 { d.bitsLow |= 1 << UInt64(b) } else { d.bitsHigh |= 1 << UInt64(b - 64) }
+        d.noteBin(b)
         d.uses += 1
     }
 
@@ -83,13 +87,24 @@ struct UsageHistory: Sendable, Codable {
 
     static func predictedUse(afterWall wall: Nanoseconds, counts: [UInt8], observed: Int64,
                              threshold: Double) -> Nanoseconds? {
-        guard observed > 0 else { return nil }
+        guard observed > 0, !threshold.isNaN else { return nil }
+        // The fewest days of use that reach the threshold, found once, so the
+        // search compares counts (the share grows with the count).
+        let estimate = threshold * Double(observed)
+        var enough = estimate.isFinite ? max(0, Int(min(estimate, 256).rounded(.down)) - 1) : (estimate > 0 ? 256 : 0)
+        while enough <= Int(UInt8.max), Double(enough) / Double(observed) < threshold { enough += 1 }
+        guard enough <= Int(UInt8.max) else { return nil }
         let start = wall - wall % Self.bin
         let first = Int((start % Time.days(1)) / Self.bin)
-        for k in 0..<(2 * Self.binsPerDay) where Double(counts[(first + k) % Self.binsPerDay]) / Double(observed) >= threshold {
-            return start + Int64(k) * Self.bin
+        // Tomorrow's quarter-hours repeat today's: a day from `first` covers both —
+        // the rest of today, then today's from midnight.
+        let bins = Self.binsPerDay
+        let k: Int? = counts.withUnsafeBufferPointer { c in
+            let need = UInt8(enough)
+            if let b = c[first..<bins].firstIndex(where: { $0 >= need }) { return b - first }
+            return c[0..<first].firstIndex(where: { $0 >= need }).map { $0 + bins - first }
         }
-        return nil
+        return k.map { start + Int64($0) * Self.bin }
     }
 
     /// Average uses a day over the last week's full days (today alone, on the first day).

@@ -47,6 +47,8 @@ public final class SimulatedDevice {
     /// Every request's and push's fate so far, kept even when the trace is not:
     /// the summary's "why not yet" comes from it.
     public private(set) var ledger = RequestLedger()
+    /// Keep `ledger` (turn off where no summary is read: a fleet's devices, which tally their own).
+    public var keepsLedger = true
 
     public init(profile: PolicyProfile = .modern, device: DeviceState = DeviceState(), seed: UInt64 = 0,
                 startDate: Date = Date(timeIntervalSince1970: 1_767_571_200)) {  // 2026-01-05 00:00 UTC
@@ -216,7 +218,7 @@ public final class SimulatedDevice {
     func flushTrace() {
         guard !engine.trace.isEmpty else { return }
         traceSink?(engine.trace)
-        ledger.record(engine.trace)
+        if keepsLedger { ledger.record(engine.trace) }
         if keepsTrace { trace.append(contentsOf: engine.trace) }
         engine.trace.removeAll(keepingCapacity: true)
     }

@@ -38,6 +38,13 @@ struct DeviceTally {
         return t
     }
 
+    /// The category of a reason (`reasonKind`), straight from a scheduling
+    /// decision's policy where the reason is one, else from its words.
+    mutating func kind(_ reason: TextID) -> String {
+        if let policy = run.device.withEngine({ $0.decidingPolicy(of: reason) }) { return policy }
+        return Self.reasonKind(text(reason))
+    }
+
     /// A reason as a category of reasons: the deciding policy's name, or the
     /// words with their numbers and times made `#`, so that a fleet's
     /// reasons add up instead of each moment being its own.
@@ -135,11 +142,11 @@ struct DeviceTally {
             case .transferComplete:
                 r.arrive(app, "transfer", minute: minute)
             case let .taskReject(_, error, reason):
-                r.count("refused", app, "\(error): " + Self.reasonKind(text(reason)))
+                r.count("refused", app, "\(error): " + kind(reason))
             case let .taskDefer(_, reason), let .fetchDefer(reason), let .transferHold(_, reason):
-                r.count("held", app, Self.reasonKind(text(reason)))
+                r.count("held", app, kind(reason))
             case let .notificationDrop(_, reason), let .transferCancel(_, reason), let .transferFail(_, _, _, reason):
-                r.count("dropped", app, Self.reasonKind(text(reason)))
+                r.count("dropped", app, kind(reason))
             default:
                 if let reason = e.terminationReason { r.count("killed", app, reason.description) }
             }

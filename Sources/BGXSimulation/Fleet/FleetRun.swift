@@ -41,6 +41,7 @@ public struct FleetRun {
     func runDevice(_ i: Int, into sum: Sum) throws {
         let (scenario, person) = sampler.device(i)
         let run = try ScenarioRun(scenario, keepsTrace: false)
+        run.device.keepsLedger = false   // no summary is read: the tally is the device's account
         var tally = DeviceTally(run: run, bundles: sampler.bundles)
         run.device.traceSink = { events in tally.fold(events, into: &sum.result) }
         run.run(until: scenario.duration)
