@@ -71,7 +71,7 @@ struct ReportWaits {
             }
             lanes[push.app, default: ReportTimeline.Lane(label: "pushes held", bands: [], markers: [])].bands.append(
                 ReportTimeline.Band(start: push.since, end: push.until(duration), style: "push-wait",
-                                    label: "push held (\(push.reason)); \(then)"))
+                                    label: "push \(push.reason); \(then)"))
         }
         return lanes
     }
