@@ -184,7 +184,8 @@ public struct TimelineReport {
     table{border-collapse:collapse;margin:4px 0 12px;font-size:13px}
     th,td{border:1px solid #d9dce1;padding:4px 8px;text-align:left;vertical-align:top}
     th{background:#f1f3f6;font-weight:600}td.n{text-align:right;font-variant-numeric:tabular-nums}
-    td.app{font-family:ui-monospace,Menlo,"DejaVu Sans Mono",monospace;font-size:12px}
+    td.app{font-family:ui-monospace,Menlo,"DejaVu Sans Mono",monospace;font-size:12px;overflow-wrap:anywhere}
+    table.summary{font-size:12.5px}table.summary th,table.summary td{padding:3px 5px}
 
     """
 }
