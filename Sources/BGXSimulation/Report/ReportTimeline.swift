@@ -242,8 +242,9 @@ struct ReportTimeline {
 }
 
 /// How one kind of trace event is marked on an app's row. To mark a new kind
-/// of event, add a case here and in `init(_:)`, and its shape in
-/// `ReportSVG.markerShapes`.
+/// of event, add a case here and in `init(_:)`, give it a shape (a new one
+/// in `ReportSVG.markerShapes` if none says what it marks) and the colour of
+/// how it went — no two cases may share both.
 enum MarkerStyle: String, CaseIterable {
     case launchUser = "launch-user", launchNotification = "launch-notification", launchBackground = "launch-bg"
     case terminateKill = "kill", terminateOther = "term"
@@ -360,7 +361,4 @@ enum MarkerStyle: String, CaseIterable {
         default: shape
         }
     }
-
-    /// A marker in words, for the tests and the hover title's kind.
-    var legend: String { Self.shapeLegend(shape) + ": " + colour.meaning }
 }
