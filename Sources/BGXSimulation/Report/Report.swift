@@ -60,11 +60,12 @@ public struct TimelineReport {
         let svg = ReportSVG(timeline: timeline, clock: clock, duration: duration)
         let tables = ReportTables(names: names, facts: ReportFacts.count(events: events, names: names),
                                   summaries: summaries, ledger: ledger, clock: clock, duration: duration,
-                                  expectations: expectations)
+                                  expectations: expectations,
+                                  heldPushes: ReportWaits.heldPushes(events, names: names))
         typealias F = ReportFormat
         var out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-        out += "<title>bgx report: \(F.escape(title))</title>\n<style>\(Self.css)</style>\n</head>\n<body>\n"
+        out += "<title>bgx report: \(F.escape(title))</title>\n<style>\(Self.css)\(Self.styleCSS)</style>\n</head>\n<body>\n"
         out += ReportSVG.defs
         out += "<header><h1>bgx timeline: \(F.escape(title))</h1>\n"
         var line = details
@@ -87,76 +88,104 @@ public struct TimelineReport {
 
     // MARK: Legend and style
 
-    /// The legend: only what the timeline draws.
+    /// The legend: only what the timeline draws, in three keys — each colour
+    /// once with its one meaning, the patterns that name what held a request
+    /// back, and each marker shape (drawn in outline: its colour is the first
+    /// key's).
     static func legend(_ timeline: ReportTimeline) -> String {
         func swatch(_ style: String, height: Double = 12) -> String {
             "<svg width=\"22\" height=\"14\" aria-hidden=\"true\"><rect class=\"\(style)\" x=\"1\" "
                 + "y=\"\(ReportFormat.coordinate(7 - height / 2))\" width=\"20\" height=\"\(ReportFormat.coordinate(height))\"/></svg>"
         }
-        func item(_ picture: String, _ text: String) -> String { "<li>\(picture)\(ReportFormat.escape(text))</li>" }
+        func item(_ kind: String, _ picture: String, _ text: String) -> String {
+            "<li class=\"\(kind)\">\(picture)\(ReportFormat.escape(text))</li>"
+        }
         let appStyles = Set(timeline.apps.flatMap { $0.bands.map(\.style) })
-        let requestStyles = Set(timeline.apps.flatMap { $0.requests.flatMap { $0.bands.map(\.style) } })
+        let waitStyles = Set(timeline.apps.flatMap { $0.sublanes.flatMap { $0.bands.map(\.style) } })
         let deviceStyles = Set(timeline.device.flatMap { $0.bands.map(\.style) })
         let markers = Set(timeline.apps.flatMap { $0.markers.map(\.style) } + timeline.device.flatMap { $0.markers.map(\.style) })
-        var out = "<ul class=\"legend\">"
-        if appStyles.contains("foreground") { out += item(swatch("foreground"), "in front (active)") }
-        if appStyles.contains("background") { out += item(swatch("background"), "running in the background") }
-        if appStyles.contains("suspended") { out += item(swatch("suspended", height: 5), "suspended") }
-        if !timeline.apps.isEmpty {
-            out += item("<svg width=\"22\" height=\"14\" aria-hidden=\"true\"><rect class=\"lane0\" x=\"1\" y=\"1\" "
-                        + "width=\"20\" height=\"12\" stroke=\"#ccc\"/></svg>", "not running")
+
+        var colours = Set(markers.map(\.colour))
+        if appStyles.contains("foreground") { colours.insert(.front) }
+        if appStyles.contains("background") { colours.insert(.background) }
+        if appStyles.contains("suspended") { colours.insert(.suspended) }
+        if !timeline.apps.isEmpty { colours.insert(.notRunning) }
+        if !waitStyles.isDisjoint(with: ["xfer-wait", "push-wait", "req-wait"]) || waitStyles.contains(where: { $0.hasPrefix("req-hold") }) {
+            colours.insert(.waiting)
         }
-        if requestStyles.contains("req-wait") {
-            out += item(swatch("req req-wait", height: 8), "BGTask request submitted, before the scheduler's first look")
+        if !waitStyles.isDisjoint(with: ["req-run", "xfer-run"]) { colours.insert(.running) }
+        if !timeline.charging.isEmpty { colours.insert(.charging) }
+        if !deviceStyles.isEmpty { colours.insert(.device) }
+
+        var out = "<ul class=\"legend\"><li class=\"key\">Colours</li>"
+        for colour in ReportColour.allCases where colours.contains(colour) {
+            let picture = colour == .suspended ? swatch(colour.swatchClass, height: 5)
+                : colour == .notRunning ? "<svg width=\"22\" height=\"14\" aria-hidden=\"true\"><rect class=\"\(colour.swatchClass)\" "
+                    + "x=\"1\" y=\"1\" width=\"20\" height=\"12\" stroke=\"#ccc\"/></svg>"
+                : swatch(colour.swatchClass)
+            out += item("colour", picture, colour.meaning)
         }
-        for (i, policy) in timeline.policies.enumerated() {
-            out += item(swatch("req " + ReportTimeline.policyStyle(i), height: 8), "request held back by \(policy)")
+        var patterns = ""
+        if waitStyles.contains("req-wait") {
+            patterns += item("pattern", swatch("req req-wait", height: 8), "BGTask request submitted, before the scheduler's first look (hollow)")
         }
-        if requestStyles.contains("req-run") { out += item(swatch("req req-run", height: 8), "BGTask running") }
-        if !timeline.charging.isEmpty { out += item(swatch("chargezone"), "charging") }
-        for (style, text) in [("locked", "locked"), ("net-wifi", "Wi-Fi"), ("net-cellular", "cellular"),
-                              ("net-none", "no network"), ("lowpower", "Low Power Mode")] where deviceStyles.contains(style) {
-            out += item(swatch(style), text)
+        for (i, policy) in timeline.policies.enumerated() where i < ReportTimeline.policyPatterns {
+            patterns += item("pattern", swatch("req " + ReportTimeline.policyStyle(i), height: 8), "request held back by \(policy)")
         }
-        for style in MarkerStyle.allCases where markers.contains(style) {
-            out += item("<svg width=\"18\" height=\"16\" aria-hidden=\"true\"><use href=\"#m-\(style.shape)\" "
-                        + "class=\"m \(style.rawValue)\" x=\"9\" y=\"8\"/></svg>", style.legend)
+        if timeline.policies.count > ReportTimeline.policyPatterns {
+            patterns += item("pattern", swatch("req " + ReportTimeline.policyStyle(ReportTimeline.policyPatterns), height: 8),
+                             "request held back by another policy: "
+                                + timeline.policies[ReportTimeline.policyPatterns...].joined(separator: ", "))
+        }
+        if deviceStyles.contains("net-cellular") { patterns += item("pattern", swatch("net-cellular"), "cellular") }
+        if deviceStyles.contains("net-none") { patterns += item("pattern", swatch("net-none"), "no network") }
+        if !patterns.isEmpty { out += "<li class=\"key\">Patterns</li>" + patterns }
+        let shapes = ReportSVG.markerShapes.map(\.id).filter { shape in markers.contains { $0.shape == shape } }
+        if !shapes.isEmpty { out += "<li class=\"key\">Markers: the shape says what, the colour how it went</li>" }
+        for shape in shapes {
+            out += item("shape", "<svg width=\"18\" height=\"16\" aria-hidden=\"true\"><use href=\"#m-\(shape)\" "
+                        + "class=\"m shape\" x=\"9\" y=\"8\"/></svg>", MarkerStyle.shapeLegend(shape))
         }
         return out + "</ul>\n"
+    }
+
+    /// A marker style's colour, a band style's colour or pattern: the
+    /// timeline's classes, all from `ReportColour`.
+    static var styleCSS: String {
+        var out = ReportColour.css
+        out += MarkerStyle.allCases.map { ".\($0.rawValue){fill:var(\($0.colour.variable))}" }.joined() + "\n"
+        out += ".foreground{fill:var(--front)}.background{fill:var(--background)}.suspended{fill:var(--suspended)}"
+            + ".lane0{fill:var(--not-running)}.lane1{fill:#fbfbfc}.chargezone{fill:var(--charging)}"
+            + ".charging,.locked,.net-wifi,.lowpower{fill:var(--device)}.net-cellular{fill:url(#p-cellular)}"
+            + ".net-none{fill:#fff;stroke:var(--device);stroke-width:1.5}\n"
+        out += ".req{stroke:#fff;stroke-width:.5}.req.req-wait{fill:#fff;stroke:var(--waiting);stroke-width:1.5}"
+            + ".req-run,.xfer-run{fill:var(--running)}.xfer-wait,.push-wait{fill:var(--waiting)}"
+            + (0...ReportTimeline.policyPatterns).map { ".req-hold\($0){fill:url(#p-hold\($0))}" }.joined() + "\n"
+        return out
     }
 
     static let css = """
     body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Liberation Sans",Helvetica,Arial,sans-serif;\
     margin:20px 24px;color:#1d1d1f;background:#fff}
     h1{font-size:20px;margin:0 0 2px}h2{font-size:17px;margin:28px 0 8px}h3{font-size:14px;margin:14px 0 2px}
-    .details{margin:0;color:#444}.note{margin:2px 0 8px;color:#666;font-size:12.5px}
-    .legend{list-style:none;padding:0;margin:6px 0 4px;display:flex;flex-wrap:wrap;gap:4px 16px;font-size:12.5px}
-    .legend li{display:flex;align-items:center;gap:4px}
+    .details{margin:0;color:#444}.note{margin:2px 0 8px;color:#666;font-size:13px}
+    .legend{list-style:none;padding:0;margin:6px 0 4px;display:flex;flex-wrap:wrap;gap:4px 16px;font-size:13px}
+    .legend li{display:flex;align-items:center;gap:4px}.legend li.key{flex-basis:100%;font-weight:600;margin-top:4px}
+    .strip svg.timeline{margin:0 0 6px}
     svg.timeline{display:block;max-width:100%;height:auto}
-    svg text{font-size:11.5px;fill:#222}svg .rlabel{font-size:9.5px;fill:#555}svg .tick{fill:#555;font-size:11px}svg .dlabel{fill:#666;font-style:italic}
-    .lane0{fill:#f4f5f8}.lane1{fill:#fbfbfc}.outside{fill:#e4e4e4}.chargezone{fill:#d4f3d9}
-    .grid{stroke:#d6d8dd;stroke-width:1}
-    .foreground{fill:#9fcdfd}.background{fill:#1b3a8c}.suspended{fill:#aab3c2}
-    .charging{fill:#2f9e48}.locked{fill:#5b5b5b}.net-wifi{fill:#6fa8e8}.net-cellular{fill:#a57ad0}\
-    .net-none{fill:#e06464}.lowpower{fill:#f2c230}
-    .m{stroke:#fff;stroke-width:.8}
-    .launch-user{fill:#15803d}.launch-notification{fill:#db2777}.launch-bg{fill:#e87400}
-    .kill{fill:#dc2626}.term{fill:#6b6b6b}.task-begin{fill:#f59e0b}.task-expire{fill:#c026d3}\
-    .task-refused{fill:#7c3aed}.notif{fill:#db2777}.notif-app{fill:#f9a8d4}\
-    .notif-drop{fill:#9a9a9a}.notif-tap{fill:#0e8c8c}.reboot{fill:#111}
-    .bgt-start{fill:#0891b2}.bgt-expire{fill:#9d174d}.bgt-reject{fill:#4c1d95}.bgt-cancel{fill:#475569}.fetch{fill:#65a30d}.mem-warn{fill:#0f766e}
-    .audio{fill:#0d9488}.audio-stop{fill:#78716c}.service{fill:#2563eb}.service-drop{fill:#94a3b8}
-    .transfer{fill:#4f46e5}.transfer-fail{fill:#be123c}
-    .push{fill:#7c3aed}.push-held{fill:#d97706}.push-drop{fill:#a8a29e}
-    .req{stroke:#fff;stroke-width:.5}.req-wait{fill:#cbd5e1}.req-run{fill:#0891b2}
-    .req-p0{fill:#f59e0b}.req-p1{fill:#ef4444}.req-p2{fill:#8b5cf6}.req-p3{fill:#10b981}.req-p4{fill:#ec4899}\
-    .req-p5{fill:#84cc16}.req-p6{fill:#78716c}.req-p7{fill:#f97316}
+    svg text{font-size:13px;fill:#222}svg .rlabel{font-size:12px;fill:#444}svg .tick{fill:#555;font-size:12px}\
+    svg .dlabel{fill:#555;font-size:12px;font-style:italic}svg .day{font-size:13px;font-weight:600}
+    .outside{fill:#e4e4e4}.grid{stroke:#d6d8dd;stroke-width:1}
+    .m{stroke:#fff;stroke-width:.8}.m.shape{fill:#fff;stroke:#222;stroke-width:1.2}
     .expectations{list-style:none;padding:0;margin:6px 0 10px;font-size:13px}
     .expectations .ok b{color:#15803d}.expectations .failed b{color:#dc2626}
     td.why{font-size:12.5px}td.why div+div{margin-top:2px}
+    details>summary{cursor:pointer;margin:4px 0;font-size:13px;color:#333}
     table{border-collapse:collapse;margin:4px 0 12px;font-size:13px}
     th,td{border:1px solid #d9dce1;padding:4px 8px;text-align:left;vertical-align:top}
     th{background:#f1f3f6;font-weight:600}td.n{text-align:right;font-variant-numeric:tabular-nums}
-    td.app{font-family:ui-monospace,Menlo,"DejaVu Sans Mono",monospace;font-size:12px}
+    td.app{font-family:ui-monospace,Menlo,"DejaVu Sans Mono",monospace;font-size:12px;overflow-wrap:anywhere}
+    table.summary{font-size:12.5px}table.summary th,table.summary td{padding:3px 5px}
+
     """
 }

@@ -9,13 +9,21 @@ struct ReportSVG {
     let clock: ReportClock
     let duration: Nanoseconds
 
-    static let labelWidth = 230.0, plotWidth = 1200.0, rightPad = 16.0
-    static let axisHeight = 20.0
-    static let appPitch = 28.0, appHeight = 24.0
-    /// The thin lane of each BGTaskScheduler identifier under its app's row.
-    static let requestPitch = 12.0, requestHeight = 8.0
-    static let deviceGap = 8.0, devicePitch = 14.0, deviceHeight = 10.0
+    /// 1386 wide: drawn at its own size (labels at their CSS size) in a
+    /// 1440-px window, the page's margins included.
+    static let labelWidth = 220.0, plotWidth = 1150.0, rightPad = 16.0
+    static let axisHeight = 22.0
+    /// An app's row: a line of markers per `markerPitch`, as many lines as
+    /// keep the markers of one instant (or of a few minutes) apart.
+    static let markerPitch = 16.0, appPad = 4.0
+    /// Half a marker's width, its stroke included, and the room between two.
+    static let markerHalfWidth = 7.5, markerGap = 1.0
+    /// The thin lanes under an app's row (requests, transfers, held pushes).
+    static let sublanePitch = 16.0, sublaneHeight = 10.0
+    static let deviceGap = 8.0, devicePitch = 16.0, deviceHeight = 11.0
     static let suspendedHeight = 8.0
+    /// Labels as long as fit the label column at their font size.
+    static let labelCharacters = 27, sublaneLabelCharacters = 29
     static var width: Double { labelWidth + plotWidth + rightPad }
 
     struct Strip {
@@ -46,28 +54,56 @@ struct ReportSVG {
     }
 
     /// The marker shapes, centred on (0, 0), referenced with `<use>`: about
-    /// 12 px across, to be seen on a 1600 px screen.
+    /// 12 px across and at most 14 (`markerHalfWidth`), to be seen at 1440 px.
     static let markerShapes: [(id: String, svg: String)] = [
         ("launch", #"<path id="m-launch" d="M-5-7L7 0L-5 7Z"/>"#),
+        ("launch-notification", #"<path id="m-launch-notification" fill-rule="evenodd" d="M-5-7L7 0L-5 7ZM-2.5-1.8A1.8 1.8 0 1 0-2.5 1.8A1.8 1.8 0 1 0-2.5-1.8Z"/>"#),
         ("terminate", #"<path id="m-terminate" d="M-7-4.9L-4.9-7L0-2.1L4.9-7L7-4.9L2.1 0L7 4.9L4.9 7L0 2.1L-4.9 7L-7 4.9L-2.1 0Z"/>"#),
         ("begin", #"<path id="m-begin" d="M0-5.5L6 4.5H-6Z"/>"#),
         ("expire", #"<path id="m-expire" d="M0-6.5L6.5 0L0 6.5L-6.5 0Z"/>"#),
         ("refused", #"<path id="m-refused" d="M-5-5H5V5H-5Z"/>"#),
         ("star", #"<path id="m-star" d="M0-7L1.9-2.6L6.7-2.2L3 1L4.1 5.7L0 3.2L-4.1 5.7L-3 1L-6.7-2.2L-1.9-2.6Z"/>"#),
+        ("hourglass", #"<path id="m-hourglass" d="M-5.5-6.5H5.5L0.8 0L5.5 6.5H-5.5L-0.8 0Z"/>"#),
+        ("fetch", #"<path id="m-fetch" d="M-2-6.5H2V0H5.5L0 6.5L-5.5 0H-2Z"/>"#),
+        ("warning", #"<path id="m-warning" fill-rule="evenodd" d="M0-6.5L6.5 5.5H-6.5ZM-1-2.5H1V2H-1ZM-1 3H1V4.5H-1Z"/>"#),
         ("forbidden", #"<path id="m-forbidden" fill-rule="evenodd" d="M-6.5 0A6.5 6.5 0 1 0 6.5 0A6.5 6.5 0 1 0-6.5 0ZM-4.2 0A4.2 4.2 0 1 0 4.2 0A4.2 4.2 0 1 0-4.2 0ZM-4-1.3H4V1.3H-4Z"/>"#),
         ("notification", #"<circle id="m-notification" r="5"/>"#),
+        ("notification-app", #"<path id="m-notification-app" fill-rule="evenodd" d="M-5 0A5 5 0 1 0 5 0A5 5 0 1 0-5 0ZM-1.6 0A1.6 1.6 0 1 0 1.6 0A1.6 1.6 0 1 0-1.6 0Z"/>"#),
         ("service", #"<path id="m-service" d="M-1.8-6H1.8V-1.8H6V1.8H1.8V6H-1.8V1.8H-6V-1.8H-1.8Z"/>"#),
         ("tap", #"<path id="m-tap" fill-rule="evenodd" d="M-6.5 0A6.5 6.5 0 1 0 6.5 0A6.5 6.5 0 1 0-6.5 0ZM-3.2 0A3.2 3.2 0 1 0 3.2 0A3.2 3.2 0 1 0-3.2 0Z"/>"#),
         ("cancel", #"<path id="m-cancel" d="M-6.5-2H6.5V2H-6.5Z"/>"#),
-        ("reboot", #"<path id="m-reboot" d="M-2-8H2V8H-2Z"/>"#),
+        ("reboot", #"<path id="m-reboot" d="M-2-6H2V6H-2Z"/>"#),
         ("push", #"<path id="m-push" d="M-6.5-5.5H6.5L0 6.5Z"/>"#),
         ("audio", #"<rect id="m-audio" x="-7" y="-3.5" width="14" height="7" rx="3.5"/>"#),
         ("transfer", #"<path id="m-transfer" d="M6 0L3 5.2H-3L-6 0L-3-5.2H3Z"/>"#),
     ]
 
+    /// The patterns on the colour of waiting that name the policies holding a
+    /// request back (`req-hold0` …, the last for any further policy), and the
+    /// cellular stripes on the network row. White marks over the band's colour.
+    static let patterns: [(id: String, marks: String)] = [
+        ("p-hold0", #"<path d="M0 6L6 0" stroke-width="2.2"/>"#),
+        ("p-hold1", #"<path d="M0 0L6 6" stroke-width="2.2"/>"#),
+        ("p-hold2", #"<path d="M1.5 0V6M4.5 0V6" stroke-width="1.2"/>"#),
+        ("p-hold3", #"<path d="M0 1.5H6M0 4.5H6" stroke-width="1.2"/>"#),
+        ("p-hold4", #"<circle cx="3" cy="3" r="1.3" stroke="none" fill="white" fill-opacity=".75"/>"#),
+        ("p-hold5", #"<path d="M0 6L6 0M0 0L6 6" stroke-width="1.2"/>"#),
+        ("p-hold6", #"<path d="M0 0H3V3H0ZM3 3H6V6H3Z" stroke="none" fill="white" fill-opacity=".75"/>"#),
+        ("p-hold7", #"<path d="M3 0V6M0 3H6" stroke-width="1.2"/>"#),
+        ("p-hold8", #"<path d="M0 3H6" stroke-width="2.6"/>"#),
+    ]
+
     static var defs: String {
-        "<svg width=\"0\" height=\"0\" style=\"position:absolute\" aria-hidden=\"true\"><defs>"
-            + markerShapes.map(\.svg).joined() + "</defs></svg>\n"
+        var out = "<svg width=\"0\" height=\"0\" style=\"position:absolute\" aria-hidden=\"true\"><defs>"
+            + markerShapes.map(\.svg).joined()
+        func pattern(_ id: String, _ colour: ReportColour, _ marks: String) -> String {
+            "<pattern id=\"\(id)\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\">"
+                + "<rect width=\"6\" height=\"6\" fill=\"\(colour.hex)\"/>"
+                + "<g stroke=\"#fff\" stroke-opacity=\".75\" fill=\"none\">\(marks)</g></pattern>"
+        }
+        for p in patterns { out += pattern(p.id, .waiting, p.marks) }
+        out += pattern("p-cellular", .device, patterns[0].marks)
+        return out + "</defs></svg>\n"
     }
 
     // MARK: Drawing
@@ -87,40 +123,79 @@ struct ReportSVG {
         }
         var out = ""
         for (i, strip) in strips.enumerated() {
-            out += "<section class=\"strip\"><h3>\(ReportFormat.escape(strip.heading))</h3>\n"
-            out += drawStrip(strip, appMarkers: appMarkers[i], deviceMarkers: deviceMarkers[i])
+            out += "<section class=\"strip\">"
+            // One strip: its heading above it. Days: each names itself in its axis row.
+            if strips.count == 1 { out += "<h3>\(ReportFormat.escape(strip.heading))</h3>" }
+            out += "\n" + drawStrip(strip, appMarkers: appMarkers[i], deviceMarkers: deviceMarkers[i],
+                                    named: strips.count > 1)
             out += "</section>\n"
         }
         return out
     }
 
-    /// Each app's lane: where it starts below the axis and how tall it is
-    /// (its row, and a thin lane per BGTaskScheduler identifier).
-    var appLanes: [(top: Double, height: Double)] {
-        var top = Self.axisHeight
-        return timeline.apps.map { app in
-            let height = Self.appPitch + Double(app.requests.count) * Self.requestPitch
-                + (app.requests.isEmpty ? 0 : 2)
-            defer { top += height }
-            return (top, height)
+    /// Markers placed so that none covers another: in time order, each on the
+    /// first line of the row where it clears the one before it by
+    /// `markerGap`. Returns the line of each marker and how many lines.
+    static func pack(_ xs: [Double]) -> (lines: [Int], count: Int) {
+        var rightEdges: [Double] = [], lines: [Int] = []
+        for x in xs {
+            let left = x - markerHalfWidth
+            if let k = rightEdges.firstIndex(where: { $0 + markerGap <= left }) {
+                rightEdges[k] = x + markerHalfWidth
+                lines.append(k)
+            } else {
+                rightEdges.append(x + markerHalfWidth)
+                lines.append(rightEdges.count - 1)
+            }
         }
+        return (lines, max(rightEdges.count, 1))
     }
 
     func drawStrip(_ strip: Strip, appMarkers: [[ReportTimeline.Marker]],
-                   deviceMarkers: [[ReportTimeline.Marker]]) -> String {
+                   deviceMarkers: [[ReportTimeline.Marker]], named: Bool) -> String {
         typealias F = ReportFormat
-        let lanes = appLanes
-        let appsHeight = lanes.last.map { $0.top + $0.height - Self.axisHeight } ?? 0
-        let deviceTop = Self.axisHeight + appsHeight + Self.deviceGap
-        let height = deviceTop + Double(timeline.device.count) * Self.devicePitch + 4
         let span = Double(strip.end - strip.start)
         func x(_ t: Nanoseconds) -> Double {
             Self.labelWidth + Double(min(max(t, strip.start), strip.end) - strip.start) / span * Self.plotWidth
         }
+        // Each app's markers in time order, packed into lines; the row as tall as its lines.
+        var placed: [[(marker: ReportTimeline.Marker, x: Double, line: Int)]] = []
+        var lanes: [(top: Double, rowHeight: Double, height: Double)] = []
+        // The thin lanes with something in this strip, each labelled (a session's
+        // further lanes repeat its name only when its first lane is not shown).
+        var sublanes: [[(label: String, bands: [ReportTimeline.Band])]] = []
+        var top = Self.axisHeight
+        for (lane, app) in timeline.apps.enumerated() {
+            var shown: [(label: String, bands: [ReportTimeline.Band])] = []
+            var name = "", named = false
+            for sublane in app.sublanes {
+                if !sublane.label.isEmpty { name = sublane.label; named = false }
+                let bands = sublane.bands.filter { $0.end > strip.start && $0.start < strip.end }
+                guard !bands.isEmpty else { continue }
+                shown.append((named ? "" : name, bands))
+                named = true
+            }
+            sublanes.append(shown)
+            let markers = appMarkers[lane].enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }
+                .map(\.element)
+            let xs = markers.map { x($0.time) }
+            let (lines, count) = Self.pack(xs)
+            placed.append(markers.indices.map { (markers[$0], xs[$0], lines[$0]) })
+            let rowHeight = Double(count) * Self.markerPitch + 2 * Self.appPad
+            let height = rowHeight + Double(shown.count) * Self.sublanePitch + (shown.isEmpty ? 0 : 2)
+            lanes.append((top, rowHeight, height))
+            top += height
+        }
+        let appsHeight = top - Self.axisHeight
+        let deviceTop = top + Self.deviceGap
+        let height = deviceTop + Double(timeline.device.count) * Self.devicePitch + 4
         let plotRight = Self.labelWidth + Self.plotWidth
         let w = F.coordinate(Self.width), h = F.coordinate(height)
         var out = "<svg class=\"timeline\" width=\"\(w)\" height=\"\(h)\" viewBox=\"0 0 \(w) \(h)\" "
             + "role=\"img\" aria-label=\"\(F.escape(strip.heading))\">\n"
+        if named {
+            out += "<text class=\"day\" x=\"0\" y=\"16\">\(F.escape(strip.heading))</text>\n"
+        }
 
         // Lane backgrounds, then what lies outside the run, then charging.
         for (lane, place) in lanes.enumerated() {
@@ -154,35 +229,37 @@ struct ReportSVG {
                 : midnight && tick > strip.start ? clock.clock(tick, seconds: false)
                 : clock.clock(tick, seconds: showsSeconds, day: false)
             let anchor = tick == strip.start ? "start" : (tick == strip.end ? "end" : "middle")
-            out += "<text class=\"tick\" x=\"\(tx)\" y=\"13\" text-anchor=\"\(anchor)\">\(label)</text>"
+            out += "<text class=\"tick\" x=\"\(tx)\" y=\"15\" text-anchor=\"\(anchor)\">\(label)</text>"
             tick += step
         }
         out += "\n"
 
-        // Apps: a label, state bands, markers.
+        // Apps: a label, state bands, the thin lanes of waits, markers.
         for (lane, app) in timeline.apps.enumerated() {
-            let top = lanes[lane].top + (Self.appPitch - Self.appHeight) / 2
+            let top = lanes[lane].top, rowHeight = lanes[lane].rowHeight
+            let bandTop = top + 2, bandHeight = rowHeight - 4
             out += "<g class=\"app\" data-app=\"\(F.escape(app.label))\">"
-            out += label(app.label, y: top + Self.appHeight / 2)
+            out += label(app.label, y: top + rowHeight / 2)
             for band in app.bands where band.end > strip.start && band.start < strip.end {
                 let suspended = band.style == ReportTimeline.BandKind.suspended.rawValue
-                let bandHeight = suspended ? Self.suspendedHeight : Self.appHeight
-                let y = top + (Self.appHeight - bandHeight) / 2
-                out += rect(band.style, x(band.start), x(band.end), y, bandHeight,
+                let height = suspended ? Self.suspendedHeight : bandHeight
+                let y = suspended ? top + (rowHeight - height) / 2 : bandTop
+                out += rect(band.style, x(band.start), x(band.end), y, height,
                             bandTitle(band), minimumWidth: suspended ? 0.5 : 1.5)
             }
-            for (k, requests) in app.requests.enumerated() {
-                let y = lanes[lane].top + Self.appPitch + Double(k) * Self.requestPitch
-                    + (Self.requestPitch - Self.requestHeight) / 2
-                out += label(requests.label, y: y + Self.requestHeight / 2, small: true)
-                for band in requests.bands where band.end > strip.start && band.start < strip.end {
-                    out += rect("req " + band.style, x(band.start), x(band.end), y, Self.requestHeight, bandTitle(band),
+            for (k, sublane) in sublanes[lane].enumerated() {
+                let y = top + rowHeight + Double(k) * Self.sublanePitch + (Self.sublanePitch - Self.sublaneHeight) / 2
+                if !sublane.label.isEmpty {
+                    out += label(sublane.label, y: y + Self.sublaneHeight / 2, small: true)
+                }
+                for band in sublane.bands {
+                    out += rect("req " + band.style, x(band.start), x(band.end), y, Self.sublaneHeight, bandTitle(band),
                                 minimumWidth: 2)
                 }
             }
-            for marker in appMarkers[lane] {
-                let y = top + [5, Self.appHeight / 2, Self.appHeight - 5][marker.style.row]
-                out += use(marker, x: x(marker.time), y: y)
+            for p in placed[lane] {
+                let y = top + Self.appPad + (Double(p.line) + 0.5) * Self.markerPitch
+                out += use(p.marker, x: p.x, y: y)
             }
             out += "</g>\n"
         }
@@ -236,10 +313,10 @@ struct ReportSVG {
     /// A lane's name at the left; long bundle identifiers keep their tail,
     /// where they differ, and the whole name is in the hover title.
     func label(_ text: String, y: Double, device: Bool = false, small: Bool = false) -> String {
-        let limit = small ? 40 : 36
+        let limit = small ? Self.sublaneLabelCharacters : Self.labelCharacters
         let shown = text.count > limit ? "…" + String(text.suffix(limit - 1)) : text
         return "<text class=\"\(device ? "dlabel" : small ? "rlabel" : "label")\" x=\"\(F.coordinate(Self.labelWidth - 8))\" "
-            + "y=\"\(F.coordinate(y + 4))\" text-anchor=\"end\"><title>\(F.escape(text))</title>"
+            + "y=\"\(F.coordinate(y + 4.5))\" text-anchor=\"end\"><title>\(F.escape(text))</title>"
             + "\(F.escape(shown))</text>"
     }
 

@@ -14,9 +14,15 @@ struct ReportTables {
     let clock: ReportClock
     let duration: Nanoseconds
     let expectations: [(passed: Bool, text: String)]
+    /// The pushes held for later, in the order held, with what became of each.
+    let heldPushes: [ReportWaits.HeldPush]
+    /// A table longer than this many rows is folded under its heading (a
+    /// `<details>` the reader opens), so a week's page stays a page.
+    static let unfoldedRows = 12
 
     init(names: TraceNames, facts: [ReportFacts], summaries: [AppSummary], ledger: RequestLedger, clock: ReportClock,
-         duration: Nanoseconds, expectations: [(passed: Bool, text: String)]) {
+         duration: Nanoseconds, expectations: [(passed: Bool, text: String)], heldPushes: [ReportWaits.HeldPush]) {
+        self.heldPushes = heldPushes
         self.names = names
         self.facts = facts
         var byName: [String: AppSummary] = [:]
@@ -46,7 +52,7 @@ struct ReportTables {
     /// back and for how long (each reason as it changed), and how its wait ended.
     var requestsTable: String {
         guard !ledger.lives.isEmpty else { return "" }
-        var out = "<h2>Why it waited: each BGTask request</h2>\n<table class=\"requests\"><thead><tr><th>App</th>"
+        var out = "<table class=\"requests\"><thead><tr><th>App</th>"
             + "<th>Request</th><th>Submitted</th><th>Why it waited</th><th>Outcome</th></tr></thead>\n<tbody>\n"
         for life in ledger.lives {
             let identifier = names.text(life.identifier)
@@ -80,34 +86,56 @@ struct ReportTables {
                 + "<td class=\"app\">\(F.escape(identifier + kind))</td><td>\(clock.clock(life.submitted))</td>"
                 + "<td class=\"why\">\(why)</td><td>\(F.escape(outcome))</td></tr>\n"
         }
-        return out + "</tbody></table>\n"
+        return "<h2>Why it waited: each BGTask request</h2>\n"
+            + Self.folded(out + "</tbody></table>\n", rows: ledger.lives.count, what: "requests")
+    }
+
+    /// A long table folded: its summary line says how many rows it holds.
+    static func folded(_ table: String, rows: Int, what: String) -> String {
+        rows <= unfoldedRows ? table : "<details><summary>All \(rows) \(what) (click to show)</summary>\n\(table)</details>\n"
     }
 
     /// Submits iOS refused, each with its error and why.
     var refusalsTable: String {
         guard !ledger.refusals.isEmpty else { return "" }
-        var out = "<h2>BGTask submits refused</h2>\n<table class=\"refusals\"><thead><tr><th>When</th><th>App</th>"
+        var out = "<table class=\"refusals\"><thead><tr><th>When</th><th>App</th>"
             + "<th>Request</th><th>Error</th><th>Why</th></tr></thead>\n<tbody>\n"
         for r in ledger.refusals {
             out += "<tr><td>\(clock.clock(r.time))</td><td class=\"app\">\(F.escape(names.app(r.app)))</td>"
                 + "<td class=\"app\">\(F.escape(names.text(r.identifier)))</td><td>\(r.error)</td>"
                 + "<td>\(F.escape(names.text(r.reason)))</td></tr>\n"
         }
-        return out + "</tbody></table>\n"
+        return "<h2>BGTask submits refused</h2>\n"
+            + Self.folded(out + "</tbody></table>\n", rows: ledger.refusals.count, what: "refused submits")
     }
 
-    /// Pushes that did not reach the app at once: held for later, or dropped.
+    /// Pushes that did not reach the app at once: held for later (and when
+    /// they arrived, if they did), or dropped.
     var pushesTable: String {
         let notDelivered = ledger.pushes.filter { $0.reason != nil }
         guard !notDelivered.isEmpty else { return "" }
-        var out = "<h2>Pushes held or dropped</h2>\n<table class=\"pushes\"><thead><tr><th>When</th><th>App</th>"
+        var out = "<table class=\"pushes\"><thead><tr><th>When</th><th>App</th>"
             + "<th>Push</th><th>What became of it</th><th>Why</th></tr></thead>\n<tbody>\n"
+        var held = heldPushes.makeIterator()
         for p in notDelivered {
+            var fate = "dropped"
+            if p.held {
+                fate = "held for later"
+                if let h = held.next() {
+                    switch h.end {
+                    case let .delivered(at): fate = "held, arrived \(clock.clock(at)) (after \(F.duration(at - h.since)))"
+                    case let .dropped(at, reason):
+                        fate = "held, dropped \(clock.clock(at)) (after \(F.duration(at - h.since))): \(F.escape(reason))"
+                    case .stillHeld: fate = "held, still held at the end (\(F.duration(duration - h.since)))"
+                    }
+                }
+            }
             out += "<tr><td>\(clock.clock(p.time))</td><td class=\"app\">\(F.escape(names.app(p.app)))</td>"
-                + "<td>\(p.type)</td><td>\(p.held ? "held for later" : "dropped")</td>"
+                + "<td>\(p.type)</td><td>\(fate)</td>"
                 + "<td>\(F.escape(names.text(p.reason!)))</td></tr>\n"
         }
-        return out + "</tbody></table>\n"
+        return "<h2>Pushes held or dropped</h2>\n"
+            + Self.folded(out + "</tbody></table>\n", rows: notDelivered.count, what: "pushes held or dropped")
     }
 
     private typealias F = ReportFormat

@@ -42,9 +42,10 @@ struct ReportTimeline {
         var label: String
         var bands: [Band]
         var markers: [Marker]
-        /// Under an app's row: a thin lane per BGTaskScheduler identifier, its
-        /// requests' lives as bands.
-        var requests: [Lane] = []
+        /// Under an app's row, thin lanes of waits as bands: one per
+        /// BGTaskScheduler identifier (its requests' lives), per background
+        /// session (its transfers), and one for pushes held for later.
+        var sublanes: [Lane] = []
     }
 
     var apps: [Lane]
@@ -53,9 +54,11 @@ struct ReportTimeline {
     /// When the device charged: drawn as a green zone behind every app.
     var charging: [Band]
     /// The policies that held a request back, in order of first appearance:
-    /// each has its colour (`req-p0` …), so a band's colour names its policy.
+    /// the first `policyPatterns` each have their pattern (`req-hold0` …) on
+    /// the colour of waiting, so a band's pattern names its policy; the rest
+    /// share one pattern, and hovering names them.
     var policies: [String]
-    static let policyColours = 8
+    static let policyPatterns = 8
 
     init(events: [TraceEvent], names: TraceNames, duration: Nanoseconds, initialDevice: DeviceState,
          clock: ReportClock, ledger: RequestLedger) {
@@ -73,12 +76,17 @@ struct ReportTimeline {
         }
         self.policies = policies
         for (app, lanes) in Self.requestLanes(ledger, names: names, duration: duration, policies: policies) {
-            apps[app].requests = lanes
+            apps[app].sublanes += lanes
         }
+        for (app, lanes) in ReportWaits.transferLanes(events, names: names, duration: duration) {
+            apps[app].sublanes += lanes
+        }
+        let held = ReportWaits.heldPushes(events, names: names)
+        for (app, lane) in ReportWaits.pushLanes(held, duration: duration, clock: clock) { apps[app].sublanes.append(lane) }
     }
 
-    /// The CSS class of the band of a request held back by `policy`.
-    static func policyStyle(_ index: Int) -> String { "req-p\(index % policyColours)" }
+    /// The CSS class of the band of a request held back by the policy at `index`.
+    static func policyStyle(_ index: Int) -> String { "req-hold\(min(index, policyPatterns))" }
 
     // MARK: Requests
 
@@ -234,8 +242,9 @@ struct ReportTimeline {
 }
 
 /// How one kind of trace event is marked on an app's row. To mark a new kind
-/// of event, add a case here and in `init(_:)`, and its shape in
-/// `ReportSVG.markerShapes`.
+/// of event, add a case here and in `init(_:)`, give it a shape (a new one
+/// in `ReportSVG.markerShapes` if none says what it marks) and the colour of
+/// how it went — no two cases may share both.
 enum MarkerStyle: String, CaseIterable {
     case launchUser = "launch-user", launchNotification = "launch-notification", launchBackground = "launch-bg"
     case terminateKill = "kill", terminateOther = "term"
@@ -285,20 +294,25 @@ enum MarkerStyle: String, CaseIterable {
         }
     }
 
-    /// Which shape it is drawn with (an id in the report's `<defs>`): each
-    /// family of events has its own shape, and within a family each meaning
-    /// its own colour.
+    /// Which shape it is drawn with (an id in the report's `<defs>`): the
+    /// shape says what happened, the colour (`colour`) how it went; no two
+    /// styles share both.
     var shape: String {
         switch self {
-        case .launchUser, .launchNotification, .launchBackground: "launch"
+        case .launchUser, .launchBackground: "launch"
+        case .launchNotification: "launch-notification"
         case .terminateKill, .terminateOther: "terminate"
         case .taskBegin: "begin"
-        case .taskExpire, .bgTaskExpire, .memoryWarning: "expire"
+        case .taskExpire: "expire"
         case .taskRefused: "refused"
-        case .bgTaskStart, .fetchStart: "star"
+        case .bgTaskStart: "star"
+        case .bgTaskExpire: "hourglass"
+        case .fetchStart: "fetch"
+        case .memoryWarning: "warning"
         case .bgTaskReject: "forbidden"
         case .bgTaskCancel: "cancel"
-        case .notificationDeliver, .notificationToApp, .notificationDrop: "notification"
+        case .notificationDeliver, .notificationDrop: "notification"
+        case .notificationToApp: "notification-app"
         case .serviceDeliver, .serviceDrop: "service"
         case .notificationTap: "tap"
         case .pushDeliver, .pushHeld, .pushDrop: "push"
@@ -308,49 +322,43 @@ enum MarkerStyle: String, CaseIterable {
         }
     }
 
-    /// Where in the lane: 0 top, 1 middle, 2 bottom — so markers of one
-    /// moment (a launch and its task) do not hide each other.
-    var row: Int {
+    /// How it went, as a colour with one meaning.
+    var colour: ReportColour {
         switch self {
-        case .notificationDeliver, .notificationToApp, .notificationDrop, .notificationTap, .memoryWarning,
-             .serviceDeliver, .serviceDrop, .pushDeliver, .pushHeld, .pushDrop: 0
-        case .launchUser, .launchNotification, .launchBackground, .terminateKill, .terminateOther, .reboot: 1
-        case .taskBegin, .taskExpire, .taskRefused, .bgTaskStart, .bgTaskExpire, .bgTaskReject, .bgTaskCancel, .fetchStart,
-             .audioStart, .audioStop: 2
-        case .transferComplete, .transferFailed: 0
+        case .launchUser, .launchNotification, .notificationTap: .person
+        case .launchBackground, .taskBegin, .bgTaskStart, .fetchStart, .notificationDeliver, .notificationToApp,
+             .pushDeliver, .audioStart, .serviceDeliver, .transferComplete: .ok
+        case .terminateKill, .taskRefused, .bgTaskReject, .transferFailed: .bad
+        case .taskExpire, .bgTaskExpire, .memoryWarning: .expired
+        case .pushHeld: .waiting
+        case .terminateOther, .notificationDrop, .bgTaskCancel, .pushDrop, .reboot, .audioStop, .serviceDrop: .ended
         }
     }
 
-    var legend: String {
-        switch self {
-        case .launchUser: "launch by the user"
-        case .launchNotification: "launch from a notification"
-        case .launchBackground: "launch into the background (by cause)"
-        case .terminateKill: "killed by the system (by reason)"
-        case .terminateOther: "ended (force quit, exit, reboot…)"
-        case .taskBegin: "background task begun"
-        case .taskExpire: "background task expired"
-        case .taskRefused: "background task refused"
-        case .notificationDeliver: "notification delivered to the user"
-        case .notificationToApp: "notification delivered to the app in front"
-        case .notificationDrop: "notification dropped"
-        case .notificationTap: "notification opened by the user"
-        case .bgTaskStart: "BGTask started (scheduler)"
-        case .bgTaskExpire: "BGTask expired"
-        case .bgTaskReject: "BGTask submit refused (by error)"
-        case .bgTaskCancel: "BGTask request cancelled by the app"
-        case .fetchStart: "background fetch"
-        case .memoryWarning: "memory warning (jetsam kills follow if memory stays low)"
-        case .pushDeliver: "push delivered (to the app or the user)"
-        case .pushHeld: "push held for later (by reason)"
-        case .pushDrop: "push dropped (by reason)"
-        case .reboot: "device restarted"
-        case .audioStart: "audio started"
-        case .audioStop: "audio stopped (by reason)"
-        case .serviceDeliver: "location or accessory event delivered"
-        case .serviceDrop: "location or accessory event dropped (by reason)"
-        case .transferComplete: "background transfer finished (rules §8)"
-        case .transferFailed: "background transfer failed or cancelled (by reason)"
+    /// What a shape marks, in the legend (its colour says how it went).
+    static func shapeLegend(_ shape: String) -> String {
+        switch shape {
+        case "launch": "launch (by the user, or into the background by cause)"
+        case "launch-notification": "launch from a notification"
+        case "terminate": "process ended (killed: by reason; or force quit, exit, reboot)"
+        case "begin": "background task begun"
+        case "expire": "background task expired"
+        case "refused": "background task refused"
+        case "star": "BGTask started (scheduler)"
+        case "hourglass": "BGTask expired"
+        case "fetch": "background fetch"
+        case "warning": "memory warning (jetsam kills follow if memory stays low)"
+        case "forbidden": "BGTask submit refused (by error)"
+        case "cancel": "BGTask request cancelled by the app"
+        case "notification": "notification to the person (delivered or dropped)"
+        case "notification-app": "notification delivered to the app in front"
+        case "service": "location or accessory event (delivered or dropped)"
+        case "tap": "notification opened by the person"
+        case "push": "push (delivered, held for later, or dropped)"
+        case "reboot": "device restarted"
+        case "audio": "audio (started or stopped)"
+        case "transfer": "background transfer (finished or failed, rules §8)"
+        default: shape
         }
     }
 }

@@ -1,5 +1,5 @@
 import BGXCore
-import BGXSimulation
+@testable import BGXSimulation
 import Foundation
 import Testing
 
@@ -104,17 +104,11 @@ struct ReportBrowserTests {
         #expect(status == 0)
         #expect(FileManager.default.fileExists(atPath: png.path), "Chromium wrote no screenshot")
 
-        // The colours of the foreground band, the Wi-Fi row and the locked row (Report.swift's CSS).
-        let wanted = ["9fcdfd", "6fa8e8", "5b5b5b"]
-        // The request bands: the colours of the policies the legend names (the page's own CSS).
-        let html = try String(contentsOf: page, encoding: .utf8)
-        let legend = html.components(separatedBy: "<ul class=\"legend\">")[1].components(separatedBy: "</ul>")[0]
-        let requestColours = legend.components(separatedBy: "class=\"req req-p").dropFirst().compactMap { chunk -> String? in
-            let style = "req-p" + chunk.prefix { $0 != "\"" }
-            guard let r = html.range(of: ".\(style){fill:#") else { return nil }
-            return String(html[r.upperBound...].prefix(6))
-        }
-        #expect(requestColours.count >= 2, "the demo's legend names fewer than two policies")
+        // The colours of the foreground band, the background band and the device rows (ReportColour).
+        let wanted = [ReportColour.front, .background, .device].map { String($0.hex.dropFirst()) }
+        // The request bands: waiting (the policies' patterns are drawn on it) and running.
+        let requestColours = [ReportColour.waiting, .running].map { String($0.hex.dropFirst()) }
+        #expect(try String(contentsOf: page, encoding: .utf8).contains("request held back by "))
         let (surveyStatus, survey) = try Self.execute("/usr/bin/env", ["python3", "-c", Self.pngSurvey, png.path]
                                                       + wanted + requestColours)
         #expect(surveyStatus == 0, "the PNG could not be read: \(survey)")

@@ -109,13 +109,14 @@ struct ReportTests {
             contentsOf: repositoryRoot.appendingPathComponent("Scenarios/spec9-tap-to-launch.yaml").path))).html
         // Delivered to the user at 11m and 35m; three taps, one of them on nothing (device-wide, not the app's).
         #expect(html.contains("<td class=\"n\">2 / 0 / 0 / 2</td>"))
-        // Each marker, plus the legend's sample.
-        #expect(Self.occurrences("class=\"m notif-tap\"", in: html) == 2 + 1)
-        #expect(Self.occurrences("class=\"m notif\"", in: html) == 2 + 1)
+        // Each marker (the legend shows each shape once, in outline).
+        #expect(Self.occurrences("class=\"m notif-tap\"", in: html) == 2)
+        #expect(Self.occurrences("class=\"m notif\"", in: html) == 2)
         // None went to the app in front, so neither a marker nor a legend entry.
         #expect(Self.occurrences("class=\"m notif-app\"", in: html) == 0)
+        #expect(!html.contains("href=\"#m-notification-app\" class=\"m shape\""))
         #expect(html.contains("notification.deliver: id=tea to=user alert=Tea is ready sound=default"))
-        #expect(html.contains("notification opened by the user"))
+        #expect(html.contains("notification opened by the person"))
     }
 
     @Test("text from the scenario is escaped")
@@ -146,7 +147,7 @@ struct ReportTests {
         #expect(TimelineReport(run: try Self.run(week)).html == TimelineReport(run: try Self.run(week)).html)
     }
 
-    @Test("a week of 20 apps: a strip per calendar day with every app, well under 2 MB")
+    @Test("a week of 20 apps: a strip per calendar day, each naming its day, with every app, well under 2 MB")
     func weekOfTwentyApps() throws {
         let run = try Self.run(try Self.syntheticWeek())
         let html = TimelineReport(run: run).html
@@ -154,8 +155,8 @@ struct ReportTests {
         #expect(bytes < 1_000_000, "\(bytes) bytes")
         // 7 days from Monday 06:00 touch 8 calendar days; the first and last are partial.
         #expect(Self.occurrences("<svg class=\"timeline\"", in: html) == 8)
-        for day in 0...7 { #expect(html.contains(">Day \(day) · ")) }
-        #expect(html.contains(">Day 7 · Mon 2026-01-12</h3>"))
+        for day in 0...7 { #expect(html.contains("<text class=\"day\" x=\"0\" y=\"16\">Day \(day) · ")) }
+        #expect(html.contains(">Day 7 · Mon 2026-01-12</text>"))
         #expect(Self.occurrences("<title>before the run</title>", in: html) == 1)
         #expect(Self.occurrences("<title>after the run</title>", in: html) == 1)
         for name in run.device.renderer.appNames {
@@ -163,6 +164,8 @@ struct ReportTests {
         }
         // The device rows show what changed: nights on the charger, locked.
         #expect(Self.occurrences("<rect class=\"charging\"", in: html) >= 6)
+        // Every lane and label fits the label column's 27 characters (29 for the thin lanes).
+        #expect(html.contains("<title>com.example.app19</title>com.example.app19</text>"))
         #expect(Self.occurrences("<rect class=\"locked\"", in: html) >= 6)
         #expect(Self.occurrences("<rect class=\"net-cellular\"", in: html) >= 1)
         #expect(Self.occurrences("<rect class=\"lowpower\"", in: html) >= 1)
@@ -195,7 +198,7 @@ struct ReportTests {
         // The band's colour is the one the legend gives ChargerPluggedInPolicy.
         let band = try #require(html.components(separatedBy: held).first?.components(separatedBy: "<rect class=\"").last)
         let style = String(band.prefix { $0 != "\"" })
-        #expect(style.hasPrefix("req req-p"))
+        #expect(style.hasPrefix("req req-hold"))
         #expect(Self.legendAndRest(html).legend.contains("<rect class=\"\(style)\" x=\"1\" y=\"3\" width=\"20\" height=\"8\"/></svg>request held back by ChargerPluggedInPolicy</li>"))
         // The reason changes: after the charger, the device's activity held the resubmitted request
         // while in use; once locked, DeviceActivityPolicy only scores low (dasd's logs), so the
@@ -236,7 +239,7 @@ struct ReportTests {
           - {at: 30m, user: launch com.example.feed}
         """)
         let html = TimelineReport(run: try Self.run(scenario)).html
-        #expect(Self.occurrences("class=\"m bgt-cancel\"", in: html) == 1 + 1)
+        #expect(Self.occurrences("class=\"m bgt-cancel\"", in: html) == 1)
         #expect(html.contains("<td>cancelled by the app 0d 00:30:00</td>"))
         // Held back from 2m until the cancel at 30m (the earliest begin date is two hours on).
         #expect(html.contains("held back: EarliestBeginDatePolicy"))
@@ -246,8 +249,9 @@ struct ReportTests {
     @Test("SPEC §5: refused submits are markers and a table with iOS's error and why")
     func refusals() throws {
         let html = TimelineReport(run: try Self.run(ScenarioParser(file: "refused.yaml").parse(SummaryTests.allRefused))).html
-        // Two markers, and the legend's sample.
-        #expect(Self.occurrences("class=\"m bgt-reject\"", in: html) == 2 + 1)
+        // Two markers, and the legend's outline of the shape.
+        #expect(Self.occurrences("class=\"m bgt-reject\"", in: html) == 2)
+        #expect(Self.occurrences("href=\"#m-forbidden\" class=\"m shape\"", in: html) == 1)
         #expect(html.contains("<h2>BGTask submits refused</h2>"))
         #expect(Self.occurrences("<td>notPermitted</td><td>com.example.feed.refresh is not in BGTaskSchedulerPermittedIdentifiers</td>", in: html) == 2)
         #expect(html.contains("<td class=\"n\">2 / 0 / 0 / 2 / 0</td>"))
@@ -255,14 +259,44 @@ struct ReportTests {
         #expect(!html.contains("Why it waited"))
     }
 
-    @Test("SPEC §7: pushes held and dropped are told apart (marker and table)")
+    @Test("SPEC §7: pushes held and dropped are told apart (marker and table), and a held push is drawn until it arrives")
     func pushesHeldAndDropped() throws {
         let html = TimelineReport(run: try Self.demo()).html
         #expect(html.contains("<h2>Pushes held or dropped</h2>"))
-        #expect(html.contains("<td>held for later</td><td>held: throttled: 3 background pushes in the past hour (at most 3)</td>"))
+        #expect(html.contains("<td>held, arrived 2d 19:00:00 (after 20m)</td>"))
+        #expect(!html.contains("held for later</td>"))
+        #expect(html.contains("</td><td>held: throttled: 3 background pushes in the past hour (at most 3)</td>"))
         #expect(html.contains("<td>dropped</td><td>replaced by a newer push while held: only the newest is kept</td>"))
-        #expect(Self.occurrences("class=\"m push-held\"", in: html) == 3 + 1)
-        #expect(Self.occurrences("class=\"m push-drop\"", in: html) == 1 + 1)
+        // The one replaced while held: its wait ends there.
+        #expect(html.contains("<td>held, dropped "))
+        #expect(Self.occurrences("class=\"m push-held\"", in: html) == 3)
+        #expect(Self.occurrences("class=\"m push-drop\"", in: html) == 1)
+        // Each held push's wait is a band on the app's "pushes held" lane (the night's in two strips).
+        #expect(html.contains("<title>pushes held</title>pushes held</text>"))
+        #expect(Self.occurrences("<rect class=\"req push-wait\"", in: html) == 4)
+        #expect(html.contains("<title>push held: the user force-quit the app; no background launch until the user opens it; "
+                              + "arrived 5d 08:10:00: 4d 22:00:00 – 5d 08:10:00 (10h10m)</title>"))
+    }
+
+    @Test("SPEC §8: a transfer's wait is a band — waiting for power from its creation until it moves — under its app")
+    func transferWaits() throws {
+        let html = TimelineReport(run: try Self.run(ScenarioParser(file: "transfer.yaml").parse("""
+        duration: 1d
+        apps:
+          - bundle: com.example.pods
+            on:
+              didFinishLaunching:
+                - createSession: com.example.pods.episodes
+              didEnterBackground:
+                - download: {session: com.example.pods.episodes, bytes: 40MB, discretionary: true}
+        timeline:
+          - {at: 12:00, user: launch com.example.pods}
+          - {at: 12:01, user: home}
+          - {at: 23:00, device: {charging: true}}
+        """))).html
+        #expect(html.contains("<title>com.example.pods.episodes</title>com.example.pods.episodes</text>"))
+        #expect(html.contains("<title>transfer in com.example.pods.episodes waiting: a discretionary transfer (isDiscretionary) waits for external power: 0d 12:01:00 – 0d 23:00:00 (10h59m)</title>"))
+        #expect(html.contains("<title>transfer in com.example.pods.episodes moving: 0d 23:00:00 – "))
     }
 
     @Test("the report lists the scenario's expectations, each ok or failed")
@@ -290,7 +324,7 @@ struct ReportTests {
         """)
         let html = TimelineReport(run: try Self.run(scenario)).html
         #expect(Self.occurrences("<svg class=\"timeline\"", in: html) == 1)
-        let launch = try #require(html.components(separatedBy: "class=\"m launch-user\" x=\"").dropFirst(2).first)
+        let launch = try #require(html.components(separatedBy: "class=\"m launch-user\" x=\"").dropFirst().first)
         let x = try #require(Double(launch.prefix { $0 != "\"" }))
         let right = ReportSVG.labelWidth + ReportSVG.plotWidth
         #expect(x > right - ReportSVG.plotWidth / 60 * 1.5 && x <= right, "x = \(x)")
@@ -302,16 +336,30 @@ struct ReportTests {
         let run = path == Demo.file ? try Self.demo() : try Self.run(ScenarioParser.parse(contentsOf: path))
         let html = TimelineReport(run: run).html
         let (legend, rest) = Self.legendAndRest(html)
-        let markers = Self.values(after: "class=\"m ", in: rest), legendMarkers = Self.values(after: "class=\"m ", in: legend)
-        #expect(markers == legendMarkers, "\(path)")
-        let rects = Self.values(after: "<rect class=\"", in: rest), legendRects = Self.values(after: "<rect class=\"", in: legend)
-        for style in legendRects where style != "lane0" {
-            #expect(rects.contains(style) || (style == "chargezone" && rects.contains("charging")), "\(path): \(style)")
+        // Shapes: the legend's outlines are the shapes of the markers drawn.
+        let shapes = Set(rest.components(separatedBy: "<use href=\"#m-").dropFirst().map { String($0.prefix { $0 != "\"" }) })
+        let legendShapes = Set(legend.components(separatedBy: "<use href=\"#m-").dropFirst().map { String($0.prefix { $0 != "\"" }) })
+        #expect(shapes == legendShapes, "\(path)")
+        // Colours: the legend names each colour the markers and bands are drawn in, and no other.
+        let markerStyles = Self.values(after: "class=\"m ", in: rest).compactMap(MarkerStyle.init(rawValue:))
+        let rects = Self.values(after: "<rect class=\"", in: rest)
+        var used = Set(markerStyles.map(\.colour))
+        let bandColours: [String: ReportColour] = [
+            "foreground": .front, "background": .background, "suspended": .suspended, "lane0": .notRunning,
+            "chargezone": .charging, "charging": .device, "locked": .device, "net-wifi": .device, "lowpower": .device,
+            "req req-run": .running, "req xfer-run": .running, "req xfer-wait": .waiting, "req push-wait": .waiting,
+            "req req-wait": .waiting,
+        ]
+        for style in rects {
+            if let colour = bandColours[style] { used.insert(colour) }
+            if style.hasPrefix("req req-hold") { used.insert(.waiting) }
+            if style == "net-cellular" || style == "net-none" { used.insert(.device) }
         }
-        for style in rects where !["lane0", "lane1", "outside", "grid"].contains(style) {
-            // The charging row's band is the legend's "charging" (the zone behind the apps).
-            #expect(legendRects.contains(style == "charging" ? "chargezone" : style),
-                    "\(path): \(style) is drawn but not in the legend")
+        let legendColours = Set(ReportColour.allCases.filter { legend.contains("class=\"\($0.swatchClass)\"") })
+        #expect(used == legendColours, "\(path)")
+        // Patterns and hollow bands: in the legend when drawn.
+        for style in rects where style.hasPrefix("req req-hold") || style == "req req-wait" || style.hasPrefix("net-c") || style == "net-none" {
+            #expect(legend.contains("<rect class=\"\(style)\""), "\(path): \(style) is drawn but not in the legend")
         }
         // A device row is drawn only when it has a band or a marker.
         for row in ["charging", "locked", "network", "Low Power Mode"] {
@@ -326,16 +374,11 @@ struct ReportTests {
         let html = TimelineReport(run: try Self.file("spec2-expiry-handled.yaml")).html
         for row in ["charging", "locked", "Low Power Mode"] { #expect(!html.contains("<title>\(row)</title>")) }
         #expect(html.contains("<title>network</title>network</text>"))
-        #expect(!Self.legendAndRest(html).legend.contains("Low Power Mode"))
+        #expect(!Self.legendAndRest(html).legend.contains("<rect class=\"lowpower\""))
     }
 
     @Test("markers that differ in meaning differ visibly — in shape or colour — and are about 12 px across")
     func markersAreDistinct() throws {
-        func fill(_ style: MarkerStyle) -> String? {
-            let css = TimelineReport.css
-            guard let r = css.range(of: ".\(style.rawValue){fill:") else { return nil }
-            return String(css[r.upperBound...].prefix(7))
-        }
         /// How far apart two colours are (RGB distance; 0–441).
         func distance(_ x: String, _ y: String) -> Double {
             func rgb(_ hex: String) -> [Double] {
@@ -345,20 +388,24 @@ struct ReportTests {
             return zip(rgb(x), rgb(y)).map { ($0 - $1) * ($0 - $1) }.reduce(0, +).squareRoot()
         }
         for a in MarkerStyle.allCases {
-            #expect(fill(a) != nil, "\(a) has no colour")
-            // Markers of one shape are told apart by colour: clearly different colours, not two teals.
-            for b in MarkerStyle.allCases where a != b && a.shape == b.shape {
-                #expect(distance(fill(a) ?? "", fill(b) ?? "") >= 100, "\(a) and \(b) look alike: \(fill(a) ?? "") \(fill(b) ?? "")")
+            // Its colour is one of the report's, by its CSS.
+            #expect(TimelineReport.styleCSS.contains(".\(a.rawValue){fill:var(\(a.colour.variable))}"), "\(a)")
+            #expect(ReportSVG.markerShapes.contains { $0.id == a.shape }, "\(a) has no shape")
+            for b in MarkerStyle.allCases where a != b {
+                // No two meanings share both shape and colour.
+                #expect(a.shape != b.shape || a.colour != b.colour, "\(a) and \(b) look the same")
+                // Markers of one shape are told apart by colour: clearly different colours, not two teals.
+                if a.shape == b.shape { #expect(distance(a.colour.hex, b.colour.hex) >= 100, "\(a) and \(b) look alike") }
             }
         }
         // The two the issue named: a BGTask's start and audio's.
         #expect(MarkerStyle.bgTaskStart.shape != MarkerStyle.audioStart.shape)
-        // Every shape spans at least 10 units (a viewBox unit is about a pixel at 1600 px).
+        // Every shape spans at least 10 units (a viewBox unit is a pixel at 1440 px).
         for (id, svg) in ReportSVG.markerShapes {
             let numbers = svg.components(separatedBy: CharacterSet(charactersIn: "0123456789.-").inverted)
                 .flatMap { $0.split(separator: "-", omittingEmptySubsequences: true).map { Double($0) ?? 0 } }
             let extent = numbers.max() ?? 0
-            #expect(extent >= 5, "\(id): \(extent)")
+            #expect(extent >= 5 && extent <= 2 * ReportSVG.markerHalfWidth, "\(id): \(extent)")
         }
     }
 
