@@ -236,7 +236,15 @@ struct CrashRestartTests {
         #expect(second.daemonLog.contains("restored the snapshot at entry \(snapshot.seq) and \(kept.count) journaled input(s)"),
                 "\(second.daemonLog)")
         try Self.expectStateOfSeveralKinds(second)
-        #expect(try second.ctl("status").contains("since the snapshot at entry \(snapshot.seq) (\(snapshot.body.count) bytes, restored from)"))
+        let afterRestart = try second.ctl("status")
+        if !afterRestart.contains("since the snapshot at entry \(snapshot.seq) (\(snapshot.body.count) bytes, restored from)") {
+            // Inputs that come as it comes back (the exits of the processes it reaps) may reach the
+            // next snapshot before `status` is asked (every 4 here); then it names that one, its own.
+            let later = try #require(try store.latestSnapshot())
+            #expect(later.seq > snapshot.seq
+                        && afterRestart.contains("since the snapshot at entry \(later.seq) (\(later.body.count) bytes, encoded in"),
+                    "\(afterRestart)")
+        }
         // And it goes on snapshotting: the next restart starts from a later one.
         for k in 0..<6 { try second.ctl("device", k % 2 == 0 ? "charging=true" : "charging=false") }
         second.crash()

@@ -266,6 +266,33 @@ struct FleetReportBrowserTests {
     }
 }
 
+/// `bgx-fleet-picture` (Clients/python/bgxfleet), which draws docs/fleets.md's
+/// pictures, finds today's report's arrival chart and has Chromium draw it.
+@Suite("The fleet report's picture")
+struct FleetPictureTests {
+    @Test("bgx-fleet-picture draws the report's arrival chart at its own size",
+          .enabled(if: ReportBrowserTests.browser != nil || ReportBrowserTests.required, "no chromium on PATH"))
+    func drawsTheChart() throws {
+        let r = try FleetRun(try ScenarioParser(file: "news.yaml").parse(fleetNewsScenario), devices: 20).run()
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bgx-fleet-picture-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let page = dir.appendingPathComponent("fleet.html"), png = dir.appendingPathComponent("chart.png")
+        try FleetReport(r).html.write(to: page, atomically: true, encoding: .utf8)
+        let tool = repositoryRoot.appendingPathComponent("Clients/python/bgxfleet/src/bgxfleet/picture.py").path
+        let (status, output) = try ReportBrowserTests.execute("/usr/bin/env", ["python3", tool, page.path, png.path])
+        #expect(status == 0, "\(output)")
+        // The chart's size, as the report gives it, is the picture's.
+        let size = try #require(output.split(separator: " ").first { $0.first?.isNumber == true && $0.contains("x") }).split(separator: "x").compactMap { Int($0) }
+        #expect(size.count == 2 && size[0] >= 1000 && size[1] >= 300, "\(output)")
+        let bytes = try Data(contentsOf: png)
+        #expect(bytes.count > 5_000 && bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]), "not a PNG of a chart: \(bytes.count) bytes")
+        // The PNG's header holds its width and height (big-endian, bytes 16–23).
+        let width = bytes[16..<20].reduce(0) { $0 << 8 | Int($1) }, height = bytes[20..<24].reduce(0) { $0 << 8 | Int($1) }
+        #expect(width == size[0] && height == size[1], "PNG \(width)x\(height), chart \(size)")
+    }
+}
+
 /// The shards of a fleet as tasks on a real Dask LocalCluster (two worker
 /// processes), merged as they finish: the result is the single process's.
 /// The driver is installed the documented way, `pip install

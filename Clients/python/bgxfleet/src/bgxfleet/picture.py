@@ -19,7 +19,7 @@ def chart(html, app=None):
     """The report's <style> and the arrivals <svg> (for app, or the first), and its size."""
     style = "".join(re.findall(r"<style>.*?</style>", html, re.S))
     label = re.escape(f"arrivals of {app}") if app else r"arrivals of [^\"]+"
-    found = re.search(r'<svg width="(\d+)" height="(\d+)"[^>]*aria-label="' + label + r'".*?</svg>', html, re.S)
+    found = re.search(r'<svg[^>]*? width="(\d+)" height="(\d+)"[^>]*aria-label="' + label + r'".*?</svg>', html, re.S)
     if not found:
         raise SystemExit("error: no arrivals chart" + (f" for {app}" if app else "") + " in the report")
     return style, found.group(0), int(found.group(1)), int(found.group(2))
