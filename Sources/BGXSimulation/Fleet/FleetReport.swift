@@ -57,7 +57,10 @@ public struct FleetReport {
     /// `bgx-fleet-picture`) and shrinks to the page's width (`max-width`).
     func arrivals(_ app: String) -> String {
         let series = FleetResult.causes.compactMap { c in result.arrivals[app]?[c].map { (c, $0) } }
-        let w = 1440.0, panel = 110.0, gap = 34.0, left = 64.0, right = 24.0, top = 18.0
+        let w = 1440.0, panel = 110.0, gap = 34.0, right = 24.0, top = 18.0
+        // Room for the longest tick label ("68893/min"): about 7 px a character at 11 px, and the gap.
+        let longest = series.map { "\(max(1, $0.1.max() ?? 0))/min".count }.max() ?? 5
+        let left = max(64, 7 * Double(longest) + 10)
         let width = Int(left + w + right), height = Int(top + Double(series.count) * (panel + gap) + 4)
         var svg = "<svg class=\"chart\" width=\"\(width)\" height=\"\(height)\" viewBox=\"0 0 \(width) \(height)\" "
             + "role=\"img\" aria-label=\"arrivals of \(Self.escape(app))\">"
