@@ -181,8 +181,9 @@ extension Engine {
     /// reads the process table and the set, never a concern's own fields.
     @inline(__always) func keptRunningInBackground(_ i: Int) -> Bool {
         assert(assertionsMatchConcerns(i), "\(apps[i].manifest.bundleIdentifier): assertion set out of step")
-        return (apps[i].inFlight?.isCallback ?? false) || !apps[i].jobs.isEmpty
+        return (apps[i].inFlight.map { $0.isCallback || $0.queuedForNow } ?? false) || !apps[i].jobs.isEmpty
             || !(apps[i].backgroundQueue?.jobs.isEmpty ?? true)
+            || (apps[i].backgroundQueue?.inFlight?.queuedForNow ?? false)
             || !apps[i].assertions.isDisjoint(with: .keepRunning)
     }
 
@@ -250,6 +251,7 @@ extension Engine {
         case let .timer(token):
             apps[i].jobCounter &+= 1
             apps[i].inFlight = InFlightJob(number: apps[i].jobCounter, isCallback: false,
+                                           queuedForNow: apps[i].startsQueuedWork(token),
                                            callback: nil, terminateAfterwards: nil)
             outbox.append(.fire(app, token: token, continuation: false))
         case let .notification(id):
@@ -347,6 +349,16 @@ extension Engine {
         pump(app)
     }
 
+    /// The main thread's job parked in app code (a sleep, a wait). Work
+    /// queued for now has had its turn: from here its thread is frozen by
+    /// suspension like any other, as on iOS.
+    public mutating func mainJobParked(_ app: AppID) {
+        let i = Int(app.index)
+        guard apps[i].inFlight?.queuedForNow == true else { return }
+        apps[i].inFlight!.queuedForNow = false
+        suspendIfIdle(app)
+    }
+
     /// Puts the watchdogs of callbacks still running into the queue.
     mutating func armWatchdogs() {
         for w in unarmedWatchdogs where isRunning(w) {
@@ -403,6 +415,7 @@ extension Engine {
         let token = nextTimerToken
         nextTimerToken &+= 1
         let i = Int(app.index)
+        apps[i].queuedNow.insert(token)
         if thread == .background {
             if apps[i].backgroundQueue == nil { apps[i].backgroundQueue = BackgroundQueueState() }
             apps[i].backgroundQueue!.timerTokens.insert(token)
