@@ -170,10 +170,13 @@ let package = Package(
         .executableTarget(
             name: "messenger-live", dependencies: ["MessengerExample", "BGXKit", "BGXLiveApp"],
             path: "Examples/MessengerLive", swiftSettings: v5),
+        // App code of BGXKitTests that must be compiled in Swift 6 mode (its runtime isolation checks).
+        .target(name: "Swift6Fixtures", dependencies: ["BGXKit"], path: "Tests/Swift6Fixtures", swiftSettings: v6),
         .testTarget(
             name: "BGXKitTests",
             dependencies: ["BGXKit", "BGXSimulation", "BGXCore", "ColorFeedExample", "MessengerExample",
-                           "CallerExample", "CatalogSyncExample", "FieldNotesExample", "PodcastsExample"],
+                           "CallerExample", "CatalogSyncExample", "FieldNotesExample", "PodcastsExample",
+                           "Swift6Fixtures"],
             swiftSettings: v5),
         .testTarget(
             name: "BGXTests",
