@@ -9,7 +9,7 @@ extension Engine {
         // involved; lock and unlock mark it themselves (setLocked).
         switch action {
         case let .launch(app), let .switchTo(app), let .forceQuit(app): markSchedulerDirty(for: app)
-        case .home, .lock, .unlock, .tapNotification, .cancelTask: break
+        case .home, .lock, .unlock, .tapNotification, .cancelTask, .allowNotifications, .denyNotifications: break
         }
         if let front = frontApp { markSchedulerDirty(for: front) }
         if let previous = frontAppWhenLocked { markSchedulerDirty(for: previous) }
@@ -54,6 +54,12 @@ extension Engine {
             tapNotification(id)
         case let .cancelTask(id):
             cancelContinuedTask(for: nil, identifier: text(id))
+        case let .allowNotifications(app):
+            record(app, .user(.allowNotifications))
+            setNotificationsAllowed(true, for: app)
+        case let .denyNotifications(app):
+            record(app, .user(.denyNotifications))
+            setNotificationsAllowed(false, for: app)
         }
     }
 
