@@ -180,17 +180,19 @@ extension Engine {
     // Inlining measured (callgrind, `bgx bench`, November 2026): removing every `@inline(__always)`
     // in Lifecycle/ (3 of them in this file) cost the engine 36 instructions per event.
     /// Something holds a background app running: a callback or queued job
-    /// on one of its threads, or a reason in its assertion set (a background
+    /// on one of its threads, app code's work queued for now until it has
+    /// run (`InFlightJob.queuedForNow`), or a reason in its assertion set (a background
     /// task, a BGTask, a fetch, a session's events, a push awaiting its
     /// completion, audio, background location updates, a service event's
     /// run). Suspension and jetsam's bands (rules §10) both ask this; it
     /// reads the process table and the set, never a concern's own fields.
     @inline(__always) func keptRunningInBackground(_ i: Int) -> Bool {
         assert(assertionsMatchConcerns(i), "\(apps[i].manifest.bundleIdentifier): assertion set out of step")
-        return (apps[i].inFlight.map { $0.isCallback || $0.queuedForNow } ?? false) || !apps[i].jobs.isEmpty
+        // The background queue's job in flight last: only app code's work queued for now holds there.
+        return (apps[i].inFlight?.holdsApp ?? false) || !apps[i].jobs.isEmpty
             || !(apps[i].backgroundQueue?.jobs.isEmpty ?? true)
-            || (apps[i].backgroundQueue?.inFlight?.queuedForNow ?? false)
             || !apps[i].assertions.isDisjoint(with: .keepRunning)
+            || (apps[i].backgroundQueue?.inFlight?.queuedForNow ?? false)
     }
 
     /// A background app with nothing keeping it running is suspended [S].
