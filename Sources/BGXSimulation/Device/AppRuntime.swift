@@ -78,6 +78,9 @@ public final class AppRuntime: SystemConnection {
         // process; one filtered by `object: UIApplication.shared` would hear a later process whose
         // application took this one's address. An app delegate's application is kept, inert, for
         // the host's life so that its address is never reused (scenario apps add no observers).
+        // Those observers are removed now, as iOS ends them with the process; the application is kept
+        // for observers the device cannot see (one added with a value type as its object).
+        madeApplication?.removeObserversAddedByAppCode()
         if let application = madeApplication, program is DelegateApp {
             Self.endedApplicationsLock.withLock { Self.endedApplications.append(application) }
         }
