@@ -18,7 +18,7 @@ import BGXKit
 /// while to arrive. On iOS this is a URLSession data task; here the reply
 /// comes from a global queue after the latency, which the calling thread
 /// waits for, as code that wraps a request in a semaphore does.
-public final class CatalogServer {
+public final class CatalogServer: Sendable {
     public let pages: Int
     public let latency: TimeInterval
     public init(pages: Int, latency: TimeInterval) {
@@ -96,7 +96,7 @@ final class CatalogSyncOperation: Operation, @unchecked Sendable {
 }
 
 public final class CatalogAppDelegate: UIResponder, UIApplicationDelegate {
-    public static let refreshIdentifier = "com.example.catalog.refresh"
+    public nonisolated static let refreshIdentifier = "com.example.catalog.refresh"
     public let store = CatalogStore()
     let server: CatalogServer
     let queue: OperationQueue = {
@@ -112,8 +112,11 @@ public final class CatalogAppDelegate: UIResponder, UIApplicationDelegate {
 
     public func application(_ application: UIApplication,
                             didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?) -> Bool {
-        // On the main queue: in Swift 6 mode a closure made here is the delegate's main-actor code.
-        BGTaskScheduler.shared.register(forTaskWithIdentifier: Self.refreshIdentifier, using: .main) { task in
+        // Using nil: the system runs the handler on a background queue of its own. In Swift 6 mode
+        // a closure made here would be the delegate's main-actor code, which Swift checks as it
+        // starts — off the main thread the app would crash — so the handler is @Sendable, and
+        // what it calls is nonisolated.
+        BGTaskScheduler.shared.register(forTaskWithIdentifier: Self.refreshIdentifier, using: nil) { @Sendable task in
             self.handleRefresh(task as! BGAppRefreshTask)
         }
         return true
@@ -123,13 +126,14 @@ public final class CatalogAppDelegate: UIResponder, UIApplicationDelegate {
         scheduleRefresh()
     }
 
-    func scheduleRefresh() {
+    nonisolated func scheduleRefresh() {
         let request = BGAppRefreshTaskRequest(identifier: Self.refreshIdentifier)
         request.earliestBeginDate = Date(timeIntervalSinceNow: 30 * 60)
         try? BGTaskScheduler.shared.submit(request)
     }
 
-    func handleRefresh(_ task: BGAppRefreshTask) {
+    /// Runs on the launch handler's queue; it touches only what is safe from any thread.
+    nonisolated func handleRefresh(_ task: BGAppRefreshTask) {
         scheduleRefresh()
         let operation = CatalogSyncOperation(server: server, store: store)
         task.expirationHandler = {

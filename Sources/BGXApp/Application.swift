@@ -109,6 +109,8 @@ public final class Application {
     public var sharedObjects: [ObjectIdentifier: AnyObject] = [:]
     /// How many `UILocalNotification`s this process has presented (each gets its own identifier).
     var presentedLocalNotifications = 0
+    /// The observers app code of this process added to notification centers.
+    let observers = ProcessObservers()
 
     public init(bundleIdentifier: String, connection: SystemConnection, delegate: ApplicationDelegate?) {
         self.bundleIdentifier = bundleIdentifier

@@ -60,6 +60,17 @@ struct CatalogSyncExampleTests {
         }
     }
 
+    @Test("Registered using: nil, as on iOS: every launch handler runs on the background queue and every task completes (before, in Swift 6 mode, the example registered using: .main: its handler was main-actor code)")
+    func handlerOnTheBackgroundQueue() {
+        let (device, app, _) = Self.aWeek()
+        let lines = device.traceLines.filter { $0.contains("\"app\": \"com.example.catalog\"") }
+        let handlers = lines.filter { $0.contains("\"name\": \"bgTask\"") }
+        #expect(!handlers.isEmpty)
+        #expect(handlers.allSatisfy { $0.contains("\"queue\": \"background\"") }, "\(handlers)")
+        let completions = device.events(of: app).filter { $0.kindName == "task.complete" }
+        #expect(completions.count == handlers.count)
+    }
+
     @Test("The week runs the same, byte for byte")
     func deterministic() {
         let first = Self.aWeek().0.traceLines

@@ -78,8 +78,9 @@ extension Engine {
             guard backgroundTasks.isOpen(app, id) else { return }
             deliverInBackground(.expiringActivity(id, expired: false), to: app, number: number)
         case let .timer(token):
-            apps[i].backgroundQueue!.inFlight = InFlightJob(number: number, isCallback: false, callback: nil,
-                                                            terminateAfterwards: nil)
+            apps[i].backgroundQueue!.inFlight = InFlightJob(number: number, isCallback: false,
+                                                            queuedForNow: apps[i].startsQueuedWork(token),
+                                                            callback: nil, terminateAfterwards: nil)
             outbox.append(.fire(app, token: token, continuation: false))
         default:
             preconditionFailure("\(job) runs on the main thread")

@@ -73,6 +73,10 @@ public enum UserAction: Sendable, Equatable, Codable {
     case tapNotification(NotificationID)
     /// Cancels a continued-processing task from its Live Activity (rules §13).
     case cancelTask(TextID)
+    /// The app's notifications (rules §9): the person's answer when it asks, or, once it
+    /// has, its switch in Settings › Notifications (`setNotificationsAllowed`).
+    case allowNotifications(AppID)
+    case denyNotifications(AppID)
 }
 
 /// An installed app's handle inside the engine.

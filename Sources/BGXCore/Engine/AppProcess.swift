@@ -17,6 +17,8 @@ struct AppProcess: Sendable, Codable {
     /// The background serial queue, once the app has put work there.
     var backgroundQueue: BackgroundQueueState?
     var heldTimers: [HeldTimer] = []
+    /// Tokens of work app code queued for now that has not started yet (see `InFlightJob.queuedForNow`).
+    var queuedNow: Set<Int32> = []
 
     // `beginBackgroundTask` assertions and the background-time window are the background-task controller's.
 
@@ -49,6 +51,12 @@ extension AppProcess {
         jobs.removeAll()
         if backgroundQueue != nil { backgroundQueue = nil }
         heldTimers.clearKeepingCapacity()
+        if !queuedNow.isEmpty { queuedNow.removeAll() }
+    }
+
+    /// Whether the timer job `token` is work app code queued for now (forgotten as it starts).
+    mutating func startsQueuedWork(_ token: Int32) -> Bool {
+        !queuedNow.isEmpty && queuedNow.remove(token) != nil
     }
 }
 

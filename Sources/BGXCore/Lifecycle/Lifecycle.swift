@@ -9,7 +9,7 @@ extension Engine {
         // involved; lock and unlock mark it themselves (setLocked).
         switch action {
         case let .launch(app), let .switchTo(app), let .forceQuit(app): markSchedulerDirty(for: app)
-        case .home, .lock, .unlock, .tapNotification, .cancelTask: break
+        case .home, .lock, .unlock, .tapNotification, .cancelTask, .allowNotifications, .denyNotifications: break
         }
         if let front = frontApp { markSchedulerDirty(for: front) }
         if let previous = frontAppWhenLocked { markSchedulerDirty(for: previous) }
@@ -54,6 +54,12 @@ extension Engine {
             tapNotification(id)
         case let .cancelTask(id):
             cancelContinuedTask(for: nil, identifier: text(id))
+        case let .allowNotifications(app):
+            record(app, .user(.allowNotifications))
+            setNotificationsAllowed(true, for: app)
+        case let .denyNotifications(app):
+            record(app, .user(.denyNotifications))
+            setNotificationsAllowed(false, for: app)
         }
     }
 
@@ -174,16 +180,19 @@ extension Engine {
     // Inlining measured (callgrind, `bgx bench`, November 2026): removing every `@inline(__always)`
     // in Lifecycle/ (3 of them in this file) cost the engine 36 instructions per event.
     /// Something holds a background app running: a callback or queued job
-    /// on one of its threads, or a reason in its assertion set (a background
+    /// on one of its threads, app code's work queued for now until it has
+    /// run (`InFlightJob.queuedForNow`), or a reason in its assertion set (a background
     /// task, a BGTask, a fetch, a session's events, a push awaiting its
     /// completion, audio, background location updates, a service event's
     /// run). Suspension and jetsam's bands (rules §10) both ask this; it
     /// reads the process table and the set, never a concern's own fields.
     @inline(__always) func keptRunningInBackground(_ i: Int) -> Bool {
         assert(assertionsMatchConcerns(i), "\(apps[i].manifest.bundleIdentifier): assertion set out of step")
-        return (apps[i].inFlight?.isCallback ?? false) || !apps[i].jobs.isEmpty
+        // The background queue's job in flight last: only app code's work queued for now holds there.
+        return (apps[i].inFlight?.holdsApp ?? false) || !apps[i].jobs.isEmpty
             || !(apps[i].backgroundQueue?.jobs.isEmpty ?? true)
             || !apps[i].assertions.isDisjoint(with: .keepRunning)
+            || (apps[i].backgroundQueue?.inFlight?.queuedForNow ?? false)
     }
 
     /// A background app with nothing keeping it running is suspended [S].
@@ -250,6 +259,7 @@ extension Engine {
         case let .timer(token):
             apps[i].jobCounter &+= 1
             apps[i].inFlight = InFlightJob(number: apps[i].jobCounter, isCallback: false,
+                                           queuedForNow: apps[i].startsQueuedWork(token),
                                            callback: nil, terminateAfterwards: nil)
             outbox.append(.fire(app, token: token, continuation: false))
         case let .notification(id):
@@ -347,6 +357,16 @@ extension Engine {
         pump(app)
     }
 
+    /// The main thread's job parked in app code (a sleep, a wait). Work
+    /// queued for now has had its turn: from here its thread is frozen by
+    /// suspension like any other, as on iOS.
+    public mutating func mainJobParked(_ app: AppID) {
+        let i = Int(app.index)
+        guard apps[i].inFlight?.queuedForNow == true else { return }
+        apps[i].inFlight!.queuedForNow = false
+        suspendIfIdle(app)
+    }
+
     /// Puts the watchdogs of callbacks still running into the queue.
     mutating func armWatchdogs() {
         for w in unarmedWatchdogs where isRunning(w) {
@@ -403,6 +423,7 @@ extension Engine {
         let token = nextTimerToken
         nextTimerToken &+= 1
         let i = Int(app.index)
+        apps[i].queuedNow.insert(token)
         if thread == .background {
             if apps[i].backgroundQueue == nil { apps[i].backgroundQueue = BackgroundQueueState() }
             apps[i].backgroundQueue!.timerTokens.insert(token)

@@ -30,9 +30,11 @@ public struct NotificationAuthorization: Sendable, Codable, Equatable {
     public var allowed: NotificationPresentation { NotificationPresentation(rawValue: allowedRaw) }
 
     public init() {}
-    public init(status: NotificationAuthorizationStatus, allowed: NotificationPresentation) {
+    /// `answer`: what the person says when the app asks (with `.notDetermined`).
+    public init(status: NotificationAuthorizationStatus, allowed: NotificationPresentation, answer: Bool = true) {
         self.status = status
         allowedRaw = allowed.rawValue
+        self.answer = answer
     }
 
     /// Why a notification asked to show `present` shows less (nil: as asked),
@@ -77,6 +79,21 @@ extension Engine {
             ? "notifications: the person allowed \(options.names) when the app asked"
             : "notifications: the person did not allow notifications when the app asked (\(options.names))")
         return auth.answer
+    }
+
+    /// The person's choice as a scenario's app gives it (`notifications:`),
+    /// before the run begins: the app asked in an earlier run and was
+    /// answered, or it has not asked and `answer` is what it will hear.
+    public mutating func presetNotificationAuthorization(_ preset: NotificationAuthorization, for app: AppID) {
+        notifications.apps[Int(app.index)].authorization = preset
+        switch preset.status {
+        case .notDetermined:
+            if !preset.answer { log(app, "notifications: the person will not allow them when the app asks") }
+        case .denied:
+            log(app, "notifications: the app asked before the run began and the person did not allow them")
+        case .authorized:
+            log(app, "notifications: the app asked before the run began and the person allowed \(preset.allowed.names)")
+        }
     }
 
     /// The person's choice: the answer they will give when the app asks, or,

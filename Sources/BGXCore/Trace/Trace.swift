@@ -234,7 +234,8 @@ public struct TraceEvent: Sendable, Equatable, Codable {
 }
 
 public enum UserActionName: String, Sendable, Codable {
-    case launch, home, lock, unlock, switchTo, forceQuit, tapNotification, cancelTask
+    case launch, home, lock, unlock, switchTo, forceQuit, tapNotification, cancelTask, allowNotifications,
+         denyNotifications
 }
 
 /// Why a process changed state. Fixed phrases, so they cost nothing to record.

@@ -74,10 +74,12 @@ public final class AppRuntime: SystemConnection {
         voipPushHandler = nil
         voipSocketHandler = nil
         keepAliveHandler = nil
-        // App code's observers on NotificationCenter.default (one for the whole host) outlive the
-        // process; one filtered by `object: UIApplication.shared` would hear a later process whose
-        // application took this one's address. An app delegate's application is kept, inert, for
-        // the host's life so that its address is never reused (scenario apps add no observers).
+        // The observers app code added to NotificationCenter.default (one for the whole host) go
+        // with the process, as on iOS. One the device cannot see (added through Foundation's own
+        // method) outlives it; filtered by this process's application, it would hear a later
+        // process whose application took this one's address, so an app delegate's application is
+        // kept, inert, for the host's life (scenario apps add no observers).
+        madeApplication?.removeObserversAddedByAppCode()
         if let application = madeApplication, program is DelegateApp {
             Self.endedApplicationsLock.withLock { Self.endedApplications.append(application) }
         }

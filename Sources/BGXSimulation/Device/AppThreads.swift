@@ -128,6 +128,8 @@ extension AppRuntime {
                 thread.blockedInBackground = true
                 thread.blockedCallback = callback
             }
+        } else {
+            device.withEngine { $0.mainJobParked(app) }
         }
         if deadline != .max { scheduleWake(thread, at: deadline) }
     }

@@ -60,6 +60,8 @@ public enum SharedWithoutPopulation {
         case let .forceQuit(b): "forceQuit \(b)"
         case let .tapNotification(id): "tapNotification \(id)"
         case let .cancelTask(id): "cancelTask \(id)"
+        case let .allowNotifications(b): "allowNotifications \(b)"
+        case let .denyNotifications(b): "denyNotifications \(b)"
         }
     }
 }

@@ -86,6 +86,8 @@ public struct Scenario: Sendable {
         case tapNotification(String)
         /// Cancels a continued-processing task from its Live Activity (rules §13).
         case cancelTask(String)
+        /// The app's notifications (rules §9): the answer when it asks, or its switch in Settings.
+        case allowNotifications(String), denyNotifications(String)
     }
 }
 

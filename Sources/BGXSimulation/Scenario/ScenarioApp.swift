@@ -17,6 +17,8 @@ public final class ScenarioApp: HostedApp {
         public var infoPlist: String?
         /// The background plugin the app uses (`plugin:`), and what it does natively.
         public var plugin: PluginUse?
+        /// `notifications:` — the person's answer to the app's authorization request (rules §9).
+        public var notifications: NotificationAuthorization?
         public var pluginExpansion: PluginExpansion?
     }
 
@@ -135,6 +137,8 @@ public final class ScenarioApp: HostedApp {
         case endBackgroundTask(String)
         case notify(Notify)
         case cancelNotification(String)
+        /// `UNUserNotificationCenter.requestAuthorization(options:)` (rules §9).
+        case requestAuthorization(NotificationPresentation)
         /// rules §4: `playAudio {for: D}` (nil: until `stopAudio`), `stopAudio`,
         /// `startLocation` / `stopLocation` standard|significant|region.
         case playAudio(Nanoseconds?)
@@ -349,6 +353,8 @@ public final class ScenarioApp: HostedApp {
                 schedule(n, process: process)
             case let .cancelNotification(id):
                 process.removePendingNotifications(identifiers: [id])
+            case let .requestAuthorization(options):
+                _ = process.requestNotificationAuthorization(options: options)
             case let .playAudio(duration):
                 _ = process.device.withEngine { $0.startAudio(for: process.app, duration: duration) }
             case .stopAudio:

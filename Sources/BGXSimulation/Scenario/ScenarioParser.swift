@@ -31,7 +31,7 @@ public struct ScenarioParser {
                              "passcode", "memory", "multitasking", "thermal", "timeZone", "cpuLoad", "memoryPressure",
                              "cameraActive", "backgroundGPU"]
     static let appKeys = ["bundle", "infoPlist", "backgroundModes", "permittedTaskIdentifiers", "exitsOnSuspend", "memory",
-                          "backgroundAppRefresh", "extensionOf", "sounds", "plugin", "on"]
+                          "backgroundAppRefresh", "extensionOf", "sounds", "notifications", "plugin", "on"]
     static let lifecycleHandlers: [String: ScenarioApp.Handler] = [
         "didFinishLaunching": .didFinishLaunching, "didBecomeActive": .didBecomeActive,
         "willResignActive": .willResignActive, "didEnterBackground": .didEnterBackground,
@@ -51,13 +51,14 @@ public struct ScenarioParser {
                               "showSensitiveContent", "hideSensitiveContent", "requestSceneSessionRefresh",
                               "makeUnsavedChanges", "saveChanges", "playAudio", "stopAudio", "startLocation",
                               "stopLocation", "download", "createSession", "reportCall", "setKeepAliveTimeout",
-                              "writeFile", "readFile", "progress", "updateTitle", "performExpiringActivity"]
+                              "writeFile", "readFile", "progress", "updateTitle", "performExpiringActivity",
+                              "requestAuthorization"]
     static let futureActions: [String: String] = [:]
     static let timelineKeys = ["at", "every", "from", "for", "user", "device", "push", "voipSocket", "location",
                                "accessory", "bluetooth", "network", "debug"]
     static let futureTimeline: [String: String] = [:]
     static let userCommands = ["launch", "home", "lock", "unlock", "switchTo", "forceQuit", "tapNotification",
-                               "cancelTask"]
+                               "cancelTask", "allowNotifications", "denyNotifications"]
     /// Trace kinds an `expect:` may name, with the fields each carries.
     static let traceKinds: [String: [String]] = [
         "state": ["from", "to", "reason"], "launch": ["cause"], "callback": ["name", "launchOptions", "id",
@@ -125,6 +126,9 @@ public struct ScenarioParser {
     static let pushKeys = ["app", "type", "priority"]
     static let debugKeys = ["simulateLaunch", "simulateExpiration", "app"]
     static let expiringActivityKeys = ["reason", "work"]
+    static let notificationsKeys = ["authorization", "allowed", "answer"]
+    static let authorizationStatuses = ["notDetermined", "denied", "authorized"]
+    static let presentationNames: [String: NotificationPresentation] = ["alert": .alert, "sound": .sound, "badge": .badge]
 
     // MARK: Entry
 
@@ -377,6 +381,7 @@ public struct ScenarioParser {
             manifest.memory = v
         }
         if let n = m["sounds"] { manifest.sounds = try sounds(n) }
+        let notifications = try m["notifications"].map { try notificationAuthorization($0) }
         var handlers: [ScenarioApp.Handler: [ScenarioApp.LocatedAction]] = [:]
         var handlerLocations: [ScenarioApp.Handler: SourceLocation] = [:]
         if let on = m["on"] {
@@ -423,8 +428,55 @@ public struct ScenarioParser {
         var spec = ScenarioApp.Spec(manifest: manifest, handlers: handlers, location: location(node),
                                     handlerLocations: handlerLocations)
         spec.infoPlist = infoPlist
+        spec.notifications = notifications
         if let n = m["plugin"] { try addPlugin(n, to: &spec, context, device: device) }
         return spec
+    }
+
+    /// `notifications: {authorization, allowed, answer}` (rules §9): what the person
+    /// has answered, or will answer, when the app asks to show notifications.
+    func notificationAuthorization(_ node: Node) throws -> NotificationAuthorization {
+        let m = try mapping(node, "notifications", known: Self.notificationsKeys)
+        var status = NotificationAuthorizationStatus.notDetermined
+        if let n = m["authorization"] {
+            let text = try scalar(n, "authorization")
+            guard let i = Self.authorizationStatuses.firstIndex(of: text) else {
+                throw unknown(n, "authorization", text, Self.authorizationStatuses)
+            }
+            status = [.notDetermined, .denied, .authorized][i]
+        }
+        var allowed: NotificationPresentation = status == .authorized ? [.alert, .sound, .badge] : []
+        if let n = m["allowed"] {
+            guard status == .authorized else {
+                throw err(m.keyNodes["allowed"]!, "'allowed' is what the person let an app show once it asked; "
+                          + "it needs 'authorization: authorized'")
+            }
+            allowed = try presentation(n, "allowed")
+        }
+        var answer = true
+        if let n = m["answer"] {
+            guard status == .notDetermined else {
+                throw err(m.keyNodes["answer"]!, "'answer' is what the person says when the app first asks; "
+                          + "with 'authorization: \(status)' it has asked already")
+            }
+            let text = try scalar(n, "answer")
+            guard text == "allow" || text == "deny" else { throw unknown(n, "answer", text, ["allow", "deny"]) }
+            answer = text == "allow"
+        }
+        return NotificationAuthorization(status: status, allowed: allowed, answer: answer)
+    }
+
+    /// A list of `alert`, `sound`, `badge`.
+    func presentation(_ node: Node, _ what: String) throws -> NotificationPresentation {
+        var options: NotificationPresentation = []
+        for item in try sequence(node, what) {
+            let name = try scalar(item, what)
+            guard let option = Self.presentationNames[name] else {
+                throw unknown(item, "notification option", name, ["alert", "sound", "badge"])
+            }
+            options.insert(option)
+        }
+        return options
     }
 
     func handlerName(_ name: String, node: Node) throws -> ScenarioApp.Handler {
@@ -491,6 +543,10 @@ public struct ScenarioParser {
         case "cancelNotification": action = .cancelNotification(try scalar(try arg("a notification id"), name))
         case "notify": action = .notify(try notify(try arg("{id, body, after | at, repeat}"), context))
         case "exit": try noArgument(); action = .exit
+        case "requestAuthorization":
+            // `- requestAuthorization` asks for all three; `- requestAuthorization: [alert, sound]` for those.
+            let options = try argument.map { try presentation($0, name) } ?? [.alert, .sound, .badge]
+            action = .requestAuthorization(options)
         case "allocate": action = .allocate(try allocation(try arg("a size like 50MB (or -50MB to free)"), device))
         case "useGPU": try noArgument(); action = .useGPU
         case "holdLock", "releaseLock":
@@ -978,6 +1034,8 @@ public struct ScenarioParser {
                 throw unknown(node, "notification id (no 'notify' action schedules it)", words[1], notificationIDs.sorted())
             }
             return .tapNotification(words[1])
+        case "allowNotifications": return .allowNotifications(try target())
+        case "denyNotifications": return .denyNotifications(try target())
         case "cancelTask":
             guard words.count == 2 else {
                 throw err(node, "'cancelTask' needs a continued-processing task identifier: 'cancelTask IDENTIFIER'")

@@ -39,7 +39,8 @@ public final class ScenarioRun {
                                  seed: seed ?? scenario.seed, startDate: scenario.start)
         device.keepsTrace = keepsTrace
         for spec in scenario.apps {
-            device.install(spec.manifest, program: { ScenarioApp(spec: spec) })
+            let app = device.install(spec.manifest, program: { ScenarioApp(spec: spec) })
+            if let preset = spec.notifications { device.withEngine { $0.presetNotificationAuthorization(preset, for: app) } }
         }
         // Which app permits an identifier, made once and only if a `debug:` entry asks.
         var permitting: [String: String]?
@@ -94,6 +95,8 @@ public final class ScenarioRun {
         case .unlock: .unlock
         case let .tapNotification(id): .tapNotification(device.withEngine { $0.internNotification(id) })
         case let .cancelTask(id): .cancelTask(device.withEngine { $0.internText(id) })
+        case let .allowNotifications(b): .allowNotifications(device.app(b)!)
+        case let .denyNotifications(b): .denyNotifications(device.app(b)!)
         }
     }
 

@@ -51,6 +51,7 @@ enum ScenarioReference {
             "app": P.appKeys,
             "modes": BackgroundMode.allCases.map(\.rawValue),
             "sounds": P.soundKeys,
+            "notifications": P.notificationsKeys,
             "handlers": Array(P.lifecycleHandlers.keys) + P.argumentHandlers + P.otherHandlers
                 + Array(P.futureHandlers.keys),
             "actions": P.actionNames + Array(P.futureActions.keys),
