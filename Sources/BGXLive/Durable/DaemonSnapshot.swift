@@ -26,7 +26,9 @@ struct DaemonSnapshot: Codable {
     /// Bumped whenever the engine's stored state changes shape or meaning: a
     /// daemon reads only snapshots of its own format. 2: continued processing
     /// became a controller; the text table says whether it lets texts go.
-    static let format = 2
+    /// 3: the scheduler learns the device's use (DeviceUsePrediction); an
+    /// app's work queued for now holds it awake (AppProcess.queuedNow).
+    static let format = 3
 
     var engine: Engine
     var steps: Int64
