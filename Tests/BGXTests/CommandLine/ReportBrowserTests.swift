@@ -36,6 +36,28 @@ struct ReportBrowserTests {
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
+    /// `html` laid out by Chromium in a window `width` px wide with `script`
+    /// run on it, which leaves its measurements as the page's only element,
+    /// `<pre id="bgx-measured">`; that text (`--dump-dom` hands the page back).
+    static func measured(_ html: String, script: String, width: Int) throws -> String {
+        let browser = try #require(browser, "BGX_REQUIRE_BROWSER is set but no chromium is on PATH")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bgx-measure-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let page = dir.appendingPathComponent("page.html")
+        try (html + script).write(to: page, atomically: true, encoding: .utf8)
+        let (status, dom) = try execute(browser, [
+            "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+            "--user-data-dir=\(dir.appendingPathComponent("profile").path)",
+            "--window-size=\(width),900", "--dump-dom", page.absoluteString,
+        ])
+        #expect(status == 0)
+        let start = try #require(dom.range(of: "<pre id=\"bgx-measured\">"), "Chromium gave no measurements")
+        let end = try #require(dom.range(of: "</pre>", range: start.upperBound..<dom.endIndex))
+        return dom[start.upperBound..<end.lowerBound].replacingOccurrences(of: "&lt;", with: "<")
+            .replacingOccurrences(of: "&gt;", with: ">").replacingOccurrences(of: "&amp;", with: "&")
+    }
+
     /// Decodes an 8-bit RGB(A) PNG with the standard library and prints the
     /// number of distinct colours, the share of non-white pixels, and which
     /// of the given colours (hex) occur.

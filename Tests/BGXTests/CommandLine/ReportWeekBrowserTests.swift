@@ -132,22 +132,7 @@ struct ReportWeekBrowserTests {
 
     /// The report laid out by Chromium in a window `viewport` px wide.
     static func layout(_ html: String) throws -> Layout {
-        let browser = try #require(ReportBrowserTests.browser, "BGX_REQUIRE_BROWSER is set but no chromium is on PATH")
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bgx-week-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let page = dir.appendingPathComponent("week.html")
-        try (html + measuring).write(to: page, atomically: true, encoding: .utf8)
-        let (status, dom) = try ReportBrowserTests.execute(browser, [
-            "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-            "--user-data-dir=\(dir.appendingPathComponent("profile").path)",
-            "--window-size=\(viewport),900", "--dump-dom", page.absoluteString,
-        ])
-        #expect(status == 0)
-        let start = try #require(dom.range(of: "<pre id=\"bgx-measured\">"), "Chromium gave no measurements")
-        let end = try #require(dom.range(of: "</pre>", range: start.upperBound..<dom.endIndex))
-        let json = dom[start.upperBound..<end.lowerBound].replacingOccurrences(of: "&lt;", with: "<")
-            .replacingOccurrences(of: "&gt;", with: ">").replacingOccurrences(of: "&amp;", with: "&")
+        let json = try ReportBrowserTests.measured(html, script: measuring, width: viewport)
         return try JSONDecoder().decode(Layout.self, from: Data(json.utf8))
     }
 

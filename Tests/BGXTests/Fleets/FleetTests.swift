@@ -300,32 +300,19 @@ struct FleetChartLayoutTests {
     @Test("every label of the arrival chart lies inside the chart, with a peak of 68 893 a minute",
           .enabled(if: ReportBrowserTests.browser != nil || ReportBrowserTests.required, "no chromium on PATH"))
     func labelsInsideTheChart() throws {
-        let browser = try #require(ReportBrowserTests.browser, "BGX_REQUIRE_BROWSER is set but no chromium is on PATH")
         var r = FleetResult(scenario: "s.yaml", fleetSeed: 1, days: 7, fleetDevices: 100_000, devices: [[0, 100_000]])
         for _ in 0..<68_893 { r.arrive("com.example.news", "silentPush", minute: 17 * 60) }
         for m in 0..<1440 { r.arrive("com.example.news", "userLaunch", minute: m) }
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bgx-fleet-chart-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let page = dir.appendingPathComponent("fleet.html")
         let measure = """
             <script>(function () {
               const svg = document.querySelector('svg.chart'), s = svg.getBoundingClientRect();
               const out = [...svg.querySelectorAll('text')].map(t => { const b = t.getBoundingClientRect();
                 return [t.textContent, b.left - s.left, s.right - b.right].join('|'); });
-              const pre = document.createElement('pre'); pre.id = 'm'; pre.textContent = out.join('\\n');
+              const pre = document.createElement('pre'); pre.id = 'bgx-measured'; pre.textContent = out.join('\\n');
               document.body.replaceChildren(pre); })();</script>
             """
-        try (FleetReport(r).html + measure).write(to: page, atomically: true, encoding: .utf8)
-        let (status, dom) = try ReportBrowserTests.execute(browser, [
-            "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-            "--user-data-dir=\(dir.appendingPathComponent("profile").path)",
-            "--window-size=1600,900", "--dump-dom", page.absoluteString,
-        ])
-        #expect(status == 0)
-        let start = try #require(dom.range(of: "<pre id=\"m\">"), "Chromium gave no measurements")
-        let end = try #require(dom.range(of: "</pre>", range: start.upperBound..<dom.endIndex))
-        let rows = dom[start.upperBound..<end.lowerBound].split(separator: "\n").map { $0.split(separator: "|") }
+        let text = try ReportBrowserTests.measured(FleetReport(r).html, script: measure, width: 1600)
+        let rows = text.split(separator: "\n").map { $0.split(separator: "|") }
         #expect(rows.contains { $0.first == "68893/min" }, "\(rows)")
         for row in rows where row.count == 3 {
             let (left, right) = (Double(row[1]) ?? -1, Double(row[2]) ?? -1)
