@@ -36,7 +36,7 @@ struct DeviceUsePredictionTests {
         }
     }
 
-    @Test("the bits agree with the rule bin by bin, for horizons of 1 to 40 quarter-hours and days sparse to full",
+    @Test("rules §6: the bits agree with the rule bin by bin, for horizons of 1 to 40 quarter-hours and days sparse to full",
           arguments: [1, 2, 3, 4, 8, 31, 32, 33, 40])
     func bitsAgreeWithTheRule(h: Int) {
         var rng = SplitMix(state: UInt64(h))
@@ -67,7 +67,7 @@ struct PredictedUseTests {
         return nil
     }
 
-    @Test("the same quarter-hour as the shares give, for any counts, days observed and threshold")
+    @Test("rules §6: the same quarter-hour as the shares give, for any counts, days observed and threshold")
     func sameAsTheShares() {
         var rng = DeviceUsePredictionTests.SplitMix(state: 7)
         let thresholds = [0, 0.1, 0.25, 1.0 / 3, 0.5, 0.6, 2.0 / 3, 0.75, 0.9, 1, 1.5, -1, .infinity, .nan]
