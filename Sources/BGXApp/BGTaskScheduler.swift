@@ -51,6 +51,15 @@ public final class BGTaskScheduler {
     }
 }
 
+/// The SDK's `BGTaskScheduler.Error` is a bridged error whose `code` is a
+/// `BGTaskScheduler.Error.Code`: apps write `error.code == .unavailable`,
+/// `switch error.code`, or `BGTaskScheduler.Error.Code.notPermitted`. bgx's
+/// error is its own code, so each of those reads as on iOS.
+extension BGTaskSchedulerError {
+    public typealias Code = BGTaskSchedulerError
+    public var code: Code { self }
+}
+
 /// `BGTaskRequest`.
 public class BGTaskRequest: CustomStringConvertible {
     public let identifier: String
