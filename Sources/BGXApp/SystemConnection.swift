@@ -69,6 +69,9 @@ public protocol SystemConnection: AnyObject {
     // ProcessInfo (rules §13)
     func performExpiringActivity(reason: String, block: @escaping (Bool) -> Void)
 
+    /// A line app code wrote to the unified log (os's `Logger`), as it is stored on the device.
+    func appLog(_ line: String)
+
     // Memory and the responsible-background rules (rules §10)
     /// Allocates (negative: frees) resident memory.
     func allocate(bytes: Int64)
@@ -186,6 +189,12 @@ extension SystemConnection {
     public func requestNotificationAuthorization(options: NotificationPresentation) -> Bool { true }
     public var notificationAuthorization: NotificationAuthorization {
         NotificationAuthorization(status: .authorized, allowed: [.alert, .sound, .badge])
+    }
+
+    /// A host without a trace (the live host) writes an app's log lines to
+    /// the app process's standard error, where a developer reads them.
+    public func appLog(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 
     /// A host that does not track task objects completes by identifier.

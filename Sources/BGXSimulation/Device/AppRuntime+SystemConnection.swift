@@ -135,6 +135,10 @@ extension AppRuntime {
         runningTasks[identifier] = nil
         device.withEngine { $0.completeTask(for: app, identifier: identifier, success: success) }
     }
+    /// An app's unified-log line goes into the trace at its thread's instant.
+    public func appLog(_ line: String) {
+        device.withEngine { $0.log(app, line) }
+    }
     /// An earlier run's task object (a completion block that outlived its
     /// run's expiry) completes nothing: the run it belongs to has ended.
     public func completeTask(_ task: BGTask, success: Bool) {
