@@ -67,7 +67,7 @@ extension ScenarioParser {
         TimelineEvent("debug") { p, node, _, t in try p.debugCommand(node, bundles: t.bundles) },
     ]
     static let futureTimeline: [String: String] = [:]
-    static var timelineKeys: [String] { timelineMoments + timelineEvents.map(\.name) + Array(futureTimeline.keys) }
+    static let timelineKeys = timelineMoments + timelineEvents.map(\.name) + Array(futureTimeline.keys).sorted()
 
     /// One timeline entry, or a recurring one (`every:`) as an entry for each of its moments.
     func timelineEntries(_ node: Node, bundles: KnownApps, _ context: MomentContext,

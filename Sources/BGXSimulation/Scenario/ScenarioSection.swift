@@ -27,12 +27,21 @@ struct ScenarioSection<Target> {
     /// Whether values are read in the order the keys are declared (a key
     /// reads what an earlier one set) rather than as written (`device:` in a
     /// timeline entry: its changes happen in the order written).
-    var declaredOrder = false
+    let declaredOrder: Bool
     /// Rules between the section's keys, checked before any value is read,
     /// with the mapping as written (for readers that point at another key).
-    var check: ((ScenarioParser, ScenarioParser.Mapping, Node, inout Target) throws -> Void)?
+    let check: ((ScenarioParser, ScenarioParser.Mapping, Node, inout Target) throws -> Void)?
+    /// The keys' names, in their order (every mapping read checks against them).
+    let names: [String]
 
-    var names: [String] { keys.map(\.name) }
+    init(what: String, keys: [ScenarioKey<Target>], declaredOrder: Bool = false,
+         check: ((ScenarioParser, ScenarioParser.Mapping, Node, inout Target) throws -> Void)? = nil) {
+        self.what = what
+        self.keys = keys
+        self.declaredOrder = declaredOrder
+        self.check = check
+        names = keys.map(\.name)
+    }
 
     /// The section with more keys (`reboot` in a timeline's `device:`).
     func adding(_ more: [ScenarioKey<Target>]) -> ScenarioSection {
