@@ -61,31 +61,32 @@ public enum LiveApplication {
     static func deliver(_ name: String, _ args: [String: String], to application: Application,
                         _ connection: LiveSystemConnection) {
         guard let delegate = application.applicationDelegate else { return }
-        switch name {
-        case "didFinishLaunching":
+        let callback = CallbackName(rawValue: name)
+        switch callback {
+        case .didFinishLaunching?:
             let cause = LaunchCause.allCases.first { "\($0)" == args["cause"] } ?? .user
             connection.launchCause = cause
             connection.launchNotification = args["notification"]
             _ = delegate.application(application, didFinishLaunchingWithOptions: cause == .user ? nil
                                         : LaunchOptions(cause: cause, localNotification: args["notification"]))
-        case "didBecomeActive": delegate.applicationDidBecomeActive(application)
-        case "willResignActive": delegate.applicationWillResignActive(application)
-        case "didEnterBackground": delegate.applicationDidEnterBackground(application)
-        case "willEnterForeground": delegate.applicationWillEnterForeground(application)
-        case "willTerminate": delegate.applicationWillTerminate(application)
-        case "didReceiveMemoryWarning": delegate.applicationDidReceiveMemoryWarning(application)
-        case "backgroundTaskExpired":
+        case .didBecomeActive?: delegate.applicationDidBecomeActive(application)
+        case .willResignActive?: delegate.applicationWillResignActive(application)
+        case .didEnterBackground?: delegate.applicationDidEnterBackground(application)
+        case .willEnterForeground?: delegate.applicationWillEnterForeground(application)
+        case .willTerminate?: delegate.applicationWillTerminate(application)
+        case .didReceiveMemoryWarning?: delegate.applicationDidReceiveMemoryWarning(application)
+        case .backgroundTaskExpired?:
             if let id = args["id"].flatMap(Int.init), let handler = connection.takeExpirationHandler(id) { handler() }
-        case "localNotification", "notificationResponse":
+        case .localNotification?, .notificationResponse?:
             let content = NotificationContent(title: args["title"] ?? "", body: args["body"] ?? "",
                                               badge: args["badge"].flatMap(Int.init))
             let identifier = args["identifier"] ?? ""
-            if name == "localNotification" {
+            if callback == .localNotification {
                 application.present(notification: identifier, content: content)
             } else {
                 application.open(notification: identifier, content: content)
             }
-        case "bgTask":
+        case .bgTask?:
             let identifier = args["identifier"] ?? ""
             let task: BGTask
             switch args["kind"] {
@@ -94,31 +95,31 @@ public enum LiveApplication {
             }
             connection.started(task)
             connection.taskHandler(identifier)?(task)
-        case "bgTaskExpired":
+        case .bgTaskExpired?:
             connection.runningTask(args["identifier"] ?? "")?.expirationHandler?()
-        case "performFetch":
+        case .performFetch?:
             delegate.application(application, performFetchWithCompletionHandler: { result in
                 connection.completeFetch(result)
             })
-        case "didReceiveRemoteNotification":
+        case .didReceiveRemoteNotification?:
             let number = args["number"].flatMap(UInt32.init) ?? 0
             let aps: [String: Any] = args["type"] == "alert" ? ["alert": "", "sound": "default"] : ["content-available": 1]
             delegate.application(application, didReceiveRemoteNotification: ["aps": aps], fetchCompletionHandler: { result in
                 connection.completeRemoteNotification(number: number, result: result)
             })
-        case "didReceiveIncomingPush": connection.locked { connection.voipPushHandler }?({})
-        case "voipSocket": connection.locked { connection.voipSocketHandler }?()
-        case "keepAliveHandler": connection.locked { connection.keepAliveHandler }?()
-        case "didUpdateLocations":
+        case .didReceiveIncomingPush?: connection.locked { connection.voipPushHandler }?({})
+        case .voipSocket?: connection.locked { connection.voipSocketHandler }?()
+        case .keepAliveHandler?: connection.locked { connection.keepAliveHandler }?()
+        case .didUpdateLocations?:
             if let service = LocationService(rawValue: args["service"] ?? "") {
                 application.deliverServiceEvent(.didUpdateLocations(service), regionName: { _ in "" })
             }
-        case "handleEventsForBackgroundURLSession":
+        case .handleEventsForBackgroundURLSession?:
             let identifier = args["session"] ?? ""
             delegate.application(application, handleEventsForBackgroundURLSession: identifier, completionHandler: {
                 connection.completeBackgroundSessionEvents(identifier: identifier)
             })
-        case "urlSessionTaskDidComplete":
+        case .urlSessionTaskDidComplete?:
             guard let task = args["task"].flatMap(Int32.init) else { return }
             let kind: TransferKind = args["kind"] == "upload" ? .upload : .download
             let results: [TransferResult] = [.success, .cancelled, .timedOut, .badServerResponse]
@@ -126,23 +127,23 @@ public enum LiveApplication {
             if let file = args["file"] { connection.downloadedFiles[task] = URL(fileURLWithPath: file) }
             connection.sessions[args["session"] ?? ""]?.deliver(task: Int(task), kind: kind, result: result)
             connection.downloadedFiles[task] = nil
-        case "urlSessionDidFinishEvents":
+        case .urlSessionDidFinishEvents?:
             if let session = connection.sessions[args["session"] ?? ""] {
                 session.delegate?.urlSessionDidFinishEvents(forBackgroundURLSession: session)
             }
-        case "audioInterruptionBegan":
+        case .audioInterruptionBegan?:
             application.deliverServiceEvent(.audioInterruptionBegan, regionName: { _ in "" })
-        case "didEnterRegion", "didExitRegion":
+        case .didEnterRegion?, .didExitRegion?:
             // The region travels by name; BGXApp looks it up among the managers' monitored regions.
             let region = TextID(index: 0)
-            application.deliverServiceEvent(name == "didEnterRegion" ? .didEnterRegion(region) : .didExitRegion(region),
+            application.deliverServiceEvent(callback == .didEnterRegion ? .didEnterRegion(region) : .didExitRegion(region),
                                             regionName: { _ in args["region"] ?? "" })
-        case "accessoryDataAvailable", "peripheralDidUpdateValue", "accessoryDidDisconnect", "didDisconnectPeripheral":
+        case .accessoryDataAvailable?, .peripheralDidUpdateValue?, .accessoryDidDisconnect?, .didDisconnectPeripheral?:
             let transport: AccessoryTransport = args["transport"] == "bluetooth" ? .bluetooth : .accessory
-            let data = name == "accessoryDataAvailable" || name == "peripheralDidUpdateValue"
+            let data = callback == .accessoryDataAvailable || callback == .peripheralDidUpdateValue
             application.deliverServiceEvent(data ? .accessoryData(transport) : .accessoryDidDisconnect(transport),
                                             regionName: { _ in "" })
-        case "performExpiringActivity":
+        case .performExpiringActivity?:
             guard let id = args["id"].flatMap(Int.init), let block = connection.activityBlock(id) else { return }
             block(args["expired"] == "true")
             // Either call's return ends the activity (the engine's rule): nothing calls it again.

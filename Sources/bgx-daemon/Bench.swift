@@ -1,4 +1,5 @@
 import ArgumentParser
+import BGXCore
 import BGXLive
 import Foundation
 import Glibc
@@ -146,7 +147,7 @@ enum BenchApp {
         let delivered = open(bundle + "/delivered.ns", O_WRONLY | O_CREAT | O_APPEND, 0o644)
         client.onCallback = { callback in
             switch callback.name {
-            case "didFinishLaunching" where client.bundleIdentifier.hasSuffix("bench0"):
+            case CallbackName.didFinishLaunching.rawValue where client.bundleIdentifier.hasSuffix("bench0"):
                 var lines = ""
                 for _ in 0..<calls {
                     let start = MonotonicClock.now()
@@ -154,7 +155,7 @@ enum BenchApp {
                     lines += "\(MonotonicClock.now() - start)\n"
                 }
                 try? lines.write(toFile: bundle + "/roundtrip.ns", atomically: true, encoding: .utf8)
-            case "willEnterForeground":
+            case CallbackName.willEnterForeground.rawValue:
                 let text = Array("\(MonotonicClock.now())\n".utf8)
                 _ = write(delivered, text, text.count)
             default: break

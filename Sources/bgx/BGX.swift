@@ -151,13 +151,7 @@ func runScenario(_ scenario: Scenario, seed: UInt64?, tracePath: String?, json: 
     let summaries = device.summaries()
     let console = Console(toStandardError: traceToStdout)
     if json {
-        let summaries = summaries.map(\.json).joined(separator: ", ")
-        let expectations = run.results.map { r -> String in
-            var m = ""
-            TraceRenderer.appendJSONString(r.message, to: &m)
-            return "{\"passed\": \(r.passed), \"line\": \(r.expectation.location.line), \"message\": \(m)}"
-        }.joined(separator: ", ")
-        console.say("{\"apps\": [\(summaries)], \"expectations\": [\(expectations)], \"passed\": \(run.passed)}")
+        console.say(try InlineJSONEncoder().encode(RunJSON(run, summaries)))
         return run.passed
     }
     if narrate {

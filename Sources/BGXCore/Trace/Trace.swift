@@ -161,76 +161,79 @@ public struct TraceEvent: Sendable, Equatable, Codable {
         }
     }
 
-    public var kindName: String {
+    /// The event's kind as the trace names it (`task.start`).
+    public var traceKind: TraceKind {
         switch kind {
-        case .state: "state"
-        case .launch: "launch"
-        case .callback, .callbackOnQueue: "callback"
-        case .activityBegin: "activity.begin"
-        case .activityExpire: "activity.expire"
-        case .activityEnd: "activity.end"
-        case .activityRefuse: "activity.refuse"
-        case .user: "user"
-        case .bgtaskBegin: "bgtask.begin"
-        case .bgtaskEnd: "bgtask.end"
-        case .bgtaskExpire: "bgtask.expire"
-        case .bgtaskInvalid: "bgtask.invalid"
-        case .terminate: "terminate"
-        case .log: "log"
-        case .device: "device"
-        case .notificationSchedule: "notification.schedule"
-        case .notificationDeliver: "notification.deliver"
-        case .notificationDrop: "notification.drop"
-        case .notificationCancel: "notification.cancel"
-        case .notificationTap: "notification.tap"
-        case .taskRegister: "task.register"
-        case .taskSubmit: "task.submit"
-        case .taskReject: "task.reject"
-        case .taskCancel: "task.cancel"
-        case .taskDefer: "task.defer"
-        case .taskStart: "task.start"
-        case .taskExpire, .taskExpireWithReason: "task.expire"
-        case .taskProgress: "task.progress"
-        case .taskComplete: "task.complete"
-        case .fetchDefer: "fetch.defer"
-        case .fetchStart: "fetch.start"
-        case .fetchComplete: "fetch.complete"
-        case .memoryWarning: "memory.warning"
-        case .memoryKill: "terminate"
-        case .snapshot: "snapshot"
-        case .socketClose: "socket.close"
-        case .changesSave: "changes.save"
-        case .changesLost: "changes.lost"
-        case .audioStart: "audio.start"
-        case .audioStop: "audio.stop"
-        case .audioRefuse: "audio.refuse"
-        case .locationStart: "location.start"
-        case .locationStop: "location.stop"
-        case .locationDeliver: "location.deliver"
-        case .locationDrop: "location.drop"
-        case .locationDefer: "location.defer"
-        case .accessoryConnect: "accessory.connect"
-        case .accessoryDisconnect: "accessory.disconnect"
-        case .accessoryDeliver: "accessory.deliver"
-        case .accessoryDrop: "accessory.drop"
-        case .transferCreate: "transfer.create"
-        case .transferStart: "transfer.start"
-        case .transferDefer: "transfer.defer"
-        case .transferRetry: "transfer.retry"
-        case .transferComplete: "transfer.complete"
-        case .transferFail: "transfer.fail"
-        case .transferCancel: "transfer.cancel"
-        case .transferHold: "transfer.hold"
-        case .fileWrite: "file.write"
-        case .fileRead: "file.read"
-        case .pushDeliver: "push.deliver"
-        case .pushDrop: "push.drop"
-        case .pushComplete: "push.complete"
-        case .callReport: "call.report"
-        case .voipWake: "voip.wake"
-        case .voipDrop: "voip.drop"
+        case .state: .state
+        case .launch: .launch
+        case .callback, .callbackOnQueue: .callback
+        case .activityBegin: .activityBegin
+        case .activityExpire: .activityExpire
+        case .activityEnd: .activityEnd
+        case .activityRefuse: .activityRefuse
+        case .user: .user
+        case .bgtaskBegin: .bgtaskBegin
+        case .bgtaskEnd: .bgtaskEnd
+        case .bgtaskExpire: .bgtaskExpire
+        case .bgtaskInvalid: .bgtaskInvalid
+        case .terminate: .terminate
+        case .log: .log
+        case .device: .device
+        case .notificationSchedule: .notificationSchedule
+        case .notificationDeliver: .notificationDeliver
+        case .notificationDrop: .notificationDrop
+        case .notificationCancel: .notificationCancel
+        case .notificationTap: .notificationTap
+        case .taskRegister: .taskRegister
+        case .taskSubmit: .taskSubmit
+        case .taskReject: .taskReject
+        case .taskCancel: .taskCancel
+        case .taskDefer: .taskDefer
+        case .taskStart: .taskStart
+        case .taskExpire, .taskExpireWithReason: .taskExpire
+        case .taskProgress: .taskProgress
+        case .taskComplete: .taskComplete
+        case .fetchDefer: .fetchDefer
+        case .fetchStart: .fetchStart
+        case .fetchComplete: .fetchComplete
+        case .memoryWarning: .memoryWarning
+        case .memoryKill: .terminate
+        case .snapshot: .snapshot
+        case .socketClose: .socketClose
+        case .changesSave: .changesSave
+        case .changesLost: .changesLost
+        case .audioStart: .audioStart
+        case .audioStop: .audioStop
+        case .audioRefuse: .audioRefuse
+        case .locationStart: .locationStart
+        case .locationStop: .locationStop
+        case .locationDeliver: .locationDeliver
+        case .locationDrop: .locationDrop
+        case .locationDefer: .locationDefer
+        case .accessoryConnect: .accessoryConnect
+        case .accessoryDisconnect: .accessoryDisconnect
+        case .accessoryDeliver: .accessoryDeliver
+        case .accessoryDrop: .accessoryDrop
+        case .transferCreate: .transferCreate
+        case .transferStart: .transferStart
+        case .transferDefer: .transferDefer
+        case .transferRetry: .transferRetry
+        case .transferComplete: .transferComplete
+        case .transferFail: .transferFail
+        case .transferCancel: .transferCancel
+        case .transferHold: .transferHold
+        case .fileWrite: .fileWrite
+        case .fileRead: .fileRead
+        case .pushDeliver: .pushDeliver
+        case .pushDrop: .pushDrop
+        case .pushComplete: .pushComplete
+        case .callReport: .callReport
+        case .voipWake: .voipWake
+        case .voipDrop: .voipDrop
         }
     }
+
+    public var kindName: String { traceKind.rawValue }
 }
 
 public enum UserActionName: String, Sendable, Codable {

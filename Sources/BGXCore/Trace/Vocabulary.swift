@@ -110,6 +110,18 @@ public enum TerminationReason: UInt8, Sendable, CaseIterable, CustomStringConver
     }
 }
 
+/// The names of the delegate callbacks (`Callback.name`), spelled once: the
+/// trace writes them, the live host's app side dispatches on them.
+public enum CallbackName: String, Sendable, CaseIterable {
+    case didFinishLaunching, didBecomeActive, willResignActive, didEnterBackground, willEnterForeground,
+         willTerminate, backgroundTaskExpired, localNotification, notificationResponse, bgTask, bgTaskExpired,
+         performFetch, didReceiveMemoryWarning, socketsClosed, didUpdateLocations, didEnterRegion, didExitRegion,
+         accessoryDataAvailable, peripheralDidUpdateValue, accessoryDidDisconnect, didDisconnectPeripheral,
+         audioInterruptionBegan, handleEventsForBackgroundURLSession, urlSessionTaskDidComplete,
+         urlSessionDidFinishEvents, didReceiveRemoteNotification, didReceiveIncomingPush, voipSocket,
+         keepAliveHandler, performExpiringActivity
+}
+
 /// The delegate callbacks the system delivers (rules §1, §2).
 public enum Callback: Sendable, Equatable, CustomStringConvertible, Codable {
     case didFinishLaunching(LaunchCause)
@@ -169,39 +181,41 @@ public enum Callback: Sendable, Equatable, CustomStringConvertible, Codable {
     /// queue, then `true` when the time runs out (rules §13).
     case expiringActivity(Int, expired: Bool)
 
-    public var name: String {
+    /// Which delegate method this is, as the trace and the live protocol name it.
+    public var callbackName: CallbackName {
         switch self {
-        case .didFinishLaunching: "didFinishLaunching"
-        case .didBecomeActive: "didBecomeActive"
-        case .willResignActive: "willResignActive"
-        case .didEnterBackground: "didEnterBackground"
-        case .willEnterForeground: "willEnterForeground"
-        case .willTerminate: "willTerminate"
-        case .backgroundTaskExpired: "backgroundTaskExpired"
-        case .localNotification: "localNotification"
-        case .notificationResponse: "notificationResponse"
-        case .bgTask: "bgTask"
-        case .bgTaskExpired: "bgTaskExpired"
-        case .performFetch: "performFetch"
-        case .didReceiveMemoryWarning: "didReceiveMemoryWarning"
-        case .socketsClosed: "socketsClosed"
-        case .didUpdateLocations: "didUpdateLocations"
-        case .didEnterRegion: "didEnterRegion"
-        case .didExitRegion: "didExitRegion"
-        case let .accessoryData(transport): transport == .accessory ? "accessoryDataAvailable" : "peripheralDidUpdateValue"
+        case .didFinishLaunching: .didFinishLaunching
+        case .didBecomeActive: .didBecomeActive
+        case .willResignActive: .willResignActive
+        case .didEnterBackground: .didEnterBackground
+        case .willEnterForeground: .willEnterForeground
+        case .willTerminate: .willTerminate
+        case .backgroundTaskExpired: .backgroundTaskExpired
+        case .localNotification: .localNotification
+        case .notificationResponse: .notificationResponse
+        case .bgTask: .bgTask
+        case .bgTaskExpired: .bgTaskExpired
+        case .performFetch: .performFetch
+        case .didReceiveMemoryWarning: .didReceiveMemoryWarning
+        case .socketsClosed: .socketsClosed
+        case .didUpdateLocations: .didUpdateLocations
+        case .didEnterRegion: .didEnterRegion
+        case .didExitRegion: .didExitRegion
+        case let .accessoryData(transport): transport == .accessory ? .accessoryDataAvailable : .peripheralDidUpdateValue
         case let .accessoryDidDisconnect(transport):
-            transport == .accessory ? "accessoryDidDisconnect" : "didDisconnectPeripheral"
-        case .audioInterruptionBegan: "audioInterruptionBegan"
-        case .handleEventsForBackgroundURLSession: "handleEventsForBackgroundURLSession"
-        case .urlSessionTaskDidComplete: "urlSessionTaskDidComplete"
-        case .urlSessionDidFinishEvents: "urlSessionDidFinishEvents"
-        case .remoteNotification: "didReceiveRemoteNotification"
-        case .voipPush: "didReceiveIncomingPush"
-        case .voipSocket: "voipSocket"
-        case .keepAlive: "keepAliveHandler"
-        case .expiringActivity: "performExpiringActivity"
+            transport == .accessory ? .accessoryDidDisconnect : .didDisconnectPeripheral
+        case .audioInterruptionBegan: .audioInterruptionBegan
+        case .handleEventsForBackgroundURLSession: .handleEventsForBackgroundURLSession
+        case .urlSessionTaskDidComplete: .urlSessionTaskDidComplete
+        case .urlSessionDidFinishEvents: .urlSessionDidFinishEvents
+        case .remoteNotification: .didReceiveRemoteNotification
+        case .voipPush: .didReceiveIncomingPush
+        case .voipSocket: .voipSocket
+        case .keepAlive: .keepAliveHandler
+        case .expiringActivity: .performExpiringActivity
         }
     }
+    public var name: String { callbackName.rawValue }
     public var description: String { name }
 }
 

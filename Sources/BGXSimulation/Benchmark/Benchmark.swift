@@ -27,18 +27,29 @@ public enum Benchmark {
         public var bareHeapEventsPerSecond: Double { Double(events) / bareHeapSeconds }
         public var ratio: Double { engineEventsPerSecond / bareHeapEventsPerSecond }
 
+        /// `bgx bench --json` (docs/performance.md): rates as whole numbers per second.
+        struct JSON: Encodable {
+            let events, traceEvents, apps: Int
+            let engineEventsPerSecond, bareHeapEventsPerSecond: Int64
+            let ratio: Double
+            let traceEventsPerSecond, deliveriesPerSecond: Int64
+            let engineHeapShare: Double
+            let rounds: Int
+            let engineRoundEventsPerSecond, bareHeapRoundEventsPerSecond: [Int64]
+        }
+
         public var json: String {
-            func n(_ d: Double) -> String { String(Int64(d.rounded())) }
-            return "{\"events\": \(events), \"traceEvents\": \(traceEvents), \"apps\": \(apps), "
-                + "\"engineEventsPerSecond\": \(n(engineEventsPerSecond)), "
-                + "\"bareHeapEventsPerSecond\": \(n(bareHeapEventsPerSecond)), "
-                + "\"ratio\": \(Double(Int(ratio * 1000)) / 1000), "
-                + "\"traceEventsPerSecond\": \(n(Double(traceEvents) / engineSeconds)), "
-                + "\"deliveriesPerSecond\": \(n(Double(deliveries) / engineSeconds)), "
-                + "\"engineHeapShare\": \(Double(Int(heapShare * 1000)) / 1000), "
-                + "\"rounds\": \(engineRounds.count), "
-                + "\"engineRoundEventsPerSecond\": [\(engineRounds.map { n(Double(events) / $0) }.joined(separator: ", "))], "
-                + "\"bareHeapRoundEventsPerSecond\": [\(bareHeapRounds.map { n(Double(events) / $0) }.joined(separator: ", "))]}"
+            func n(_ d: Double) -> Int64 { Int64(d.rounded()) }
+            let json = JSON(events: events, traceEvents: traceEvents, apps: apps,
+                            engineEventsPerSecond: n(engineEventsPerSecond), bareHeapEventsPerSecond: n(bareHeapEventsPerSecond),
+                            ratio: Double(Int(ratio * 1000)) / 1000,
+                            traceEventsPerSecond: n(Double(traceEvents) / engineSeconds),
+                            deliveriesPerSecond: n(Double(deliveries) / engineSeconds),
+                            engineHeapShare: Double(Int(heapShare * 1000)) / 1000, rounds: engineRounds.count,
+                            engineRoundEventsPerSecond: engineRounds.map { n(Double(events) / $0) },
+                            bareHeapRoundEventsPerSecond: bareHeapRounds.map { n(Double(events) / $0) })
+            // Ints, Doubles and arrays of them: nothing that fails to encode.
+            return (try? InlineJSONEncoder().encode(json)) ?? "{}"
         }
         public var text: String {
             func m(_ d: Double) -> String { String(Double(Int(d / 10_000)) / 100) + "M" }

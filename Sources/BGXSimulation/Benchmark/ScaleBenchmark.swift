@@ -6,7 +6,7 @@ import Foundation
 /// would be about 21× for 16× the apps, n² 256×. A ratio from one run on
 /// one machine, never a timed test.
 public enum ScaleBenchmark {
-    public struct Measure: Sendable {
+    public struct Measure: Sendable, Encodable {
         public var apps: Int
         public var timelineEntries: Int
         public var bytes: Int
@@ -42,14 +42,17 @@ public enum ScaleBenchmark {
             """
         }
 
+        /// `--json`: the two measures, and how their times compare.
+        struct JSON: Encodable {
+            let small, large: Measure
+            let ratio, nLogNRatio, quadraticRatio: Double
+        }
+
         public var json: String {
-            func m(_ x: Measure) -> String {
-                "{\"apps\": \(x.apps), \"timelineEntries\": \(x.timelineEntries), \"bytes\": \(x.bytes), "
-                    + "\"traceEvents\": \(x.traceEvents), \"parseSeconds\": \(x.parseSeconds), "
-                    + "\"checkSeconds\": \(x.checkSeconds), \"runSeconds\": \(x.runSeconds)}"
-            }
-            return "{\"small\": \(m(small)), \"large\": \(m(large)), \"ratio\": \(Double(Int(ratio * 100)) / 100), "
-                + "\"nLogNRatio\": \(Double(Int(nLogNRatio * 100)) / 100), \"quadraticRatio\": \(quadraticRatio)}"
+            let json = JSON(small: small, large: large, ratio: Double(Int(ratio * 100)) / 100,
+                            nLogNRatio: Double(Int(nLogNRatio * 100)) / 100, quadraticRatio: quadraticRatio)
+            // Ints and Doubles: nothing that fails to encode.
+            return (try? InlineJSONEncoder().encode(json)) ?? "{}"
         }
     }
 

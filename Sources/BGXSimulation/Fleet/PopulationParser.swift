@@ -6,64 +6,61 @@ import Yams
 /// values with percentage weights adding up to 100 (`network: {wifi: 25%,
 /// cellular: 73%, none: 2%}`); a share is a percentage (`forceQuit: 15%`).
 extension ScenarioParser {
-    static let populationKeys = ["seed", "usesPerDay", "useHours", "useLength", "regularity", "wake", "bedtime",
-                                 "chargesAtNight", "autoLock", "network", "homeWifi", "lowPowerMode",
-                                 "backgroundAppRefreshOff", "forceQuit", "memory", "otherApps", "pushSpread"]
+    typealias PopulationKey = ScenarioKey<Population>
+
+    /// A distribution of `population:`, read with `read` (nil: not `expected`).
+    static func drawn<V>(_ name: String, _ path: WritableKeyPath<Population, Draw<V>>, _ expected: String, ranged: Bool,
+                         _ read: @escaping (String) -> V?) -> PopulationKey {
+        PopulationKey(name) { p, node, key, population in
+            population[keyPath: path] = try p.draw(node, key, expected, ranged: ranged, read)
+        }
+    }
+
+    /// A share of the population, a percentage (`forceQuit: 15%`).
+    static func share(_ name: String, _ path: WritableKeyPath<Population, Double>) -> PopulationKey {
+        PopulationKey(name) { p, node, key, population in population[keyPath: path] = try p.share(node, key) }
+    }
+
+    static let populationKeys = ScenarioSection<Population>(what: "population", keys: [
+        PopulationKey("seed") { p, node, key, population in
+            guard let s = UInt64(try p.scalar(node, key)) else { throw p.err(node, "\(key) must be a non-negative integer") }
+            population.seed = s
+        },
+        drawn("usesPerDay", \.usesPerDay, "a whole number of uses from 0 to 100", ranged: true) {
+            Int($0).flatMap { (0...100).contains($0) ? $0 : nil }
+        },
+        drawn("useHours", \.useHours, "a window of the day like 07:00-09:00", ranged: false) { Self.dayWindow($0) },
+        drawn("useLength", \.useLength, "a duration between 1s and 12h", ranged: true) {
+            Units.duration($0).flatMap { $0 >= Time.seconds(1) && $0 <= Time.hours(12) ? $0 : nil }
+        },
+        share("regularity", \.regularity),
+        PopulationKey("wake") { p, node, key, population in population.wake = try p.timeOfDayDraw(node, key) },
+        PopulationKey("bedtime") { p, node, key, population in population.bedtime = try p.timeOfDayDraw(node, key) },
+        share("chargesAtNight", \.chargesAtNight),
+        drawn("autoLock", \.autoLock, "a duration between 10s and 1h", ranged: true) {
+            Units.duration($0).flatMap { $0 >= Time.seconds(10) && $0 <= Time.hours(1) ? $0 : nil }
+        },
+        drawn("network", \.network, "wifi, cellular or none", ranged: false) { DeviceState.Network(rawValue: $0) },
+        share("homeWifi", \.homeWifi),
+        share("lowPowerMode", \.lowPowerMode),
+        share("backgroundAppRefreshOff", \.backgroundAppRefreshOff),
+        share("forceQuit", \.forceQuit),
+        drawn("memory", \.memory, "a size between 256MB and 64GB", ranged: true) {
+            Units.size($0).flatMap { $0 >= 256 << 20 && $0 <= 64 << 30 ? $0 : nil }
+        },
+        drawn("otherApps", \.otherApps, "a whole number of apps from 0 to 20", ranged: true) {
+            Int($0).flatMap { (0...20).contains($0) ? $0 : nil }
+        },
+        drawn("pushSpread", \.pushSpread, "a duration from 0s to 1d", ranged: true) {
+            Units.duration($0).flatMap { $0 >= 0 && $0 <= Time.days(1) ? $0 : nil }
+        },
+    ])
     /// The range form of a distribution.
     static let distributionKeys = ["between"]
 
     func population(_ node: Node) throws -> Population {
-        let m = try mapping(node, "population", known: Self.populationKeys)
         var p = Population(location: location(node))
-        for (key, value) in m.ordered {
-            switch key {
-            case "seed":
-                guard let s = UInt64(try scalar(value, key)) else { throw err(value, "seed must be a non-negative integer") }
-                p.seed = s
-            case "usesPerDay":
-                p.usesPerDay = try draw(value, key, "a whole number of uses from 0 to 100", ranged: true) {
-                    Int($0).flatMap { (0...100).contains($0) ? $0 : nil }
-                }
-            case "otherApps":
-                p.otherApps = try draw(value, key, "a whole number of apps from 0 to 20", ranged: true) {
-                    Int($0).flatMap { (0...20).contains($0) ? $0 : nil }
-                }
-            case "useHours":
-                p.useHours = try draw(value, key, "a window of the day like 07:00-09:00", ranged: false) { Self.dayWindow($0) }
-            case "useLength":
-                p.useLength = try draw(value, key, "a duration between 1s and 12h", ranged: true) {
-                    Units.duration($0).flatMap { $0 >= Time.seconds(1) && $0 <= Time.hours(12) ? $0 : nil }
-                }
-            case "autoLock":
-                p.autoLock = try draw(value, key, "a duration between 10s and 1h", ranged: true) {
-                    Units.duration($0).flatMap { $0 >= Time.seconds(10) && $0 <= Time.hours(1) ? $0 : nil }
-                }
-            case "pushSpread":
-                p.pushSpread = try draw(value, key, "a duration from 0s to 1d", ranged: true) {
-                    Units.duration($0).flatMap { $0 >= 0 && $0 <= Time.days(1) ? $0 : nil }
-                }
-            case "wake":
-                p.wake = try timeOfDayDraw(value, key)
-            case "bedtime":
-                p.bedtime = try timeOfDayDraw(value, key)
-            case "network":
-                p.network = try draw(value, key, "wifi, cellular or none", ranged: false) { DeviceState.Network(rawValue: $0) }
-            case "memory":
-                p.memory = try draw(value, key, "a size between 256MB and 64GB", ranged: true) {
-                    Units.size($0).flatMap { $0 >= 256 << 20 && $0 <= 64 << 30 ? $0 : nil }
-                }
-            default:
-                let share = try self.share(value, key)
-                switch key {
-                case "regularity": p.regularity = share
-                case "chargesAtNight": p.chargesAtNight = share
-                case "homeWifi": p.homeWifi = share
-                case "lowPowerMode": p.lowPowerMode = share
-                case "backgroundAppRefreshOff": p.backgroundAppRefreshOff = share
-                default: p.forceQuit = share
-                }
-            }
-        }
+        try read(Self.populationKeys, node, into: &p)
         return p
     }
 

@@ -26,8 +26,8 @@ extension PluginExpansion {
         struct Tally { var starts = 0, expiries = 0, rejects: [String] = [], lastDefer: String? }
         var tally: [String: Tally] = [:]
         for event in events {
-            let kind = event.kindName
-            guard kind.hasPrefix("task.") else { continue }
+            let kind = event.traceKind
+            guard kind.rawValue.hasPrefix("task.") else { continue }
             var identifier = "", reason = "", error = ""
             for (field, value) in names.fields(of: event) {
                 guard case let .string(s) = value else { continue }
@@ -40,10 +40,10 @@ extension PluginExpansion {
             }
             guard task(identifier) != nil else { continue }
             switch kind {
-            case "task.start": tally[identifier, default: Tally()].starts += 1
-            case "task.expire": tally[identifier, default: Tally()].expiries += 1
-            case "task.reject": tally[identifier, default: Tally()].rejects.append(error.isEmpty ? reason : error)
-            case "task.defer": tally[identifier, default: Tally()].lastDefer = reason
+            case .taskStart: tally[identifier, default: Tally()].starts += 1
+            case .taskExpire: tally[identifier, default: Tally()].expiries += 1
+            case .taskReject: tally[identifier, default: Tally()].rejects.append(error.isEmpty ? reason : error)
+            case .taskDefer: tally[identifier, default: Tally()].lastDefer = reason
             default: break
             }
         }

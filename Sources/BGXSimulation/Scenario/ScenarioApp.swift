@@ -41,29 +41,25 @@ public final class ScenarioApp: HostedApp {
         /// A handler this version does not simulate yet (kept for `bgx check`).
         case unsupported(String)
 
+        /// As a scenario writes it (`didBecomeActive`, `task ID`): from the
+        /// parser's table of handlers, where each name is declared.
         public var description: String {
+            if case let .unsupported(name) = self { return name }
+            for word in ScenarioParser.handlers {
+                switch word.read {
+                case let .plain(handler) where handler == self: return word.name
+                case let .argument(_, _, make) where argument.map(make) == self: return word.name + " " + argument!
+                default: continue
+                }
+            }
+            preconditionFailure("every handler is declared in ScenarioParser.handlers")
+        }
+
+        /// The argument of `task ID`, `expire ID`, `backgroundTransfer SESSION`, `backgroundTaskExpired NAME`.
+        var argument: String? {
             switch self {
-            case .didFinishLaunching: "didFinishLaunching"
-            case .didBecomeActive: "didBecomeActive"
-            case .willResignActive: "willResignActive"
-            case .didEnterBackground: "didEnterBackground"
-            case .willEnterForeground: "willEnterForeground"
-            case .willTerminate: "willTerminate"
-            case .localNotification: "localNotification"
-            case .memoryWarning: "memoryWarning"
-            case let .backgroundTaskExpired(name): "backgroundTaskExpired \(name)"
-            case let .task(id): "task \(id)"
-            case let .expire(id): "expire \(id)"
-            case .performFetch: "performFetch"
-            case .location: "location"
-            case .accessory: "accessory"
-            case .bluetooth: "bluetooth"
-            case let .backgroundTransfer(session): "backgroundTransfer \(session)"
-            case .silentPush: "silentPush"
-            case .voipPush: "voipPush"
-            case .voipSocket: "voipSocket"
-            case .keepAlive: "keepAlive"
-            case let .unsupported(name): name
+            case let .task(a), let .expire(a), let .backgroundTransfer(a), let .backgroundTaskExpired(a): a
+            default: nil
             }
         }
     }

@@ -22,7 +22,7 @@ public struct DecisionStory {
     /// One trace event with its fields as strings.
     struct Event {
         var time: Nanoseconds
-        var kind: String
+        var kind: TraceKind
         var fields: [String: String]
         subscript(_ name: String) -> String { fields[name] ?? "" }
     }
@@ -40,7 +40,7 @@ public struct DecisionStory {
                 case let .number(n): fields[name] = n == n.rounded() ? String(Int64(n)) : String(n)
                 }
             }
-            byApp[Int(app.index), default: []].append(Event(time: e.time, kind: e.kindName, fields: fields))
+            byApp[Int(app.index), default: []].append(Event(time: e.time, kind: e.traceKind, fields: fields))
         }
         var out: [String] = []
         for (i, name) in renderer.appNames.enumerated() {
@@ -57,10 +57,10 @@ public struct DecisionStory {
     func app(_ events: [Event]) -> [String] {
         var out: [String] = []
         var identifiers: [String] = []
-        for e in events where e.kind.hasPrefix("task.") && !identifiers.contains(e["identifier"]) {
+        for e in events where e.kind.rawValue.hasPrefix("task.") && !identifiers.contains(e["identifier"]) {
             identifiers.append(e["identifier"])
         }
-        for id in identifiers { out += task(id, events.filter { $0.kind.hasPrefix("task.") && $0["identifier"] == id }) }
+        for id in identifiers { out += task(id, events.filter { $0.kind.rawValue.hasPrefix("task.") && $0["identifier"] == id }) }
         out += fetches(events)
         out += pushes(events)
         out += rare(events)
@@ -69,8 +69,8 @@ public struct DecisionStory {
 
     /// A BGTaskScheduler request's launches and what held it back.
     func task(_ id: String, _ events: [Event]) -> [String] {
-        let type = events.first { $0.kind == "task.submit" }?["type"] ?? ""
-        let starts = events.filter { $0.kind == "task.start" }
+        let type = events.first { $0.kind == .taskSubmit }?["type"] ?? ""
+        let starts = events.filter { $0.kind == .taskStart }
         var out: [String] = []
         let what = type == "processing" ? "processing task" : type == "appRefresh" ? "app refresh" : "task"
         if starts.isEmpty {
@@ -83,22 +83,22 @@ public struct DecisionStory {
                        + "\(clock(starts.first!.time)) to \(clock(starts.last!.time))")
             out += startGroups(starts).map { "  " + $0 }
         }
-        let defers = events.filter { $0.kind == "task.defer" }
+        let defers = events.filter { $0.kind == .taskDefer }
         if !defers.isEmpty {
             out.append("  deferred \(count(defers.count, "time", "times")) (a deferral is recorded each time "
                        + "what holds it back changes), by the deciding policy:")
             out += byPolicy(defers).map { "    " + $0 }
         }
-        for e in events where e.kind == "task.reject" {
+        for e in events where e.kind == .taskReject {
             out.append("  \(clock(e.time))  submit refused: \(e["error"]) (\(e["code"])) — \(e["reason"])")
         }
-        let expired = events.filter { $0.kind == "task.expire" }
+        let expired = events.filter { $0.kind == .taskExpire }
         if !expired.isEmpty {
             out.append("  expired \(count(expired.count, "time", "times")): "
                        + expired.prefix(3).map { clock($0.time) }.joined(separator: ", ")
                        + (expired.count > 3 ? ", …" : ""))
         }
-        let failed = events.filter { $0.kind == "task.complete" && $0["success"] == "false" }
+        let failed = events.filter { $0.kind == .taskComplete && $0["success"] == "false" }
         if !failed.isEmpty { out.append("  completed unsuccessfully \(count(failed.count, "time", "times"))") }
         return out
     }
@@ -154,8 +154,8 @@ public struct DecisionStory {
 
     /// Legacy background fetch: launches and what held it back.
     func fetches(_ events: [Event]) -> [String] {
-        let starts = events.filter { $0.kind == "fetch.start" }
-        let defers = events.filter { $0.kind == "fetch.defer" }
+        let starts = events.filter { $0.kind == .fetchStart }
+        let defers = events.filter { $0.kind == .fetchDefer }
         guard !starts.isEmpty || !defers.isEmpty else { return [] }
         var out = ["background fetch: \(count(starts.count, "launch", "launches"))"]
         if !defers.isEmpty {
@@ -168,8 +168,8 @@ public struct DecisionStory {
     /// Pushes: how many of each type reached the app or the person, and
     /// each one held or dropped, with what became of the held ones.
     func pushes(_ events: [Event]) -> [String] {
-        let delivered = events.filter { $0.kind == "push.deliver" }
-        let dropped = events.filter { $0.kind == "push.drop" }
+        let delivered = events.filter { $0.kind == .pushDeliver }
+        let dropped = events.filter { $0.kind == .pushDrop }
         guard !delivered.isEmpty || !dropped.isEmpty else { return [] }
         var out: [String] = []
         var types: [String] = []
@@ -213,26 +213,26 @@ public struct DecisionStory {
         var others: [(key: String, first: Nanoseconds, count: Int)] = []
         for e in events {
             switch e.kind {
-            case "bgtask.begin": names[e["id"]] = e["name"]
-            case "bgtask.expire":
+            case .bgtaskBegin: names[e["id"]] = e["name"]
+            case .bgtaskExpire:
                 let named = e["name"].isEmpty ? names[e["id"]] : e["name"]
                 let name = named.map { "\"\($0)\"" } ?? "#\(e["id"])"
                 out.append("\(clock(e.time))  background task \(name) expired: its time is ending, "
                            + "the expiration handler runs")
-            case "bgtask.invalid":
+            case .bgtaskInvalid:
                 out.append("\(clock(e.time))  beginBackgroundTask \"\(e["name"])\" refused: \(e["reason"])")
-            case "terminate":
+            case .terminate:
                 let code = e["code"].isEmpty ? "" : " (\(e["code"]))"
                 let detail = e["detail"].isEmpty ? "" : " — \(e["detail"])"
                 out.append("\(clock(e.time))  ended: \(e["reason"])\(code)\(detail)")
-            case "changes.lost":
+            case .changesLost:
                 out.append("\(clock(e.time))  unsaved changes lost: \(e["reason"])")
             default:
-                guard !e["reason"].isEmpty, !e.kind.hasPrefix("task."), !e.kind.hasPrefix("push."),
-                      !e.kind.hasPrefix("fetch."), e.kind != "state", e.kind != "bgtask.invalid",
+                guard !e["reason"].isEmpty, !e.kind.rawValue.hasPrefix("task."), !e.kind.rawValue.hasPrefix("push."),
+                      !e.kind.rawValue.hasPrefix("fetch."), e.kind != .state, e.kind != .bgtaskInvalid,
                       ["drop", "refuse", "reject", "fail", "defer", "cancel", "hold", "disconnect", "close"]
-                        .contains(where: { e.kind.hasSuffix("." + $0) }) else { continue }
-                let key = "\(e.kind): \(e["reason"])"
+                        .contains(where: { e.kind.rawValue.hasSuffix("." + $0) }) else { continue }
+                let key = "\(e.kind.rawValue): \(e["reason"])"
                 if let i = others.firstIndex(where: { $0.key == key }) { others[i].count += 1 }
                 else { others.append((key, e.time, 1)) }
             }

@@ -29,7 +29,7 @@ extension ScenarioRun {
         if moment < scenario.duration, device.keepsTrace {
             run(until: scenario.duration)
             let renderer = device.renderer
-            for event in device.trace[seen...] where event.app == app && event.kindName == "task.start" {
+            for event in device.trace[seen...] where event.app == app && event.traceKind == .taskStart {
                 var identifier = "", reason = ""
                 for (name, value) in renderer.fields(of: event) {
                     guard case let .string(s) = value else { continue }

@@ -46,6 +46,7 @@ public struct Happenings: Sendable, RandomAccessCollection, CustomStringConverti
 
     /// Those of one trace kind (`"task.start"`).
     public func kind(_ kind: String) -> Happenings { Happenings(elements.filter { $0.kind == kind }) }
+    public func kind(_ kind: TraceKind) -> Happenings { self.kind(kind.rawValue) }
 
     /// Those whose field has this value (`with("reason", "userForceQuit")`).
     public func with(_ field: String, _ value: String) -> Happenings {
@@ -76,17 +77,17 @@ public struct Happenings: Sendable, RandomAccessCollection, CustomStringConverti
     // MARK: The usual questions
 
     /// BGTask starts of one identifier.
-    public func taskStarts(_ identifier: String) -> Happenings { kind("task.start").with("identifier", identifier) }
+    public func taskStarts(_ identifier: String) -> Happenings { kind(.taskStart).with("identifier", identifier) }
     /// Launches of the app, any cause (narrow with `with("cause", "bgTask")`).
-    public var launches: Happenings { kind("launch") }
+    public var launches: Happenings { kind(.launch) }
     /// The app's process ending, with its `reason` (`userForceQuit`, `watchdog`, `jetsam`, …).
-    public var terminations: Happenings { kind("terminate") }
+    public var terminations: Happenings { kind(.terminate) }
     /// Terminations the person did not ask for: what a user would call a crash.
     public var kills: Happenings { Happenings(terminations.elements.filter { $0["reason"] != "userForceQuit" }) }
     /// Pushes delivered to the app.
-    public var pushesDelivered: Happenings { kind("push.deliver") }
+    public var pushesDelivered: Happenings { kind(.pushDeliver) }
     /// Pushes the system held or dropped, with the reason.
-    public var pushesDropped: Happenings { kind("push.drop") }
+    public var pushesDropped: Happenings { kind(.pushDrop) }
 }
 
 extension SimulatedDevice {

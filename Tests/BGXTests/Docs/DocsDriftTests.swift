@@ -41,35 +41,9 @@ enum ScenarioReference {
         return blocks
     }
 
-    /// What the parser knows, block by block.
-    static var parserTables: [String: [String]] {
-        typealias P = ScenarioParser
-        return [
-            "top": P.topKeys,
-            "profiles": PolicyProfile.all.map(\.name),
-            "device": P.deviceKeys + P.timelineOnlyDeviceKeys,
-            "app": P.appKeys,
-            "modes": BackgroundMode.allCases.map(\.rawValue),
-            "sounds": P.soundKeys,
-            "notifications": P.notificationsKeys,
-            "handlers": Array(P.lifecycleHandlers.keys) + P.argumentHandlers + P.otherHandlers
-                + Array(P.futureHandlers.keys),
-            "actions": P.actionNames + Array(P.futureActions.keys),
-            "submit": P.submitKeys,
-            "notify": P.notifyKeys,
-            "download": P.downloadKeys,
-            "usage": P.usageKeys,
-            "timeline": P.timelineKeys + Array(P.futureTimeline.keys),
-            "user": P.userCommands,
-            "push": P.pushKeys,
-            "debug": P.debugKeys,
-            "expect": P.expectationKeys,
-            "population": P.populationKeys,
-            "loadtest": P.loadTestKeys,
-            "request": P.requestKeys,
-            "trace": Array(P.traceKinds.keys) + Array(P.futureTraceKinds.keys),
-        ]
-    }
+    /// What the parser knows, block by block: made from its declarations
+    /// (`ScenarioParser.vocabulary`), so a section it gains is held to the docs too.
+    static var parserTables: [String: [String]] { ScenarioParser.vocabulary }
 
     /// Each difference between a documented block and the parser's table, in words.
     static func drift(documented: [String: [(word: String, fields: [String])]],

@@ -1,0 +1,181 @@
+import BGXCore
+
+/// Encodes an `Encodable` as one line of JSON in the style of the trace
+/// (docs/scenarios.md, "The trace"): keys in the order the type encodes them
+/// (a synthesized `Codable` encodes its properties in declaration order),
+/// `": "` and `", "` between, strings escaped as the trace escapes them,
+/// numbers as Swift writes them (a synthesized `Codable` leaves a nil
+/// optional out, as `JSONEncoder` does).
+///
+/// Foundation's `JSONEncoder` orders keys by hash unless told to sort them,
+/// and leaves no space after `:` and `,`: the
+/// outputs bgx documents (`bgx run --json`, `bgx bench --json`, …) were
+/// written by hand in this style, and keep it byte for byte.
+public struct InlineJSONEncoder {
+    public init() {}
+
+    public func encode<T: Encodable>(_ value: T) throws -> String {
+        let encoder = InlineJSONWriter(codingPath: [])
+        try encoder.write(value)
+        return encoder.root.text
+    }
+}
+
+/// JSON written elsewhere (a BGXCore summary's `json`), put in as it is.
+public struct JSONFragment: Encodable {
+    public let text: String
+    public init(_ text: String) { self.text = text }
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(text)
+    }
+}
+
+/// A value being written: a scalar's text, or a container's members.
+final class InlineJSONValue {
+    enum Shape { case scalar(String), object([(String, InlineJSONValue)]), array([InlineJSONValue]) }
+    var shape: Shape = .scalar("null")
+
+    var text: String {
+        switch shape {
+        case let .scalar(s): s
+        case let .object(members): "{" + members.map { Self.quoted($0.0) + ": " + $0.1.text }.joined(separator: ", ") + "}"
+        case let .array(items): "[" + items.map(\.text).joined(separator: ", ") + "]"
+        }
+    }
+
+    static func quoted(_ s: String) -> String {
+        var out = ""
+        TraceRenderer.appendJSONString(s, to: &out)
+        return out
+    }
+
+    func append(_ key: String, _ value: InlineJSONValue) {
+        if case var .object(members) = shape {
+            members.append((key, value))
+            shape = .object(members)
+        } else {
+            shape = .object([(key, value)])
+        }
+    }
+
+    func append(_ value: InlineJSONValue) {
+        if case var .array(items) = shape {
+            items.append(value)
+            shape = .array(items)
+        } else {
+            shape = .array([value])
+        }
+    }
+}
+
+final class InlineJSONWriter: Encoder {
+    let codingPath: [CodingKey]
+    let userInfo: [CodingUserInfoKey: Any] = [:]
+    let root = InlineJSONValue()
+
+    init(codingPath: [CodingKey]) { self.codingPath = codingPath }
+
+    /// Writes `value` into `root`: a fragment as it is, any other by its own `encode(to:)`.
+    func write<T: Encodable>(_ value: T) throws {
+        if let fragment = value as? JSONFragment {
+            root.shape = .scalar(fragment.text)
+        } else {
+            try value.encode(to: self)
+        }
+    }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        if case .scalar = root.shape { root.shape = .object([]) }
+        return KeyedEncodingContainer(Keyed<Key>(writer: self))
+    }
+
+    func unkeyedContainer() -> UnkeyedEncodingContainer {
+        if case .scalar = root.shape { root.shape = .array([]) }
+        return Unkeyed(writer: self)
+    }
+
+    func singleValueContainer() -> SingleValueEncodingContainer { Single(writer: self) }
+
+    /// The value `value` writes, as a member of a container.
+    func nested<T: Encodable>(_ value: T, at key: CodingKey?) throws -> InlineJSONValue {
+        let child = InlineJSONWriter(codingPath: codingPath + (key.map { [$0] } ?? []))
+        try child.write(value)
+        return child.root
+    }
+
+    static func scalar(_ text: String) -> InlineJSONValue {
+        let v = InlineJSONValue()
+        v.shape = .scalar(text)
+        return v
+    }
+
+    struct Keyed<Key: CodingKey>: KeyedEncodingContainerProtocol {
+        let writer: InlineJSONWriter
+        var codingPath: [CodingKey] { writer.codingPath }
+
+        mutating func encodeNil(forKey key: Key) throws { writer.root.append(key.stringValue, InlineJSONWriter.scalar("null")) }
+        mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+            writer.root.append(key.stringValue, try writer.nested(value, at: key))
+        }
+        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type,
+                                                            forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+            let child = InlineJSONWriter(codingPath: codingPath + [key])
+            writer.root.append(key.stringValue, child.root)
+            return child.container(keyedBy: keyType)
+        }
+        mutating func nestedUnkeyedContainer(forKey key: Key) -> UnkeyedEncodingContainer {
+            let child = InlineJSONWriter(codingPath: codingPath + [key])
+            writer.root.append(key.stringValue, child.root)
+            return child.unkeyedContainer()
+        }
+        mutating func superEncoder() -> Encoder { writer }
+        mutating func superEncoder(forKey key: Key) -> Encoder { writer }
+    }
+
+    struct Unkeyed: UnkeyedEncodingContainer {
+        let writer: InlineJSONWriter
+        var codingPath: [CodingKey] { writer.codingPath }
+        var count: Int {
+            if case let .array(items) = writer.root.shape { return items.count }
+            return 0
+        }
+
+        mutating func encodeNil() throws { writer.root.append(InlineJSONWriter.scalar("null")) }
+        mutating func encode<T: Encodable>(_ value: T) throws { writer.root.append(try writer.nested(value, at: nil)) }
+        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+            let child = InlineJSONWriter(codingPath: codingPath)
+            writer.root.append(child.root)
+            return child.container(keyedBy: keyType)
+        }
+        mutating func nestedUnkeyedContainer() -> UnkeyedEncodingContainer {
+            let child = InlineJSONWriter(codingPath: codingPath)
+            writer.root.append(child.root)
+            return child.unkeyedContainer()
+        }
+        mutating func superEncoder() -> Encoder { writer }
+    }
+
+    struct Single: SingleValueEncodingContainer {
+        let writer: InlineJSONWriter
+        var codingPath: [CodingKey] { writer.codingPath }
+
+        func set(_ text: String) { writer.root.shape = .scalar(text) }
+        mutating func encodeNil() throws { set("null") }
+        mutating func encode(_ value: Bool) throws { set(value ? "true" : "false") }
+        mutating func encode(_ value: String) throws { set(InlineJSONValue.quoted(value)) }
+        mutating func encode(_ value: Double) throws { set("\(value)") }
+        mutating func encode(_ value: Float) throws { set("\(value)") }
+        mutating func encode(_ value: Int) throws { set("\(value)") }
+        mutating func encode(_ value: Int8) throws { set("\(value)") }
+        mutating func encode(_ value: Int16) throws { set("\(value)") }
+        mutating func encode(_ value: Int32) throws { set("\(value)") }
+        mutating func encode(_ value: Int64) throws { set("\(value)") }
+        mutating func encode(_ value: UInt) throws { set("\(value)") }
+        mutating func encode(_ value: UInt8) throws { set("\(value)") }
+        mutating func encode(_ value: UInt16) throws { set("\(value)") }
+        mutating func encode(_ value: UInt32) throws { set("\(value)") }
+        mutating func encode(_ value: UInt64) throws { set("\(value)") }
+        mutating func encode<T: Encodable>(_ value: T) throws { try writer.write(value) }
+    }
+}

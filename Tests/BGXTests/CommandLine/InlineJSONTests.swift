@@ -1,0 +1,133 @@
+import BGXCore
+@testable import BGXSimulation
+import Foundation
+import Testing
+
+/// The JSON bgx wrote by hand is written by `Encodable` types through
+/// `InlineJSONEncoder`, byte for byte as before: each test keeps the old
+/// hand-written form as the reference.
+@Suite("JSON written by Encodable, byte for byte as by hand")
+struct InlineJSONTests {
+    struct Sample: Encodable {
+        struct Inner: Encodable { let b: Bool; let quote: String }
+        let zeta: Int
+        let alpha: Double
+        let list: [Int64]
+        let empty: [String]
+        let inner: Inner
+        let raw: JSONFragment
+    }
+
+    @Test("keys in declaration order, the trace's separators and escaping, a fragment as it is")
+    func style() throws {
+        let s = Sample(zeta: -3, alpha: 0.125, list: [1, 2], empty: [], inner: .init(b: true, quote: "a \"b\"\n\\/é"),
+                       raw: JSONFragment("{\"x\": 1}"))
+        #expect(try InlineJSONEncoder().encode(s)
+                == #"{"zeta": -3, "alpha": 0.125, "list": [1, 2], "empty": [], "inner": {"b": true, "quote": "a \"b\"\n\\/é"}, "raw": {"x": 1}}"#)
+    }
+
+    /// Could write the trace: every line of a week, encoded from the event's
+    /// fields, is the line TraceRenderer writes. (The trace stays written by
+    /// hand: it is the engine's hot path, see InlineJSONEncoder.)
+    struct TraceLine: Encodable {
+        let event: TraceEvent
+        let renderer: TraceRenderer
+        struct Key: CodingKey {
+            let stringValue: String
+            init(_ s: String) { stringValue = s }
+            init?(stringValue: String) { self.stringValue = stringValue }
+            var intValue: Int? { nil }
+            init?(intValue: Int) { nil }
+        }
+        func encode(to encoder: Encoder) throws {
+            var c = encoder.container(keyedBy: Key.self)
+            try c.encode(JSONFragment(Time.format(event.time)), forKey: Key("t"))
+            if let app = event.app { try c.encode(renderer.names.app(app), forKey: Key("app")) }
+            try c.encode(event.kindName, forKey: Key("kind"))
+            for (name, value) in renderer.fields(of: event) {
+                switch value {
+                case let .string(s): try c.encode(s, forKey: Key(name))
+                case let .bool(b): try c.encode(b, forKey: Key(name))
+                case let .number(n): try c.encode(JSONFragment(TraceField.numberText(n)), forKey: Key(name))
+                }
+            }
+        }
+    }
+
+    @Test("a week's trace, encoded line by line, is the trace byte for byte")
+    func traceByteForByte() throws {
+        let path = repositoryRoot.appendingPathComponent("docs/examples/podcasts.yaml").path
+        let run = try ScenarioRun(try ScenarioParser.parse(contentsOf: path))
+        run.run()
+        let renderer = run.device.renderer
+        let encoder = InlineJSONEncoder()
+        #expect(run.device.trace.count > 100)
+        for event in run.device.trace {
+            #expect(try encoder.encode(TraceLine(event: event, renderer: renderer)) == renderer.jsonLine(event))
+        }
+    }
+
+    @Test("bgx bench --json is what the hand-written form gave")
+    func benchmark() {
+        for r in [Benchmark.Result(events: 10, traceEvents: 5, deliveries: 3, apps: 2, heapShare: 0.5, engineSeconds: 2,
+                                   bareHeapSeconds: 1, engineRounds: [2, 4], bareHeapRounds: [1]),
+                  Benchmark.Result(events: 1_234_567, traceEvents: 98_765, deliveries: 4321, apps: 64, heapShare: 0.3333,
+                                   engineSeconds: 0.37, bareHeapSeconds: 0.11, engineRounds: [0.37, 0.41, 0.52],
+                                   bareHeapRounds: [])] {
+            #expect(r.json == Self.handWritten(r))
+        }
+    }
+
+    /// `Benchmark.Result.json` as it was written by hand.
+    static func handWritten(_ r: Benchmark.Result) -> String {
+        func n(_ d: Double) -> String { String(Int64(d.rounded())) }
+        return "{\"events\": \(r.events), \"traceEvents\": \(r.traceEvents), \"apps\": \(r.apps), "
+            + "\"engineEventsPerSecond\": \(n(r.engineEventsPerSecond)), "
+            + "\"bareHeapEventsPerSecond\": \(n(r.bareHeapEventsPerSecond)), "
+            + "\"ratio\": \(Double(Int(r.ratio * 1000)) / 1000), "
+            + "\"traceEventsPerSecond\": \(n(Double(r.traceEvents) / r.engineSeconds)), "
+            + "\"deliveriesPerSecond\": \(n(Double(r.deliveries) / r.engineSeconds)), "
+            + "\"engineHeapShare\": \(Double(Int(r.heapShare * 1000)) / 1000), "
+            + "\"rounds\": \(r.engineRounds.count), "
+            + "\"engineRoundEventsPerSecond\": [\(r.engineRounds.map { n(Double(r.events) / $0) }.joined(separator: ", "))], "
+            + "\"bareHeapRoundEventsPerSecond\": [\(r.bareHeapRounds.map { n(Double(r.events) / $0) }.joined(separator: ", "))]}"
+    }
+
+    @Test("bgx bench --scale --json is what the hand-written form gave")
+    func scale() {
+        let small = ScaleBenchmark.Measure(apps: 8, timelineEntries: 40, bytes: 12_345, traceEvents: 900,
+                                           parseSeconds: 0.0123, checkSeconds: 0.002, runSeconds: 0.25)
+        let large = ScaleBenchmark.Measure(apps: 64, timelineEntries: 320, bytes: 98_765, traceEvents: 7200,
+                                           parseSeconds: 0.1, checkSeconds: 0.0175, runSeconds: 2.5)
+        let r = ScaleBenchmark.Result(small: small, large: large)
+        func m(_ x: ScaleBenchmark.Measure) -> String {
+            "{\"apps\": \(x.apps), \"timelineEntries\": \(x.timelineEntries), \"bytes\": \(x.bytes), "
+                + "\"traceEvents\": \(x.traceEvents), \"parseSeconds\": \(x.parseSeconds), "
+                + "\"checkSeconds\": \(x.checkSeconds), \"runSeconds\": \(x.runSeconds)}"
+        }
+        let handWritten = "{\"small\": \(m(small)), \"large\": \(m(large)), \"ratio\": \(Double(Int(r.ratio * 100)) / 100), "
+            + "\"nLogNRatio\": \(Double(Int(r.nLogNRatio * 100)) / 100), \"quadraticRatio\": \(r.quadraticRatio)}"
+        #expect(r.json == handWritten)
+    }
+}
+
+extension InlineJSONTests {
+    @Test("bgx run --json is what the hand-written form gave")
+    func runJSON() throws {
+        for name in ["Scenarios/spec2-task-never-ended.yaml", "docs/examples/podcasts.yaml"] {
+            let path = repositoryRoot.appendingPathComponent(name).path
+            let printed = try CommandLineTests().bgx(["run", path, "--json"]).stdout
+            let run = try ScenarioRun(try ScenarioParser.parse(contentsOf: path))
+            run.run()
+            let summaries = run.device.summaries().map(\.json).joined(separator: ", ")
+            let expectations = run.results.map { r -> String in
+                var m = ""
+                TraceRenderer.appendJSONString(r.message, to: &m)
+                return "{\"passed\": \(r.passed), \"line\": \(r.expectation.location.line), \"message\": \(m)}"
+            }.joined(separator: ", ")
+            let handWritten = "{\"apps\": [\(summaries)], \"expectations\": [\(expectations)], \"passed\": \(run.passed)}"
+            #expect(printed == handWritten + "\n", "\(name)")
+            #expect(!run.results.isEmpty, "\(name) has expectations to show")
+        }
+    }
+}
