@@ -42,12 +42,10 @@ let package = Package(
     targets: [
         .target(
             name: "BGXCore",
-            // Only the two modules the engine uses: the whole Collections product
-            // compiled ~200 more units into the demo's first build.
-            dependencies: [
-                .product(name: "DequeModule", package: "swift-collections"),
-                .product(name: "HeapModule", package: "swift-collections"),
-            ],
+            // Only the module the engine uses: the whole Collections product compiled
+            // ~200 more units into the demo's first build, and DequeModule brings
+            // ContainersPreview (the engine's FIFOs are Engine/FIFO.swift).
+            dependencies: [.product(name: "HeapModule", package: "swift-collections")],
             swiftSettings: v5),
         .target(name: "BGXApp", dependencies: ["BGXCore", "BGXFoundationCenter"], swiftSettings: v5),
         // Foundation's NotificationCenter.addObserver(forName:object:queue:using:), out of sight of

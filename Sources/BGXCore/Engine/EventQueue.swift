@@ -1,4 +1,3 @@
-import DequeModule
 import HeapModule
 
 /// Something the engine must handle at a moment of virtual time. Plain values
@@ -195,7 +194,7 @@ public struct EventQueue: Sendable, Codable {
     /// Events of one kind in the order they came, which is time order,
     /// with the first one's key and the last one's time kept beside them.
     @usableFromInline struct Lane: Sendable, Codable {
-        @usableFromInline var events = Deque<ScheduledEvent>()
+        @usableFromInline var events = FIFO<ScheduledEvent>()
         /// The first event's key, `.none` while empty.
         @usableFromInline var first = Key.none
         /// The last event's time, `.min` while empty.
@@ -215,7 +214,7 @@ public struct EventQueue: Sendable, Codable {
         /// Inlined into `pop`, as it was before `Key` became one number:
         /// as a call it cost about 13 instructions per engine event (`bgx bench`, callgrind).
         @inlinable @inline(__always) mutating func removeFirst() -> ScheduledEvent {
-            let e = events.removeFirst()
+            let e = events.popFirst().unsafelyUnwrapped
             if let next = events.first {
                 first = Key(next)
             } else {

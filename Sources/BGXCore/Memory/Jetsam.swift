@@ -1,4 +1,3 @@
-import DequeModule
 import HeapModule
 
 /// rules §10: memory. Each running or suspended app holds its footprint (its
@@ -207,11 +206,12 @@ extension Engine {
     mutating func leastRecentlyUsedIdleApp() -> AppID? {
         var k = 0
         while k < memory.idleOrder.count {
+            // A run of entries of apps no longer suspended goes in one move.
+            var end = k
+            while end < memory.idleOrder.count, !isStillSuspended(memory.idleOrder[end]) { end += 1 }
+            if end > k { memory.idleOrder.removeSubrange(k..<end) }
+            guard k < memory.idleOrder.count else { break }
             let entry = memory.idleOrder[k]
-            guard isStillSuspended(entry) else {
-                if k == 0 { memory.idleOrder.removeFirst() } else { memory.idleOrder.remove(at: k) }
-                continue
-            }
             let i = Int(entry.app.index)
             if memory.apps[i].jettison == nil, jetsamBand(of: entry.app) == .idle { return entry.app }
             k += 1  // suspended, yet not a candidate now: kept in its place for later
@@ -225,7 +225,7 @@ extension Engine {
         // Entries of apps no longer suspended go when they reach the front;
         // without memory pressure nothing asks, so sweep them now and then.
         if memory.idleOrder.count > 2 * apps.count + 64 {
-            memory.idleOrder = Deque(memory.idleOrder.filter(isStillSuspended))
+            memory.idleOrder = memory.idleOrder.filter(isStillSuspended)
         }
     }
 
