@@ -205,7 +205,7 @@ public struct EventQueue: Sendable, Codable {
         /// Whether an event at `time` keeps the lane in time order.
         @inlinable func accepts(_ time: Nanoseconds) -> Bool { lastTime <= time }
 
-        @inlinable mutating func append(_ e: consuming ScheduledEvent) {
+        @inlinable @inline(__always) mutating func append(_ e: consuming ScheduledEvent) {
             if first.isNone { first = Key(e) }
             lastTime = e.time
             events.append(e)
@@ -215,8 +215,8 @@ public struct EventQueue: Sendable, Codable {
         /// as a call it cost about 13 instructions per engine event (`bgx bench`, callgrind).
         @inlinable @inline(__always) mutating func removeFirst() -> ScheduledEvent {
             let e = events.popFirst().unsafelyUnwrapped
-            if let next = events.first {
-                first = Key(next)
+            if let next = events.mapFirst({ Key($0) }) {
+                first = next
             } else {
                 first = .none
                 lastTime = .min

@@ -1,45 +1,63 @@
-/// A first-in, first-out queue: an array read from a moving head.
+/// A first-in, first-out queue: a ring of slots in an array.
 ///
 /// The engine's queues (main-thread jobs, the event queue's sorted lanes)
 /// only append at the back and take from the front. swift-collections'
-/// `Deque` did that as a ring buffer, but since 1.6 its module brings
-/// `ContainersPreview` along, about a tenth of what the demo's first build
-/// compiles (docs/building.md); this is all of a deque the engine used.
-///
-/// Taken elements stay in the array until the queue drains, or until they
-/// are half of it, when the live ones move to the front: each element is
-/// moved at most once more, so appending and taking stay O(1) amortised,
-/// and the array keeps its capacity, so a queue at its working size
-/// allocates nothing.
+/// `Deque` did that, but since 1.6 its module brings `ContainersPreview`
+/// into the demo's first build (docs/building.md); this is all of a deque
+/// the engine used. An element is moved out of its slot as it is taken
+/// (`Optional.take()`), so taking copies nothing and leaves nothing to tidy,
+/// and the array keeps its size, so a queue at its working size allocates
+/// nothing. (An array read from a moving head and emptied when drained cost
+/// the engine about 4 % more instructions in `bgx bench`, callgrind.)
 @usableFromInline struct FIFO<Element> {
-    @usableFromInline var items: [Element] = []
+    @usableFromInline var slots: [Element?] = []
+    /// The first element's slot.
     @usableFromInline var head = 0
+    @usableFromInline var count = 0
 
     @inlinable init() {}
-    @inlinable init<S: Sequence>(_ elements: S) where S.Element == Element { items = Array(elements) }
+    @inlinable init<S: Sequence>(_ elements: S) where S.Element == Element {
+        for element in elements { append(element) }
+    }
 
-    @inlinable var isEmpty: Bool { head == items.count }
-    @inlinable var count: Int { items.count &- head }
-    @inlinable var first: Element? { head < items.count ? items[head] : nil }
+    @inlinable var isEmpty: Bool { count == 0 }
+    @inlinable var first: Element? { count == 0 ? nil : slots[head] }
+    /// What `transform` makes of the first element, read in its slot (not copied out of it).
+    @inlinable @inline(__always) func mapFirst<T>(_ transform: (borrowing Element) -> T) -> T? {
+        guard count > 0 else { return nil }
+        return slots[head].map(transform)
+    }
 
-    @inlinable mutating func append(_ element: consuming Element) { items.append(element) }
+    @inlinable @inline(__always) mutating func append(_ element: consuming Element) {
+        if count == slots.count { grow() }
+        var tail = head &+ count
+        if tail >= slots.count { tail &-= slots.count }
+        slots[tail] = element
+        count &+= 1
+    }
 
     @inlinable @inline(__always) mutating func popFirst() -> Element? {
-        guard head < items.count else { return nil }
-        let element = items[head]
+        guard count > 0 else { return nil }
+        let element = slots[head].take()
         head &+= 1
-        if head == items.count {
-            items.removeAll(keepingCapacity: true)
-            head = 0
-        } else if head >= 64, head &* 2 >= items.count {
-            items.removeFirst(head)
-            head = 0
-        }
+        if head == slots.count { head = 0 }
+        count &-= 1
         return element
     }
 
     @inlinable mutating func removeAll() {
-        items.removeAll(keepingCapacity: true)
+        while count > 0 { _ = popFirst() }
+        head = 0
+        count = 0
+    }
+
+    /// Twice the slots (16 at first), the elements moved to the front in order.
+    @usableFromInline mutating func grow() {
+        var grown = [Element?]()
+        grown.reserveCapacity(Swift.max(16, slots.count &* 2))
+        for i in 0..<count { grown.append(slots[(head &+ i) % slots.count].take()) }
+        while grown.count < grown.capacity { grown.append(nil) }
+        slots = grown
         head = 0
     }
 }
@@ -51,11 +69,11 @@ extension FIFO: Sendable where Element: Sendable {}
 extension FIFO: Codable where Element: Codable {
     @usableFromInline init(from decoder: any Decoder) throws {
         var container = try decoder.unkeyedContainer()
-        while !container.isAtEnd { items.append(try container.decode(Element.self)) }
+        while !container.isAtEnd { append(try container.decode(Element.self)) }
     }
 
     @usableFromInline func encode(to encoder: any Encoder) throws {
         var container = encoder.unkeyedContainer()
-        for element in items[head...] { try container.encode(element) }
+        for i in 0..<count { try container.encode(slots[(head &+ i) % slots.count]!) }
     }
 }

@@ -206,12 +206,18 @@ extension Engine {
     mutating func leastRecentlyUsedIdleApp() -> AppID? {
         var k = 0
         while k < memory.idleOrder.count {
-            // A run of entries of apps no longer suspended goes in one move.
-            var end = k
-            while end < memory.idleOrder.count, !isStillSuspended(memory.idleOrder[end]) { end += 1 }
-            if end > k { memory.idleOrder.removeSubrange(k..<end) }
-            guard k < memory.idleOrder.count else { break }
             let entry = memory.idleOrder[k]
+            guard isStillSuspended(entry) else {
+                // The run of entries of apps no longer suspended from here goes in one move.
+                var end = k + 1
+                while end < memory.idleOrder.count {
+                    let next = memory.idleOrder[end]
+                    guard !isStillSuspended(next) else { break }
+                    end += 1
+                }
+                memory.idleOrder.removeSubrange(k..<end)
+                continue
+            }
             let i = Int(entry.app.index)
             if memory.apps[i].jettison == nil, jetsamBand(of: entry.app) == .idle { return entry.app }
             k += 1  // suspended, yet not a candidate now: kept in its place for later
