@@ -42,12 +42,10 @@ let package = Package(
     targets: [
         .target(
             name: "BGXCore",
-            // Only the two modules the engine uses: the whole Collections product
-            // compiled ~200 more units into the demo's first build.
-            dependencies: [
-                .product(name: "DequeModule", package: "swift-collections"),
-                .product(name: "HeapModule", package: "swift-collections"),
-            ],
+            // Only the module the engine uses: the whole Collections product compiled
+            // ~200 more units into the demo's first build, and DequeModule brings
+            // ContainersPreview (the engine's FIFOs are Engine/FIFO.swift).
+            dependencies: [.product(name: "HeapModule", package: "swift-collections")],
             swiftSettings: v5),
         .target(name: "BGXApp", dependencies: ["BGXCore", "BGXFoundationCenter"], swiftSettings: v5),
         // Foundation's NotificationCenter.addObserver(forName:object:queue:using:), out of sight of
@@ -93,12 +91,11 @@ let package = Package(
             name: "BGXLiveStore",
             dependencies: ["BGXLive", "BGXCore", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: v5),
-        // SHA-256 from the system's libcrypto (Debian: libssl-dev), for downloads' checksums
-        // and the transfer tests' server: one digest did not justify compiling swift-crypto's
-        // BoringSSL beside the one AsyncHTTPClient brings.
-        .systemLibrary(
-            name: "CLibCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
-        .target(name: "BGXDigest", dependencies: ["CLibCrypto"]),
+        // SHA-256 from the system's libcrypto, opened when a digest begins (C: dlopen), for
+        // downloads' checksums and the transfer tests' server: one digest did not justify
+        // compiling swift-crypto's BoringSSL beside the one AsyncHTTPClient brings.
+        .target(name: "CBGXCrypto", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "BGXDigest", dependencies: ["CBGXCrypto"]),
         // Background transfers that move real bytes (AsyncHTTPClient over SwiftNIO):
         // resumable downloads with HTTP Range, verified before the app gets the file.
         .target(

@@ -1,4 +1,4 @@
-import CLibCrypto
+import CBGXCrypto
 import Foundation
 
 /// SHA-256 from the system's libcrypto, named as CryptoKit names it.
@@ -6,35 +6,41 @@ import Foundation
 /// Why not swift-crypto: it compiles a BoringSSL of its own, and AsyncHTTPClient
 /// already brings one (swift-nio-ssl's); a second copy for one digest cost more
 /// build time than anything else in the live host. libcrypto is on every Linux
-/// that has OpenSSL (Debian: `libssl-dev` for the headers).
+/// that has OpenSSL (Debian's `libssl3`, which curl and so Foundation need); it is
+/// opened when the first digest begins (CBGXCrypto), so a daemon that verifies
+/// no download never maps it, and building needs no OpenSSL headers.
 public struct SHA256: ~Copyable {
-    private let context: OpaquePointer
+    private let context: UnsafeMutableRawPointer
+
+    /// Why no digest can be made here (no libcrypto could be loaded), or nil.
+    public static var unavailable: String? { bgx_crypto_failure().map { String(cString: $0) } }
 
     public init() {
-        // Allocation fails only when memory is exhausted; nothing sensible goes on.
-        guard let context = EVP_MD_CTX_new(), EVP_DigestInit_ex(context, EVP_sha256(), nil) == 1 else {
-            fatalError("libcrypto could not start a SHA-256 digest")
+        // Fails only without a libcrypto on the machine, or with memory exhausted:
+        // nothing sensible goes on then.
+        guard let context = bgx_sha256_begin() else {
+            fatalError("SHA-256: \(Self.unavailable ?? "libcrypto could not start a digest")")
         }
         self.context = context
     }
 
-    deinit { EVP_MD_CTX_free(context) }
+    deinit { bgx_sha256_free(context) }
 
     public mutating func update<Bytes: DataProtocol>(data: Bytes) {
         for region in data.regions {
             region.withUnsafeBytes { buffer in
                 guard let base = buffer.baseAddress, !buffer.isEmpty else { return }
-                _ = EVP_DigestUpdate(context, base, buffer.count)
+                bgx_sha256_update(context, base, buffer.count)
             }
         }
     }
 
     /// The 32 bytes of the digest.
     public consuming func finalize() -> [UInt8] {
-        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var length: UInt32 = 0
-        _ = EVP_DigestFinal_ex(context, &digest, &length)
-        return Array(digest.prefix(Int(length)))
+        var digest = [UInt8](repeating: 0, count: 32)
+        bgx_sha256_end(context, &digest)
+        discard self
+        return digest
     }
 
     public static func hash<Bytes: DataProtocol>(data: Bytes) -> [UInt8] {

@@ -1,4 +1,3 @@
-import DequeModule
 import HeapModule
 
 // Small read-only helpers that mutating code calls on its hot paths are

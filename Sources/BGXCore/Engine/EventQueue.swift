@@ -1,4 +1,3 @@
-import DequeModule
 import HeapModule
 
 /// Something the engine must handle at a moment of virtual time. Plain values
@@ -195,7 +194,7 @@ public struct EventQueue: Sendable, Codable {
     /// Events of one kind in the order they came, which is time order,
     /// with the first one's key and the last one's time kept beside them.
     @usableFromInline struct Lane: Sendable, Codable {
-        @usableFromInline var events = Deque<ScheduledEvent>()
+        @usableFromInline var events = FIFO<ScheduledEvent>()
         /// The first event's key, `.none` while empty.
         @usableFromInline var first = Key.none
         /// The last event's time, `.min` while empty.
@@ -206,7 +205,7 @@ public struct EventQueue: Sendable, Codable {
         /// Whether an event at `time` keeps the lane in time order.
         @inlinable func accepts(_ time: Nanoseconds) -> Bool { lastTime <= time }
 
-        @inlinable mutating func append(_ e: consuming ScheduledEvent) {
+        @inlinable @inline(__always) mutating func append(_ e: consuming ScheduledEvent) {
             if first.isNone { first = Key(e) }
             lastTime = e.time
             events.append(e)
@@ -215,9 +214,9 @@ public struct EventQueue: Sendable, Codable {
         /// Inlined into `pop`, as it was before `Key` became one number:
         /// as a call it cost about 13 instructions per engine event (`bgx bench`, callgrind).
         @inlinable @inline(__always) mutating func removeFirst() -> ScheduledEvent {
-            let e = events.removeFirst()
-            if let next = events.first {
-                first = Key(next)
+            let e = events.popFirst().unsafelyUnwrapped
+            if let next = events.mapFirst({ Key($0) }) {
+                first = next
             } else {
                 first = .none
                 lastTime = .min

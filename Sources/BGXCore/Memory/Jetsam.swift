@@ -1,4 +1,3 @@
-import DequeModule
 import HeapModule
 
 /// rules §10: memory. Each running or suspended app holds its footprint (its
@@ -209,7 +208,14 @@ extension Engine {
         while k < memory.idleOrder.count {
             let entry = memory.idleOrder[k]
             guard isStillSuspended(entry) else {
-                if k == 0 { memory.idleOrder.removeFirst() } else { memory.idleOrder.remove(at: k) }
+                // The run of entries of apps no longer suspended from here goes in one move.
+                var end = k + 1
+                while end < memory.idleOrder.count {
+                    let next = memory.idleOrder[end]
+                    guard !isStillSuspended(next) else { break }
+                    end += 1
+                }
+                memory.idleOrder.removeSubrange(k..<end)
                 continue
             }
             let i = Int(entry.app.index)
@@ -225,7 +231,7 @@ extension Engine {
         // Entries of apps no longer suspended go when they reach the front;
         // without memory pressure nothing asks, so sweep them now and then.
         if memory.idleOrder.count > 2 * apps.count + 64 {
-            memory.idleOrder = Deque(memory.idleOrder.filter(isStillSuspended))
+            memory.idleOrder = memory.idleOrder.filter(isStillSuspended)
         }
     }
 

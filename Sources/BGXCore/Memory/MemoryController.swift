@@ -1,5 +1,3 @@
-import DequeModule
-
 /// rules §10's controller: what each process holds (its allocations, its
 /// locks and sockets, its recent CPU), what the running processes hold in
 /// all, jetsam's idle band in the order apps entered it, and the episode of
@@ -17,7 +15,7 @@ struct MemoryController: Sendable, Codable {
     /// Apps jetsam has chosen that have not yet ended.
     var jettisonsUnderway = 0
     /// Suspended apps in the order they were suspended, then by index (jetsam's idle band).
-    var idleOrder = Deque<IdleEntry>()
+    var idleOrder: [IdleEntry] = []
     /// The latest instant an app entered `idleOrder`: an app suspended later goes at the back.
     var idleOrderNewest: Nanoseconds = .min
     /// Running apps have been warned in this episode of low memory.

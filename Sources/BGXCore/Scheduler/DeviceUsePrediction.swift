@@ -135,8 +135,9 @@ struct DeviceUsePrediction: Sendable, Codable {
         observed = seen
         usedSoon = used
         // A quarter-hour never seen promises nothing either way: as quiet as no history says.
-        quiet = (0..<bins).map { seen[$0] == 0 ? 1 : 1 - Double(used[$0]) / Double(seen[$0]) }
-        plugged = (0..<bins).map { seen[$0] == 0 ? 0 : Double(charging[$0]) / Double(seen[$0]) }
+        // (Typed closures: inferring these two took the compiler about 0.8 s.)
+        quiet = (0..<bins).map { (b: Int) -> Double in seen[b] == 0 ? 1 : 1 - Double(used[b]) / Double(seen[b]) }
+        plugged = (0..<bins).map { (b: Int) -> Double in seen[b] == 0 ? 0 : Double(charging[b]) / Double(seen[b]) }
     }
 
     /// The quarter-hours of a day (as a day's record) from which the device
