@@ -100,3 +100,33 @@ extension LongRunningServicesController {
         return apps[i].audioNumber
     }
 }
+
+extension LongRunningServicesController: Controller {
+    mutating func appInstalled(_ manifest: AppManifest) { appInstalled() }
+
+    @inline(__always) mutating func processEnded(_ app: AppID, _ reason: TerminationReason,
+                                                 _ context: ControllerContext) -> [Effect] {
+        processEnded(app)
+        return []
+    }
+
+    /// A VoIP push's handler starts: until it returns, a call it reports counts as reported in it.
+    @inline(__always) mutating func callbackStarting(_ app: AppID, _ callback: Callback) {
+        guard case let .voipPush(number) = callback else { return }
+        apps[Int(app.index)].voip.handlerRunning = number
+        apps[Int(app.index)].voip.reportedInHandler = false
+    }
+
+    /// Audio playing, background location updates the app may receive, and the run an event bought.
+    func heldAssertions(of app: AppID, _ context: ControllerContext) -> BackgroundAssertions {
+        let i = Int(app.index)
+        var held: BackgroundAssertions = []
+        if apps[i].audio != nil { held.insert(.audio) }
+        if apps[i].location.standard, context.appDeclaresLocation,
+           apps[i].location.allowsBackgroundUpdates || !context.locationNeedsOptIn {
+            held.insert(.backgroundLocation)
+        }
+        if runLasts(i, now: context.now) { held.insert(.serviceEvent) }
+        return held
+    }
+}

@@ -158,3 +158,28 @@ struct TransferController: Sendable, Codable {
         return (wake, [.setAssertion(app, .transferEvents, false)])
     }
 }
+
+extension TransferController: Controller {
+    mutating func appInstalled(_ manifest: AppManifest) { appInstalled() }
+
+    @inline(__always) mutating func processEnded(_ app: AppID, _ reason: TerminationReason,
+                                                 _ context: ControllerContext) -> [Effect] {
+        processEnded(app)
+        return []
+    }
+
+    /// Progress is settled at the old conditions first.
+    func deviceWillChange(_ change: DeviceChange, _ context: ControllerContext) -> [Effect] {
+        tasks.isEmpty ? [] : [.settleTransfers]
+    }
+
+    /// The daemon looks again at the new conditions, and sessions held for a launch go.
+    func deviceChanged(_ change: DeviceChange, _ context: ControllerContext) -> [Effect] {
+        let review: [Effect] = tasks.isEmpty ? [] : [.reviewTransfers]
+        return sessions.contains(where: \.launchHeld) ? review + [.reviewHeldTransferSessions] : review
+    }
+
+    func heldAssertions(of app: AppID, _ context: ControllerContext) -> BackgroundAssertions {
+        apps[Int(app.index)].eventsWake != nil ? .transferEvents : []
+    }
+}
