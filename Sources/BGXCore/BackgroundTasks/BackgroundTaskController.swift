@@ -112,9 +112,8 @@ extension BackgroundTaskController: Controller {
     mutating func appInstalled(_ manifest: AppManifest) { appInstalled() }
 
     @inline(__always) mutating func processEnded(_ app: AppID, _ reason: TerminationReason,
-                                                 _ context: ControllerContext) -> [Effect] {
+                                                 _ context: ControllerContext, _ effects: inout [Effect]) {
         processEnded(app)
-        return []
     }
 
     func heldAssertions(of app: AppID, _ context: ControllerContext) -> BackgroundAssertions {

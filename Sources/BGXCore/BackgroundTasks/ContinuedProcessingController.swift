@@ -110,18 +110,17 @@ extension ContinuedProcessingController: Controller {
     /// swiped away is cancelled, with why), and a freed slot serves the queue.
     /// Asked first: a call per termination, with none running, cost about 5 instructions per engine event.
     @inline(__always) mutating func processEnded(_ app: AppID, _ reason: TerminationReason,
-                                                 _ context: ControllerContext) -> [Effect] {
-        guard !tasks.isEmpty, tasks.contains(where: { $0.app == app }) else { return [] }
-        var effects: [Effect] = processEnded(app, forceQuit: reason == .userForceQuit).map {
-            .cancelQueuedContinuedTask(app, $0, because: "the person removed the app from the app switcher")
+                                                 _ context: ControllerContext, _ effects: inout [Effect]) {
+        guard !tasks.isEmpty, tasks.contains(where: { $0.app == app }) else { return }
+        for id in processEnded(app, forceQuit: reason == .userForceQuit) {
+            effects.append(.cancelQueuedContinuedTask(app, id, because: "the person removed the app from the app switcher"))
         }
         effects.append(.startQueuedContinuedTasks)
-        return effects
     }
 
     /// Thermal pressure ends tasks (which ones, the pressure routine asks this controller).
-    func deviceChanged(_ change: DeviceChange, _ context: ControllerContext) -> [Effect] {
-        guard case let .thermal(v) = change, !tasks.isEmpty else { return [] }
-        return [.relieveContinuedProcessingPressure(v)]
+    func deviceChanged(_ change: DeviceChange, _ context: ControllerContext, _ effects: inout [Effect]) {
+        guard case let .thermal(v) = change, !tasks.isEmpty else { return }
+        effects.append(.relieveContinuedProcessingPressure(v))
     }
 }

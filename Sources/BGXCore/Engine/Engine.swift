@@ -47,6 +47,8 @@ public struct Engine: Sendable, Codable {
     var services = LongRunningServicesController()
     /// Where the device is (rules §4 location).
     var sensors = SensorState()
+    /// The controllers' effects at the moment being told (see `forEachController`).
+    var hookEffects = HookEffects()
 
     // MARK: Scheduler state (rules §5, §6)
     /// Time of day at t = 0: the predictor and `clockText` think in wall-clock time.
@@ -109,8 +111,7 @@ public struct Engine: Sendable, Codable {
 
     public mutating func install(_ manifest: AppManifest) -> AppID {
         apps.append(AppProcess(manifest: manifest))
-        var installed = AppInstalled(manifest: manifest)
-        forEachController(&installed)
+        forEachController(AppInstalled(manifest: manifest))
         let index = Int32(apps.count - 1)
         // The first app of a name is the one a name finds.
         if appIndex[manifest.bundleIdentifier] == nil { appIndex[manifest.bundleIdentifier] = index }
@@ -272,8 +273,7 @@ public struct Engine: Sendable, Codable {
         guard from != to else { return }
         // The app's record is changed in one access (`Self.enter`), not field by field.
         Self.enter(&apps[i], to, from: from, now: now)
-        var changed = ProcessStateChanged(app: app, from: from, to: to, context: controllerContext)
-        forEachController(&changed)
+        forEachController(ProcessStateChanged(app: app, from: from, to: to, context: controllerContext))
         // Apps with a process, so jetsam and memory warnings look at these, not at every app.
         if from == .notRunning {
             residentApps.insert(app.index)
@@ -299,8 +299,7 @@ public struct Engine: Sendable, Codable {
     /// old conditions settles), the device takes the new value and traces it,
     /// then each controller hears it happened, in `forEachController`'s order.
     mutating func apply(_ change: DeviceChange) {
-        var coming = DeviceWillChange(change: change, context: controllerContext)
-        forEachController(&coming)
+        forEachController(DeviceWillChange(change: change, context: controllerContext))
         switch change {
         case let .battery(v): device.battery = v; recordDevice("battery", "\(v)%")
         case let .charging(v): device.charging = v; recordDevice("charging", "\(v)")
@@ -320,8 +319,7 @@ public struct Engine: Sendable, Codable {
         case let .timeZone(v): device.timeZone = v; recordDevice("timeZone", v.identifier)
         case .reboot: reboot()
         }
-        var happened = DeviceChanged(change: change, context: controllerContext)
-        forEachController(&happened)
+        forEachController(DeviceChanged(change: change, context: controllerContext))
     }
 
     mutating func recordDevice(_ property: String, _ value: String) {

@@ -296,6 +296,7 @@ extension Engine {
         case let .remoteNotification(number, type):
             deliver(.remoteNotification(number, type), to: app, watchdog: nil)
         case let .voipPush(number):
+            services.voipHandlerStarting(app, number)
             deliver(.voipPush(number), to: app, watchdog: nil)
         case .voipSocket:
             deliver(.voipSocket, to: app, watchdog: nil)
@@ -316,8 +317,6 @@ extension Engine {
         let number = apps[i].jobCounter
         apps[i].inFlight = InFlightJob(number: number, isCallback: true, callback: callback,
                                        terminateAfterwards: reason)
-        var starting = CallbackStarting(app: app, callback: callback)
-        forEachController(&starting)
         record(app, .callback(callback))
         outbox.append(.deliver(app, callback))
         if let limit = limit {
@@ -410,8 +409,7 @@ extension Engine {
             apps[i].backgroundQueue!.timerTokens.insert(token)
         }
         if !continuation {
-            var queued = AppWorkQueued(app: app)
-            forEachController(&queued)
+            forEachController(AppWorkQueued(app: app))
         }
         queue.push(.timer(app, epoch: apps[Int(app.index)].epoch, token: token, continuation: continuation),
                    at: now + max(0, delay))
@@ -431,8 +429,7 @@ extension Engine {
             if apps[i].backgroundQueue == nil { apps[i].backgroundQueue = BackgroundQueueState() }
             apps[i].backgroundQueue!.timerTokens.insert(token)
         }
-        var queued = AppWorkQueued(app: app)
-        forEachController(&queued)
+        forEachController(AppWorkQueued(app: app))
         switch apps[i].state {
         case .notRunning:
             break
@@ -492,8 +489,7 @@ extension Engine {
         }
         setState(app, .notRunning, .terminated)
         // Each controller lets the process go, in `forEachController`'s order (the trace's).
-        var ended = ProcessEnded(app: app, reason: reason, context: controllerContext)
-        forEachController(&ended)
+        forEachController(ProcessEnded(app: app, reason: reason, context: controllerContext))
         // The termination is counted in the same access that clears the process (each write checks uniqueness).
         apps[i].processEnded(reason)
         markSchedulerDirty(for: app)

@@ -249,7 +249,7 @@ extension MemoryController: Controller {
     /// so free memory is known without a pass over every app; a suspended
     /// app enters jetsam's idle band at the back.
     @inline(__always) mutating func processStateChanged(_ app: AppID, from: ProcessState, to: ProcessState,
-                                                        _ context: ControllerContext) -> [Effect] {
+                                                        _ context: ControllerContext, _ effects: inout [Effect]) {
         let i = Int(app.index)
         if from == .notRunning {
             residentBytes += declared[i] + apps[i].allocated
@@ -257,29 +257,27 @@ extension MemoryController: Controller {
             residentBytes -= declared[i] + apps[i].allocated
         }
         if to == .suspended { enterIdleOrder(app, now: context.now) }
-        return []
     }
 
     /// The process ended: its unsaved changes are lost (traced), a kill
     /// under way is done, the episode of low memory ends when the end frees
     /// enough (so the next one warns again), and what it held goes.
     @inline(__always) mutating func processEnded(_ app: AppID, _ reason: TerminationReason,
-                                                 _ context: ControllerContext) -> [Effect] {
+                                                 _ context: ControllerContext, _ effects: inout [Effect]) {
         let i = Int(app.index)
-        let effects: [Effect] = apps[i].hasUnsavedChanges ? [.trace(app, .changesLost(reason: reason))] : []
+        if apps[i].hasUnsavedChanges { effects.append(.trace(app, .changesLost(reason: reason))) }
         killEnded(app)
         if warned, freeMemory(deviceMemory: context.deviceMemory) >= warningLevel(deviceMemory: context.deviceMemory) {
             warned = false
         }
         processEnded(app)
-        return effects
     }
 
     /// A smaller device lowers the per-process limit: every process is
     /// checked against it (rare), then the device's free memory.
-    func deviceChanged(_ change: DeviceChange, _ context: ControllerContext) -> [Effect] {
-        guard case .memory = change else { return [] }
-        return [.enforceMemoryLimits, .checkMemoryPressure]
+    func deviceChanged(_ change: DeviceChange, _ context: ControllerContext, _ effects: inout [Effect]) {
+        guard case .memory = change else { return }
+        effects += [.enforceMemoryLimits, .checkMemoryPressure]
     }
 
     /// Memory is outside the app's background assertions: jetsam reads them.

@@ -318,8 +318,7 @@ extension NotificationController: Controller {
     mutating func appInstalled(_ manifest: AppManifest) { appInstalled() }
 
     /// Floating calendar triggers follow a new time zone.
-    func deviceChanged(_ change: DeviceChange, _ context: ControllerContext) -> [Effect] {
-        guard case .timeZone = change else { return [] }
-        return [.notificationsFollowTimeZone]
+    func deviceChanged(_ change: DeviceChange, _ context: ControllerContext, _ effects: inout [Effect]) {
+        if case .timeZone = change { effects.append(.notificationsFollowTimeZone) }
     }
 }

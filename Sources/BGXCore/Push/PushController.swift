@@ -218,14 +218,13 @@ extension PushController: Controller {
     mutating func appInstalled(_ manifest: AppManifest) { appInstalled() }
 
     @inline(__always) mutating func processEnded(_ app: AppID, _ reason: TerminationReason,
-                                                 _ context: ControllerContext) -> [Effect] {
+                                                 _ context: ControllerContext, _ effects: inout [Effect]) {
         processEnded(app)
-        return []
     }
 
     /// Conditions changed: held pushes may go now.
-    func deviceChanged(_ change: DeviceChange, _ context: ControllerContext) -> [Effect] {
-        heldApps.isEmpty ? [] : [.retryHeldPushes]
+    func deviceChanged(_ change: DeviceChange, _ context: ControllerContext, _ effects: inout [Effect]) {
+        if !heldApps.isEmpty { effects.append(.retryHeldPushes) }
     }
 
     func heldAssertions(of app: AppID, _ context: ControllerContext) -> BackgroundAssertions {

@@ -222,45 +222,46 @@ extension SchedulerController: Controller {
     /// and a fetch that reported is judged on the time the app stayed awake.
     /// Asked first: the write would check the array's uniqueness, and the clock usually stopped already.
     @inline(__always) mutating func processStateChanged(_ app: AppID, from: ProcessState, to: ProcessState,
-                                                        _ context: ControllerContext) -> [Effect] {
+                                                        _ context: ControllerContext, _ effects: inout [Effect]) {
         let i = Int(app.index)
-        guard from == .background, apps[i].energyStartedAt != nil else { return [] }
+        guard from == .background, apps[i].energyStartedAt != nil else { return }
         apps[i].stopEnergyClock(now: context.now, wallClockOffset: context.wallClockOffset)
-        return apps[i].fetchAwaitingCost != nil ? fetchLeftBackground(app, now: context.now) : []
+        if apps[i].fetchAwaitingCost != nil { effects += fetchLeftBackground(app, now: context.now) }
     }
 
     /// The process ended: its energy clock stops (usually stopped already,
     /// as the app left the background) and a fetch in flight ends with it;
     /// what the scheduler knows of the app stays.
     @inline(__always) mutating func processEnded(_ app: AppID, _ reason: TerminationReason,
-                                                 _ context: ControllerContext) -> [Effect] {
+                                                 _ context: ControllerContext, _ effects: inout [Effect]) {
         let i = Int(app.index)
         if apps[i].energyStartedAt != nil {
             apps[i].stopEnergyClock(now: context.now, wallClockOffset: context.wallClockOffset)
         }
         processEnded(app)
-        return []
     }
 
     /// Any device change may change an answer: every request is judged again.
-    @inline(__always) mutating func deviceWillChange(_ change: DeviceChange, _ context: ControllerContext) -> [Effect] {
+    @inline(__always) mutating func deviceWillChange(_ change: DeviceChange, _ context: ControllerContext,
+                                                     _ effects: inout [Effect]) {
         dirty = true
-        return []
     }
 
     /// Charging feeds the device-use prediction; charging and the network
     /// are thundering-herd triggers, traced when they fire.
-    mutating func deviceChanged(_ change: DeviceChange, _ context: ControllerContext) -> [Effect] {
+    mutating func deviceChanged(_ change: DeviceChange, _ context: ControllerContext, _ effects: inout [Effect]) {
         switch change {
         case let .charging(v):
             deviceUse.plugged(in: v, at: context.now, wallClockOffset: context.wallClockOffset)
-            return herd.chargingChanged(v, now: context.now, lengthy: settings.thunderingHerdLengthyState)
-                ? herdTriggerEffects() : []
+            if herd.chargingChanged(v, now: context.now, lengthy: settings.thunderingHerdLengthyState) {
+                effects += herdTriggerEffects()
+            }
         case let .network(v):
-            return herd.networkChanged(online: v != .none, now: context.now, lengthy: settings.thunderingHerdLengthyState)
-                ? herdTriggerEffects() : []
+            if herd.networkChanged(online: v != .none, now: context.now, lengthy: settings.thunderingHerdLengthyState) {
+                effects += herdTriggerEffects()
+            }
         default:
-            return []
+            break
         }
     }
 

@@ -108,14 +108,13 @@ extension TaskSchedulerController: Controller {
     /// The process ended: each task it ran is lost (written into the
     /// scheduler's history), and its handlers, tasks and budget go.
     @inline(__always) mutating func processEnded(_ app: AppID, _ reason: TerminationReason,
-                                                 _ context: ControllerContext) -> [Effect] {
+                                                 _ context: ControllerContext, _ effects: inout [Effect]) {
         let i = Int(app.index)
-        guard apps[i].holdsSomething else { return [] }
-        let lost: [Effect] = apps[i].running.map {
-            .noteTaskHistory(app, $0.identifier, "lost: the app was terminated (\(reason)) while it ran")
+        guard apps[i].holdsSomething else { return }
+        for task in apps[i].running {
+            effects.append(.noteTaskHistory(app, task.identifier, "lost: the app was terminated (\(reason)) while it ran"))
         }
         apps[i].processEnded()
-        return lost
     }
 
     func heldAssertions(of app: AppID, _ context: ControllerContext) -> BackgroundAssertions {

@@ -23,6 +23,12 @@ struct LongRunningServicesController: Sendable, Codable {
         apps[Int(app.index)].processEnded()
     }
 
+    /// A VoIP push's handler starts: until it returns, a call it reports counts as reported in it.
+    mutating func voipHandlerStarting(_ app: AppID, _ number: UInt32) {
+        apps[Int(app.index)].voip.handlerRunning = number
+        apps[Int(app.index)].voip.reportedInHandler = false
+    }
+
     /// An event buys the app in the background a run of at least `runTime`
     /// (a run already longer stands); its end carries a ticket for this run.
     mutating func extendRun(_ app: AppID, runTime: Nanoseconds, now: Nanoseconds, epoch: UInt32) -> Effect {
@@ -105,16 +111,8 @@ extension LongRunningServicesController: Controller {
     mutating func appInstalled(_ manifest: AppManifest) { appInstalled() }
 
     @inline(__always) mutating func processEnded(_ app: AppID, _ reason: TerminationReason,
-                                                 _ context: ControllerContext) -> [Effect] {
+                                                 _ context: ControllerContext, _ effects: inout [Effect]) {
         processEnded(app)
-        return []
-    }
-
-    /// A VoIP push's handler starts: until it returns, a call it reports counts as reported in it.
-    @inline(__always) mutating func callbackStarting(_ app: AppID, _ callback: Callback) {
-        guard case let .voipPush(number) = callback else { return }
-        apps[Int(app.index)].voip.handlerRunning = number
-        apps[Int(app.index)].voip.reportedInHandler = false
     }
 
     /// Audio playing, background location updates the app may receive, and the run an event bought.

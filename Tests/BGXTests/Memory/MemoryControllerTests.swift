@@ -108,13 +108,15 @@ extension MemoryControllerTests {
         var c = MemoryController()
         c.appInstalled(AppManifest(bundleIdentifier: "com.example.a", memory: 100 << 20))
         c.appInstalled(AppManifest(bundleIdentifier: "com.example.b", memory: 50 << 20))
-        #expect(c.processStateChanged(app, from: .notRunning, to: .background, Self.context(at: 1)).isEmpty)
-        _ = c.processStateChanged(other, from: .notRunning, to: .active, Self.context(at: 1))
+        var effects: [Effect] = []
+        c.processStateChanged(app, from: .notRunning, to: .background, Self.context(at: 1), &effects)
+        #expect(effects.isEmpty)
+        c.processStateChanged(other, from: .notRunning, to: .active, Self.context(at: 1), &effects)
         c.allocate(app, bytes: 10 << 20)
         #expect(c.residentBytes == 160 << 20)
-        _ = c.processStateChanged(app, from: .background, to: .suspended, Self.context(at: 7))
+        c.processStateChanged(app, from: .background, to: .suspended, Self.context(at: 7), &effects)
         #expect(c.idleOrder.map(\.app) == [app] && c.idleOrder.map(\.since) == [7])
-        _ = c.processStateChanged(app, from: .suspended, to: .notRunning, Self.context(at: 9))
+        c.processStateChanged(app, from: .suspended, to: .notRunning, Self.context(at: 9), &effects)
         #expect(c.residentBytes == 50 << 20)
     }
 
@@ -122,22 +124,23 @@ extension MemoryControllerTests {
     func processEndLosesChanges() {
         var c = MemoryController()
         c.appInstalled(AppManifest(bundleIdentifier: "com.example.a", memory: 100 << 20))
-        _ = c.processStateChanged(app, from: .notRunning, to: .background, Self.context(at: 0))
+        var effects: [Effect] = []
+        c.processStateChanged(app, from: .notRunning, to: .background, Self.context(at: 0), &effects)
         _ = c.setUnsavedChanges(app, true)
         c.choose(app, JetsamKill(footprint: 1, level: 2, memory: 3, band: .background, cause: .pressure))
         let began = c.lowMemoryBegins()
         #expect(began)
-        _ = c.processStateChanged(app, from: .background, to: .notRunning, Self.context(at: 5))
+        c.processStateChanged(app, from: .background, to: .notRunning, Self.context(at: 5), &effects)
         // 4 GB, 25 % kept by the system: 3 GB free once the process is gone, above the 10 % warning level.
-        let effects = c.processEnded(app, .memoryPressure, Self.context(at: 5))
+        c.processEnded(app, .memoryPressure, Self.context(at: 5), &effects)
         #expect(effects == [.trace(app, .changesLost(reason: .memoryPressure))])
         #expect(c.jettisonsUnderway == 0 && !c.warned && !c.apps[0].holdsSomething)
         // Low memory that an end does not relieve goes on: another process holds 3 GB of the 4.
         c.appInstalled(AppManifest(bundleIdentifier: "com.example.big", memory: 3 << 30))
-        _ = c.processStateChanged(other, from: .notRunning, to: .active, Self.context(at: 6))
+        c.processStateChanged(other, from: .notRunning, to: .active, Self.context(at: 6), &effects)
         let beganAgain = c.lowMemoryBegins()
         #expect(beganAgain)
-        _ = c.processEnded(app, .exit, Self.context(at: 6))
+        c.processEnded(app, .exit, Self.context(at: 6), &effects)
         #expect(c.warned)
     }
 }
