@@ -14,7 +14,7 @@
 /// a process ending with nothing here stopped writing its record.
 struct BackgroundTaskController: Sendable, Codable {
     /// Per app, by `AppID.index`.
-    var apps: [BackgroundTaskState] = []
+    private(set) var apps: [BackgroundTaskState] = []
 
     mutating func appInstalled() { apps.append(BackgroundTaskState()) }
 
@@ -106,4 +106,17 @@ struct ExpirationDue: Sendable, Equatable {
     var id: Int
     var nameText: TextID
     var isExpiringActivity: Bool
+}
+
+extension BackgroundTaskController: Controller {
+    mutating func appInstalled(_ manifest: AppManifest) { appInstalled() }
+
+    @inline(__always) mutating func processEnded(_ app: AppID, _ reason: TerminationReason,
+                                                 _ context: ControllerContext, _ effects: inout [Effect]) {
+        processEnded(app)
+    }
+
+    func heldAssertions(of app: AppID, _ context: ControllerContext) -> BackgroundAssertions {
+        holdsApp(app) ? .backgroundTask : []
+    }
 }

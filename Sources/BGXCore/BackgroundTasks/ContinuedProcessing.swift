@@ -242,15 +242,6 @@ extension Engine {
         }
     }
 
-    /// Continued-processing tasks of a process that ended go with it.
-    mutating func dropContinuedTasks(of app: AppID, forceQuit: Bool) {
-        guard continuedProcessing.tasks.contains(where: { $0.app == app }) else { return }
-        for id in continuedProcessing.processEnded(app, forceQuit: forceQuit) {
-            cancelQueued(app, id, because: "the person removed the app from the app switcher")
-        }
-        startQueuedContinuedTasks()
-    }
-
     /// A queued request that never ran is cancelled by the system (`task.cancel`),
     /// with its reason in a console line: it has no task to expire.
     mutating func cancelQueued(_ app: AppID, _ id: TextID, because why: String) {

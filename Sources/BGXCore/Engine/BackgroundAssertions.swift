@@ -68,15 +68,13 @@ extension Engine {
     /// that every concern has set and cleared its reason in step with its own
     /// state: a concern that forgets to would keep an app running, or
     /// suspend it early, without a trace saying so.
+    /// Each controller says which reasons it holds the app by (`heldAssertions`);
+    /// together they must be the set's reasons that keep an app running.
     func assertionsMatchConcerns(_ i: Int) -> Bool {
-        let a = apps[i]
-        return a.assertions.contains(.backgroundTask) == !backgroundTasks.apps[i].tasks.isEmpty
-            && a.assertions.contains(.scheduledTask) == taskScheduler.holdsApp(AppID(index: Int32(i)))
-            && a.assertions.contains(.fetch) == (scheduler.apps[i].fetchInFlight != nil)
-            && a.assertions.contains(.transferEvents) == (transfers.apps[i].eventsWake != nil)
-            && a.assertions.contains(.pushCompletion) == pushes.apps[i].keepsAppRunning
-            && a.assertions.contains(.audio) == (services.apps[i].audio != nil)
-            && a.assertions.contains(.backgroundLocation) == (services.apps[i].location.standard && backgroundLocationAllowed(i))
-            && a.assertions.contains(.serviceEvent) == services.runLasts(i, now: now)
+        var context = controllerContext
+        context.appDeclaresLocation = apps[i].manifest.backgroundModes.contains(.location)
+        var question = HeldAssertions(app: AppID(index: Int32(i)), context: context)
+        forEachControllerRead(&question)
+        return apps[i].assertions.intersection(.keepRunning) == question.held
     }
 }

@@ -25,6 +25,35 @@ enum Effect: Sendable, Equatable {
     /// A notification delivered to the app in front or to the user.
     indirect case notificationDeliver(AppID, NotificationID, toApp: Bool, alert: String?, sound: String?, badge: Int?,
                              reason: String?)
+    /// A device-wide line of the trace (a thundering-herd trigger).
+    case device(property: String, value: String)
+    /// Something changed for the app that the scheduler may judge again.
+    case markSchedulerDirty(AppID)
+    /// A request's event kept in the scheduler's history for `explain`.
+    case noteTaskHistory(AppID, TextID, String)
+    /// A queued continued-processing request is cancelled, with why.
+    case cancelQueuedContinuedTask(AppID, TextID, because: String)
+
+    // A concern's routine that is still written as `extension Engine` (it
+    // reads or changes more than its controller): the controller says when
+    // it is due, the coordinator runs it. Each is to become effects of its own.
+    /// Free continued-processing slots take queued tasks.
+    case startQueuedContinuedTasks
+    /// Thermal pressure ends continued-processing tasks.
+    case relieveContinuedProcessingPressure(DeviceState.Thermal)
+    /// Every process is checked against the per-process memory limit.
+    case enforceMemoryLimits
+    /// Free memory is compared with jetsam's levels.
+    case checkMemoryPressure
+    /// Floating calendar triggers follow the device's new time zone.
+    case notificationsFollowTimeZone
+    /// Held pushes are tried again.
+    case retryHeldPushes
+    /// The transfer daemon settles progress at the old conditions; then looks again.
+    case settleTransfers
+    case reviewTransfers
+    /// Sessions held for a launch (before the first unlock) go.
+    case reviewHeldTransferSessions
 }
 
 extension Engine {
@@ -63,6 +92,32 @@ extension Engine {
             record(app, .notificationDeliver(id: id, toApp: toApp, alert: alert.map { text($0) },
                                              sound: sound.map { text($0) }, badge: badge.map { Int32(clamping: $0) },
                                              reason: reason.map { text($0) }))
+        case let .device(property, value):
+            recordDevice(property, value)
+        case let .markSchedulerDirty(app):
+            markSchedulerDirty(for: app)
+        case let .noteTaskHistory(app, id, what):
+            noteTaskHistory(app, id, what)
+        case let .cancelQueuedContinuedTask(app, id, why):
+            cancelQueued(app, id, because: why)
+        case .startQueuedContinuedTasks:
+            startQueuedContinuedTasks()
+        case let .relieveContinuedProcessingPressure(thermal):
+            relieveContinuedProcessingPressure(thermal)
+        case .enforceMemoryLimits:
+            for i in residentApps.sorted() where apps[Int(i)].state != .notRunning { _ = enforceLimit(AppID(index: i)) }
+        case .checkMemoryPressure:
+            checkMemoryPressure()
+        case .notificationsFollowTimeZone:
+            deviceTimeZoneChanged()
+        case .retryHeldPushes:
+            retryHeldPushes()
+        case .settleTransfers:
+            settleTransfers()
+        case .reviewTransfers:
+            reviewTransfers()
+        case .reviewHeldTransferSessions:
+            reviewHeldTransferSessions()
         }
     }
 }

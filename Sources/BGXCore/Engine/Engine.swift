@@ -34,7 +34,7 @@ public struct Engine: Sendable, Codable {
     /// Each app's `beginBackgroundTask` assertions and background-time window (rules §2, §13).
     var backgroundTasks = BackgroundTaskController()
     /// What each process holds of memory and CPU, and jetsam's books (rules §10).
-    var memory = MemoryController()
+    var memory: MemoryController
     /// Local notifications and Notification Center (rules §9).
     var notifications = NotificationController()
     /// The transfer daemon and each app's events wake and rate limiter (rules §8).
@@ -46,6 +46,8 @@ public struct Engine: Sendable, Codable {
     var services = LongRunningServicesController()
     /// Where the device is (rules §4 location).
     var sensors = SensorState()
+    /// The controllers' effects at the moment being told (see `forEachController`).
+    var hookEffects = HookEffects()
 
     // MARK: Scheduler state (rules §5, §6)
     /// Time of day at t = 0: the predictor and `clockText` think in wall-clock time.
@@ -76,8 +78,6 @@ public struct Engine: Sendable, Codable {
     var lockedSince: Nanoseconds?
     /// When the device last restarted.
     var lastBoot: Nanoseconds?
-    /// dasd's ThunderingHerdPolicy: its last trigger, and whether its in-use window still applies.
-    var herd: ThunderingHerd
 
     /// Directives not yet taken by the host, in order.
     @usableFromInline var outbox: [Directive] = []
@@ -93,12 +93,13 @@ public struct Engine: Sendable, Codable {
         self.random = SeededRandom(seed: seed)
         self.wallClockOffset = wallClockOffset
         self.startEpochSeconds = startEpochSeconds ?? wallClockOffset / Time.nanosecondsPerSecond
-        self.scheduler = SchedulerController(settings: profile.scheduler)
+        self.scheduler = SchedulerController(settings: profile.scheduler, herd: ThunderingHerd(
+            locked: device.locked, charging: device.charging, online: device.network != .none))
+        self.memory = MemoryController(settings: profile.memory)
         self.continuedProcessing = ContinuedProcessingController(settings: profile.continuedProcessing)
         self.launches = LaunchController(policy: LaunchPolicy(
             relaunchLocationAfterForceQuit: profile.relaunchLocationAfterForceQuit,
             launchVoIPPushAfterForceQuit: profile.launchVoIPPushAfterForceQuit))
-        self.herd = ThunderingHerd(locked: device.locked, charging: device.charging, online: device.network != .none)
         if device.locked { lockedSince = 0 } else { scheduler.deviceUse.unlocked(at: 0) }
         scheduler.deviceUse.watch(fromWall: wallClockOffset)
         scheduler.deviceUse.plugged(in: device.charging, at: 0, wallClockOffset: wallClockOffset)
@@ -109,14 +110,7 @@ public struct Engine: Sendable, Codable {
 
     public mutating func install(_ manifest: AppManifest) -> AppID {
         apps.append(AppProcess(manifest: manifest))
-        scheduler.appInstalled(usageDays: profile.scheduler.usageHistoryDays)
-        pushes.appInstalled()
-        notifications.appInstalled()
-        transfers.appInstalled()
-        services.appInstalled()
-        backgroundTasks.appInstalled()
-        taskScheduler.appInstalled()
-        memory.appInstalled()
+        forEachController(AppInstalled(manifest: manifest))
         let index = Int32(apps.count - 1)
         // The first app of a name is the one a name finds.
         if appIndex[manifest.bundleIdentifier] == nil { appIndex[manifest.bundleIdentifier] = index }
@@ -278,22 +272,14 @@ public struct Engine: Sendable, Codable {
         guard from != to else { return }
         // The app's record is changed in one access (`Self.enter`), not field by field.
         Self.enter(&apps[i], to, from: from, now: now)
-        // Leaving the background stops the energy clock (EnergyBudgetPolicy).
-        // Asked first: the write would check the array's uniqueness, and the clock usually stopped already.
-        if from == .background, scheduler.apps[i].energyStartedAt != nil {
-            scheduler.apps[i].stopEnergyClock(now: now, wallClockOffset: wallClockOffset)
-            if scheduler.apps[i].fetchAwaitingCost != nil { fetchLeftBackground(app) }
-        }
-        // Resident memory is counted as processes start and end (rules §10),
-        // so free memory is known without a pass over every app.
+        forEachController(ProcessStateChanged(app: app, from: from, to: to, context: controllerContext))
+        // Apps with a process, so jetsam and memory warnings look at these, not at every app.
         if from == .notRunning {
-            memory.residentBytes += apps[i].manifest.memory + memory.apps[i].allocated
             residentApps.insert(app.index)
         } else if to == .notRunning {
-            memory.residentBytes -= apps[i].manifest.memory + memory.apps[i].allocated
             residentApps.remove(app.index)
         }
-        if to == .suspended { noteSuspended(app) }
+        if to == .suspended { sweepIdleOrderIfLong() }
         record(app, .state(from: from, to: to, reason: reason))
     }
 
@@ -308,45 +294,31 @@ public struct Engine: Sendable, Codable {
 
     // MARK: Device
 
+    /// A device change: each controller hears it is coming (what ran at the
+    /// old conditions settles), the device takes the new value and traces it,
+    /// then each controller hears it happened, in `forEachController`'s order.
     mutating func apply(_ change: DeviceChange) {
-        scheduler.dirty = true
-        transfersBeforeDeviceChange()
-        defer { transfersAfterDeviceChange() }
+        forEachController(DeviceWillChange(change: change, context: controllerContext))
         switch change {
         case let .battery(v): device.battery = v; recordDevice("battery", "\(v)%")
-        case let .charging(v):
-            device.charging = v; recordDevice("charging", "\(v)")
-            scheduler.deviceUse.plugged(in: v, at: now, wallClockOffset: wallClockOffset)
-            if herd.chargingChanged(v, now: now, lengthy: schedulerSettings.thunderingHerdLengthyState) { recordHerdTrigger() }
-        case let .network(v):
-            device.network = v; recordDevice("network", v.rawValue)
-            if herd.networkChanged(online: v != .none, now: now, lengthy: schedulerSettings.thunderingHerdLengthyState) {
-                recordHerdTrigger()
-            }
+        case let .charging(v): device.charging = v; recordDevice("charging", "\(v)")
+        case let .network(v): device.network = v; recordDevice("network", v.rawValue)
         case let .bandwidth(v): device.bandwidth = v; recordDevice("bandwidth", "\(v)")
         case let .lowPowerMode(v): device.lowPowerMode = v; recordDevice("lowPowerMode", "\(v)")
         case let .backgroundAppRefresh(v):
             device.backgroundAppRefresh = v; recordDevice("backgroundAppRefresh", "\(v)")
         case let .passcode(v): device.passcode = v; recordDevice("passcode", "\(v)")
-        case let .memory(v):
-            device.memory = v; recordDevice("memory", "\(v)")
-            // A smaller device lowers the per-process limit: check every process against it (rare).
-            for i in residentApps.sorted() where apps[Int(i)].state != .notRunning { _ = enforceLimit(AppID(index: i)) }
-            checkMemoryPressure()
+        case let .memory(v): device.memory = v; recordDevice("memory", "\(v)")
         case let .multitasking(v): device.multitasking = v; recordDevice("multitasking", "\(v)")
-        case let .thermal(v):
-            device.thermal = v; recordDevice("thermal", v.rawValue)
-            if !continuedProcessing.isEmpty { relieveContinuedProcessingPressure(v) }
+        case let .thermal(v): device.thermal = v; recordDevice("thermal", v.rawValue)
         case let .backgroundGPU(v): device.backgroundGPU = v; recordDevice("backgroundGPU", "\(v)")
         case let .cpuLoad(v): device.cpuLoad = v; recordDevice("cpuLoad", "\(v)%")
         case let .memoryPressure(v): device.memoryPressure = v; recordDevice("memoryPressure", v.rawValue)
         case let .cameraActive(v): device.cameraActive = v; recordDevice("cameraActive", "\(v)")
-        case let .timeZone(v):
-            device.timeZone = v; recordDevice("timeZone", v.identifier)
-            deviceTimeZoneChanged()
+        case let .timeZone(v): device.timeZone = v; recordDevice("timeZone", v.identifier)
         case .reboot: reboot()
         }
-        retryHeldPushes()
+        forEachController(DeviceChanged(change: change, context: controllerContext))
     }
 
     mutating func recordDevice(_ property: String, _ value: String) {
@@ -359,8 +331,8 @@ public struct Engine: Sendable, Codable {
         scheduler.dirty = true
         recordDevice("locked", "\(locked)")
         let firstUnlock = !locked && !device.unlockedSinceBoot
-        let herdChanged = herd.lockChanged(locked, now: now, lengthy: schedulerSettings.thunderingHerdLengthyState)
-        if herdChanged && !locked { recordHerdTrigger() }
+        let herdChanged = scheduler.herd.lockChanged(locked, now: now, lengthy: schedulerSettings.thunderingHerdLengthyState)
+        if herdChanged && !locked { apply(scheduler.herdTriggerEffects()) }
         if firstUnlock {
             device.unlockedSinceBoot = true
             recordDevice("firstUnlockSinceBoot", "true")
@@ -428,14 +400,8 @@ public struct Engine: Sendable, Codable {
         } else {
             device.unlockedSinceBoot = true
         }
-        herd.booted(now: now, locked: device.locked)
+        scheduler.herd.booted(now: now, locked: device.locked)
         if !device.passcode { relaunchVoIPAppsAtBoot() }
-    }
-
-    /// A thundering-herd trigger other than a restart (which says so itself) goes in the trace.
-    mutating func recordHerdTrigger() {
-        guard let reason = herd.reason else { return }
-        recordDevice("thunderingHerdTrigger", reason.identifier ?? "boot")
     }
 }
 

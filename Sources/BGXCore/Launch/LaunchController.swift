@@ -113,3 +113,6 @@ extension Engine {
         launches.note(LaunchRecord(time: now, app: app, cause: cause, outcome: .refused, refusal: refusal))
     }
 }
+
+/// The launch controller keeps verdicts, not processes: no moment but its own concerns it.
+extension LaunchController: Controller {}

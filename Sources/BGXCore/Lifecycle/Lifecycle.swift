@@ -296,8 +296,7 @@ extension Engine {
         case let .remoteNotification(number, type):
             deliver(.remoteNotification(number, type), to: app, watchdog: nil)
         case let .voipPush(number):
-            services.apps[i].voip.handlerRunning = number
-            services.apps[i].voip.reportedInHandler = false
+            services.voipHandlerStarting(app, number)
             deliver(.voipPush(number), to: app, watchdog: nil)
         case .voipSocket:
             deliver(.voipSocket, to: app, watchdog: nil)
@@ -409,7 +408,9 @@ extension Engine {
             if apps[i].backgroundQueue == nil { apps[i].backgroundQueue = BackgroundQueueState() }
             apps[i].backgroundQueue!.timerTokens.insert(token)
         }
-        if !continuation, scheduler.apps[Int(app.index)].fetchInFlight != nil { scheduler.apps[Int(app.index)].fetchInFlight!.asyncWork += 1 }
+        if !continuation {
+            forEachController(AppWorkQueued(app: app))
+        }
         queue.push(.timer(app, epoch: apps[Int(app.index)].epoch, token: token, continuation: continuation),
                    at: now + max(0, delay))
         return token
@@ -428,7 +429,7 @@ extension Engine {
             if apps[i].backgroundQueue == nil { apps[i].backgroundQueue = BackgroundQueueState() }
             apps[i].backgroundQueue!.timerTokens.insert(token)
         }
-        if scheduler.apps[i].fetchInFlight != nil { scheduler.apps[i].fetchInFlight!.asyncWork += 1 }
+        forEachController(AppWorkQueued(app: app))
         switch apps[i].state {
         case .notRunning:
             break
@@ -487,26 +488,10 @@ extension Engine {
             record(app, .terminate(reason: reason, detail: detailText ?? text("")))
         }
         setState(app, .notRunning, .terminated)
-        if memory.apps[i].hasUnsavedChanges { record(app, .changesLost(reason: reason)) }
-        memory.killEnded(app)
-        // The episode of low memory ends when a process's end frees enough, so the next one warns again.
-        if memory.warned, freeMemory >= memoryWarningLevel { memory.warned = false }
-        for task in taskScheduler.apps[i].running {
-            noteTaskHistory(app, task.identifier, "lost: the app was terminated (\(reason)) while it ran")
-        }
-        // Usually stopped already, as the app left the background (`setState`): asked here first.
-        if scheduler.apps[i].energyStartedAt != nil { stopEnergyClock(app) }
-        // Asked here first: a call per termination, with none running, cost about 5 instructions per engine event.
-        if !continuedProcessing.isEmpty { dropContinuedTasks(of: app, forceQuit: reason == .userForceQuit) }
+        // Each controller lets the process go, in `forEachController`'s order (the trace's).
+        forEachController(ProcessEnded(app: app, reason: reason, context: controllerContext))
         // The termination is counted in the same access that clears the process (each write checks uniqueness).
         apps[i].processEnded(reason)
-        memory.processEnded(app)
-        pushes.processEnded(app)
-        backgroundTasks.processEnded(app)
-        scheduler.processEnded(app)
-        transfers.processEnded(app)
-        services.processEnded(app)
-        taskScheduler.processEnded(app)
         markSchedulerDirty(for: app)
         if frontApp == app { frontApp = nil }
         outbox.append(.terminate(app))

@@ -60,8 +60,8 @@ extension Engine {
 
     /// The per-process limit on this device.
     @inline(__always) public var appMemoryLimit: Int64 { Int64(Double(device.memory) * profile.memory.appLimitFraction) }
-    @inline(__always) var systemMemory: Int64 { Int64(Double(device.memory) * profile.memory.systemShare) }
-    @inline(__always) var memoryWarningLevel: Int64 { Int64(Double(device.memory) * profile.memory.warningLevel) }
+    @inline(__always) var systemMemory: Int64 { memory.systemMemory(deviceMemory: device.memory) }
+    @inline(__always) var memoryWarningLevel: Int64 { memory.warningLevel(deviceMemory: device.memory) }
     @inline(__always) var memoryCriticalLevel: Int64 { Int64(Double(device.memory) * profile.memory.criticalLevel) }
 
     /// RAM neither the system nor any app holds (negative when overcommitted,
@@ -98,13 +98,9 @@ extension Engine {
     public mutating func allocate(for app: AppID, bytes: Int64) {
         let i = Int(app.index)
         guard apps[i].state.isRunning else { return }
-        let before = memory.apps[i].allocated
-        // Clamped so no request, however large, overflows: anything near it is far past any limit.
-        let cap = Int64(1) << 50
-        memory.apps[i].allocated = min(cap, max(0, before + max(-cap, min(cap, bytes))))
-        memory.residentBytes += memory.apps[i].allocated - before
+        memory.allocate(app, bytes: bytes)
         guard bytes > 0 else {
-            if freeMemory >= memoryWarningLevel { memory.warned = false }
+            if freeMemory >= memoryWarningLevel { memory.lowMemoryEnded() }
             return
         }
         if enforceLimit(app) { checkMemoryPressure() }
@@ -135,9 +131,8 @@ extension Engine {
     /// handlers have had their turn.
     mutating func checkMemoryPressure() {
         let free = freeMemory
-        guard free < memoryWarningLevel else { memory.warned = false; return }
-        if !memory.warned {
-            memory.warned = true
+        guard free < memoryWarningLevel else { memory.lowMemoryEnded(); return }
+        if memory.lowMemoryBegins() {
             for index in residentApps.sorted() where apps[Int(index)].state.isRunning && memory.apps[Int(index)].jettison == nil {
                 let i = Int(index)
                 let app = AppID(index: index)
@@ -146,8 +141,7 @@ extension Engine {
                 pump(app)
             }
         }
-        if free < memoryCriticalLevel, !memory.jetsamCheckQueued {
-            memory.jetsamCheckQueued = true
+        if free < memoryCriticalLevel, memory.queueJetsamCheck() {
             queue.push(.jetsamCheck, at: now + profile.memory.killDelay)
         }
     }
@@ -155,7 +149,7 @@ extension Engine {
     /// Kills from the lowest band up until free memory (counting what the
     /// apps already chosen will give back) is above the critical level.
     mutating func jetsamCheckFired() {
-        memory.jetsamCheckQueued = false
+        memory.jetsamCheckDue()
         var reclaiming: Int64 = 0
         if memory.jettisonsUnderway > 0 {
             for i in residentApps where memory.apps[Int(i)].jettison != nil {
@@ -166,7 +160,7 @@ extension Engine {
             let fp = footprint(of: victim)
             if jettison(victim) { reclaiming += fp }
         }
-        if freeMemory >= memoryWarningLevel { memory.warned = false }
+        if freeMemory >= memoryWarningLevel { memory.lowMemoryEnded() }
     }
 
     /// The lowest band's first app by the profile's order.
@@ -215,7 +209,7 @@ extension Engine {
                     guard !isStillSuspended(next) else { break }
                     end += 1
                 }
-                memory.idleOrder.removeSubrange(k..<end)
+                memory.dropIdleEntries(k..<end)
                 continue
             }
             let i = Int(entry.app.index)
@@ -225,13 +219,12 @@ extension Engine {
         return nil
     }
 
-    /// An app entered the idle band's order (it was suspended).
-    mutating func noteSuspended(_ app: AppID) {
-        memory.enterIdleOrder(app, now: now)
+    /// An app entered the idle band's order (it was suspended: `MemoryController.processStateChanged`).
+    mutating func sweepIdleOrderIfLong() {
         // Entries of apps no longer suspended go when they reach the front;
         // without memory pressure nothing asks, so sweep them now and then.
         if memory.idleOrder.count > 2 * apps.count + 64 {
-            memory.idleOrder = memory.idleOrder.filter(isStillSuspended)
+            memory.sweepIdleOrder(keeping: isStillSuspended)
         }
     }
 

@@ -5,27 +5,40 @@
 /// next check, the idle band's order, a kill counted once; the engine reads
 /// the process table (states, bands), records the trace and terminates.
 struct MemoryController: Sendable, Codable {
+    let settings: MemorySettings
     /// Per app, by `AppID.index`: what its process holds; cleared as it ends.
-    var apps: [ProcessMemory] = []
+    private(set) var apps: [ProcessMemory] = []
+    /// Per app: the footprint its manifest declares, resident while its process runs.
+    private(set) var declared: [Int64] = []
     /// Per app: busy main-thread time of the recent past, for the CPU monitor;
     /// its check's number outlives the process.
-    var cpu: [CPUUsage] = []
+    private(set) var cpu: [CPUUsage] = []
     /// Footprints of every running process, in bytes (see `Engine.freeMemory`).
-    var residentBytes: Int64 = 0
+    private(set) var residentBytes: Int64 = 0
     /// Apps jetsam has chosen that have not yet ended.
-    var jettisonsUnderway = 0
+    private(set) var jettisonsUnderway = 0
     /// Suspended apps in the order they were suspended, then by index (jetsam's idle band).
-    var idleOrder: [IdleEntry] = []
+    private(set) var idleOrder: [IdleEntry] = []
     /// The latest instant an app entered `idleOrder`: an app suspended later goes at the back.
-    var idleOrderNewest: Nanoseconds = .min
+    private(set) var idleOrderNewest: Nanoseconds = .min
     /// Running apps have been warned in this episode of low memory.
-    var warned = false
+    private(set) var warned = false
     /// A jetsam check is queued: one at a time.
-    var jetsamCheckQueued = false
+    private(set) var jetsamCheckQueued = false
+
+    init(settings: MemorySettings = MemorySettings()) { self.settings = settings }
 
     mutating func appInstalled() {
         apps.append(ProcessMemory())
         cpu.append(CPUUsage())
+    }
+
+    /// What the system keeps of the device's memory, and the level below which running apps are warned.
+    @inline(__always) func systemMemory(deviceMemory: Int64) -> Int64 { Int64(Double(deviceMemory) * settings.systemShare) }
+    @inline(__always) func warningLevel(deviceMemory: Int64) -> Int64 { Int64(Double(deviceMemory) * settings.warningLevel) }
+    /// Memory no running process holds.
+    @inline(__always) func freeMemory(deviceMemory: Int64) -> Int64 {
+        deviceMemory - systemMemory(deviceMemory: deviceMemory) - residentBytes
     }
 
     // MARK: Jetsam
@@ -72,6 +85,117 @@ struct MemoryController: Sendable, Codable {
         if apps[Int(app.index)].jettison != nil { jettisonsUnderway -= 1 }
     }
 
+    // MARK: The idle band's order
+
+    /// The entry at `k` is stale (its app is no longer suspended since then).
+    mutating func dropIdleEntries(_ entries: Range<Int>) {
+        idleOrder.removeSubrange(entries)
+    }
+
+    /// Keeps only the entries still standing (a sweep now and then).
+    mutating func sweepIdleOrder(keeping stillSuspended: (IdleEntry) -> Bool) {
+        idleOrder = idleOrder.filter(stillSuspended)
+    }
+
+    // MARK: Free memory
+
+    /// The app allocates (or, negative, frees) `bytes`: clamped so no
+    /// request, however large, overflows (anything near it is far past any
+    /// limit), and never below what it allocated. The resident total follows.
+    mutating func allocate(_ app: AppID, bytes: Int64) {
+        let i = Int(app.index)
+        let before = apps[i].allocated
+        let cap = Int64(1) << 50
+        apps[i].allocated = min(cap, max(0, before + max(-cap, min(cap, bytes))))
+        residentBytes += apps[i].allocated - before
+    }
+
+    /// Free memory is back above the warning level: the episode of low
+    /// memory is over, and the next one warns again.
+    mutating func lowMemoryEnded() { warned = false }
+
+    /// Free memory is below the warning level: true if this begins an
+    /// episode (running apps are warned once per episode).
+    mutating func lowMemoryBegins() -> Bool {
+        if warned { return false }
+        warned = true
+        return true
+    }
+
+    /// Below the critical level: true if a jetsam check is to be queued (one at a time).
+    mutating func queueJetsamCheck() -> Bool {
+        if jetsamCheckQueued { return false }
+        jetsamCheckQueued = true
+        return true
+    }
+
+    /// The queued jetsam check came due.
+    mutating func jetsamCheckDue() { jetsamCheckQueued = false }
+
+    // MARK: What the process holds (the responsible-background rules)
+
+    mutating func holdLock(_ app: AppID, _ name: String) {
+        let i = Int(app.index)
+        if !apps[i].locks.contains(name) { apps[i].locks.append(name) }
+    }
+
+    /// False if the lock is not held.
+    mutating func releaseLock(_ app: AppID, _ name: String) -> Bool {
+        let i = Int(app.index)
+        guard let k = apps[i].locks.firstIndex(of: name) else { return false }
+        apps[i].locks.remove(at: k)
+        return true
+    }
+
+    mutating func openSocket(_ app: AppID, _ name: String, _ kind: SocketKind) {
+        let i = Int(app.index)
+        apps[i].sockets.removeAll { $0.name == name }
+        apps[i].sockets.append(OpenSocket(name: name, kind: kind))
+    }
+
+    mutating func closeSocket(_ app: AppID, _ name: String) {
+        apps[Int(app.index)].sockets.removeAll { $0.name == name }
+    }
+
+    /// Suspension closes listening sockets and Bonjour services: returns
+    /// them, in the order opened; connections stay.
+    mutating func closeOnSuspension(_ app: AppID) -> [OpenSocket] {
+        let i = Int(app.index)
+        let closing = apps[i].sockets.filter { $0.kind != .connection }
+        if !closing.isEmpty { apps[i].sockets.removeAll { $0.kind != .connection } }
+        return closing
+    }
+
+    /// Every socket goes (torn down while suspended): returns them.
+    mutating func tearDownSockets(_ app: AppID) -> [OpenSocket] {
+        let i = Int(app.index)
+        defer { apps[i].sockets.removeAll() }
+        return apps[i].sockets
+    }
+
+    /// A socket the system closed, kept to tell the app when it runs again.
+    mutating func noteClosed(_ app: AppID, _ socket: OpenSocket, reason: String) {
+        apps[Int(app.index)].closedWhileSuspended.append(ClosedSocket(name: socket.name, reason: reason))
+    }
+
+    mutating func takeClosedSockets(_ app: AppID) -> [ClosedSocket] {
+        let i = Int(app.index)
+        defer { apps[i].closedWhileSuspended.removeAll() }
+        return apps[i].closedWhileSuspended
+    }
+
+    mutating func setSensitiveContentVisible(_ app: AppID, _ visible: Bool) {
+        apps[Int(app.index)].sensitiveContentVisible = visible
+    }
+
+    /// Returns true if changes were unsaved and now are saved (traced `changes.save`).
+    mutating func setUnsavedChanges(_ app: AppID, _ unsaved: Bool) -> Bool {
+        let i = Int(app.index)
+        let saved = !unsaved && apps[i].hasUnsavedChanges
+        apps[i].hasUnsavedChanges = unsaved
+        return saved
+    }
+
     // MARK: The CPU monitor
 
     /// The app's main thread is busy from `now` (or from the end of its
@@ -111,4 +235,49 @@ struct MemoryController: Sendable, Codable {
         cpu[i].checkNumber &+= 1
         return t
     }
+}
+
+extension MemoryController: Controller {
+    mutating func appInstalled(_ manifest: AppManifest) {
+        appInstalled()
+        declared.append(manifest.memory)
+    }
+
+    /// Resident memory is counted as processes start and end (rules §10),
+    /// so free memory is known without a pass over every app; a suspended
+    /// app enters jetsam's idle band at the back.
+    @inline(__always) mutating func processStateChanged(_ app: AppID, from: ProcessState, to: ProcessState,
+                                                        _ context: ControllerContext, _ effects: inout [Effect]) {
+        let i = Int(app.index)
+        if from == .notRunning {
+            residentBytes += declared[i] + apps[i].allocated
+        } else if to == .notRunning {
+            residentBytes -= declared[i] + apps[i].allocated
+        }
+        if to == .suspended { enterIdleOrder(app, now: context.now) }
+    }
+
+    /// The process ended: its unsaved changes are lost (traced), a kill
+    /// under way is done, the episode of low memory ends when the end frees
+    /// enough (so the next one warns again), and what it held goes.
+    @inline(__always) mutating func processEnded(_ app: AppID, _ reason: TerminationReason,
+                                                 _ context: ControllerContext, _ effects: inout [Effect]) {
+        let i = Int(app.index)
+        if apps[i].hasUnsavedChanges { effects.append(.trace(app, .changesLost(reason: reason))) }
+        killEnded(app)
+        if warned, freeMemory(deviceMemory: context.deviceMemory) >= warningLevel(deviceMemory: context.deviceMemory) {
+            warned = false
+        }
+        processEnded(app)
+    }
+
+    /// A smaller device lowers the per-process limit: every process is
+    /// checked against it (rare), then the device's free memory.
+    func deviceChanged(_ change: DeviceChange, _ context: ControllerContext, _ effects: inout [Effect]) {
+        guard case .memory = change else { return }
+        effects += [.enforceMemoryLimits, .checkMemoryPressure]
+    }
+
+    /// Memory is outside the app's background assertions: jetsam reads them.
+    func heldAssertions(of app: AppID, _ context: ControllerContext) -> BackgroundAssertions { [] }
 }

@@ -37,17 +37,13 @@ extension Engine {
     public mutating func holdLock(for app: AppID, _ name: String) {
         let i = Int(app.index)
         guard apps[i].state.isRunning else { return }
-        if !memory.apps[i].locks.contains(name) { memory.apps[i].locks.append(name) }
+        memory.holdLock(app, name)
     }
 
     public mutating func releaseLock(for app: AppID, _ name: String) {
         let i = Int(app.index)
         guard apps[i].state.isRunning else { return }
-        guard let k = memory.apps[i].locks.firstIndex(of: name) else {
-            log(app, "releaseLock: the lock '\(name)' is not held")
-            return
-        }
-        memory.apps[i].locks.remove(at: k)
+        if !memory.releaseLock(app, name) { log(app, "releaseLock: the lock '\(name)' is not held") }
     }
 
     public func heldLocks(of app: AppID) -> [String] { memory.apps[Int(app.index)].locks }
@@ -62,12 +58,9 @@ extension Engine {
             return false
         }
         guard !memory.apps[i].sockets.isEmpty else { return true }
-        var kept: [OpenSocket] = []
-        for socket in memory.apps[i].sockets {
-            guard socket.kind != .connection else { kept.append(socket); continue }
+        for socket in memory.closeOnSuspension(app) {
             closeSocket(app, socket, reason: "listening sockets and Bonjour services are closed on suspension")
         }
-        memory.apps[i].sockets = kept
         return true
     }
 
@@ -76,12 +69,11 @@ extension Engine {
     public mutating func openSocket(for app: AppID, name: String, kind: SocketKind) {
         let i = Int(app.index)
         guard apps[i].state.isRunning else { return }
-        memory.apps[i].sockets.removeAll { $0.name == name }
-        memory.apps[i].sockets.append(OpenSocket(name: name, kind: kind))
+        memory.openSocket(app, name, kind)
     }
 
     public mutating func closeSocket(for app: AppID, name: String) {
-        memory.apps[Int(app.index)].sockets.removeAll { $0.name == name }
+        memory.closeSocket(app, name)
     }
 
     public func openSockets(of app: AppID) -> [(name: String, kind: SocketKind)] {
@@ -90,7 +82,7 @@ extension Engine {
 
     mutating func closeSocket(_ app: AppID, _ socket: OpenSocket, reason: String) {
         record(app, .socketClose(name: text(socket.name), kind: socket.kind, reason: text(reason)))
-        memory.apps[Int(app.index)].closedWhileSuspended.append(ClosedSocket(name: socket.name, reason: reason))
+        memory.noteClosed(app, socket, reason: reason)
     }
 
     /// Back from suspension: connections left idle that long are gone; the
@@ -98,19 +90,16 @@ extension Engine {
     mutating func noteSocketsOnResume(_ app: AppID, suspendedFor: Nanoseconds) {
         let i = Int(app.index)
         if let limit = profile.memory.suspendedSocketTeardown, suspendedFor >= limit {
-            for socket in memory.apps[i].sockets {
+            for socket in memory.tearDownSockets(app) {
                 closeSocket(app, socket, reason: "torn down after \(Time.describe(suspendedFor)) suspended")
             }
-            memory.apps[i].sockets.removeAll()
         }
         if !memory.apps[i].closedWhileSuspended.isEmpty { apps[i].jobs.append(.socketsClosed) }
     }
 
     /// The sockets closed while the app was suspended (the host tells the app's objects).
     public mutating func takeClosedSockets(of app: AppID) -> [(name: String, reason: String)] {
-        let i = Int(app.index)
-        defer { memory.apps[i].closedWhileSuspended.removeAll() }
-        return memory.apps[i].closedWhileSuspended.map { ($0.name, $0.reason) }
+        memory.takeClosedSockets(app).map { ($0.name, $0.reason) }
     }
 
     // MARK: The snapshot
@@ -119,7 +108,7 @@ extension Engine {
     public mutating func setSensitiveContentVisible(for app: AppID, _ visible: Bool) {
         let i = Int(app.index)
         guard apps[i].state.isRunning else { return }
-        memory.apps[i].sensitiveContentVisible = visible
+        memory.setSensitiveContentVisible(app, visible)
     }
 
     public func isSensitiveContentVisible(_ app: AppID) -> Bool { memory.apps[Int(app.index)].sensitiveContentVisible }
@@ -142,8 +131,7 @@ extension Engine {
     public mutating func setUnsavedChanges(for app: AppID, _ unsaved: Bool) {
         let i = Int(app.index)
         guard apps[i].state.isRunning else { return }
-        if !unsaved && memory.apps[i].hasUnsavedChanges { record(app, .changesSave) }
-        memory.apps[i].hasUnsavedChanges = unsaved
+        if memory.setUnsavedChanges(app, unsaved) { record(app, .changesSave) }
     }
 
     public func hasUnsavedChanges(_ app: AppID) -> Bool { memory.apps[Int(app.index)].hasUnsavedChanges }

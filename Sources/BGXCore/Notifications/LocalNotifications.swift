@@ -141,14 +141,14 @@ extension Engine {
     /// `removeDeliveredNotifications(withIdentifiers:)`; nil removes all.
     public mutating func removeDeliveredNotifications(for app: AppID, ids names: [String]?) {
         let ids = names.map { Set($0.compactMap { notifications.indexByName[$0] }) }
-        notifications.delivered.removeAll { $0.app == app && (ids?.contains($0.id.index) ?? true) }
+        notifications.removeDelivered(app, ids: ids)
     }
 
     /// The app icon's badge (0: none).
     public func badge(of app: AppID) -> Int { notifications.apps[Int(app.index)].badge }
 
     /// `applicationIconBadgeNumber = n`: the app sets its own badge.
-    public mutating func setBadge(of app: AppID, _ badge: Int) { notifications.apps[Int(app.index)].badge = max(0, badge) }
+    public mutating func setBadge(of app: AppID, _ badge: Int) { notifications.setBadge(app, badge) }
 
     /// What the app last scheduled under an identifier.
     public func notificationContent(for app: AppID, _ id: NotificationID) -> NotificationContent {
@@ -205,7 +205,7 @@ extension Engine {
         markSchedulerDirty(for: app)
         setLocked(false)
         frontAppWhenLocked = nil
-        if apps[i].state == .notRunning { notifications.apps[i].launchedBy = id }
+        if apps[i].state == .notRunning { notifications.noteLaunchedBy(app, id) }
         bringToFront(app, cause: .notification)
         apps[i].jobs.append(.notificationResponse(id))
         pump(app)

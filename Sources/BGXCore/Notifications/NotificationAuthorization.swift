@@ -74,7 +74,7 @@ extension Engine {
         guard auth.status == .notDetermined else { return auth.status == .authorized }
         auth.status = auth.answer ? .authorized : .denied
         auth.allowedRaw = auth.answer ? options.rawValue : 0
-        notifications.apps[i].authorization = auth
+        notifications.setAuthorization(app, auth)
         log(app, auth.answer
             ? "notifications: the person allowed \(options.names) when the app asked"
             : "notifications: the person did not allow notifications when the app asked (\(options.names))")
@@ -85,7 +85,7 @@ extension Engine {
     /// before the run begins: the app asked in an earlier run and was
     /// answered, or it has not asked and `answer` is what it will hear.
     public mutating func presetNotificationAuthorization(_ preset: NotificationAuthorization, for app: AppID) {
-        notifications.apps[Int(app.index)].authorization = preset
+        notifications.setAuthorization(app, preset)
         switch preset.status {
         case .notDetermined:
             if !preset.answer { log(app, "notifications: the person will not allow them when the app asks") }
@@ -113,6 +113,6 @@ extension Engine {
             log(app, "notifications: the person turned this app's notifications "
                 + (allowed ? "on" : "off") + " in Settings")
         }
-        notifications.apps[i].authorization = auth
+        notifications.setAuthorization(app, auth)
     }
 }

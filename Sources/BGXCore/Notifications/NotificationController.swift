@@ -42,15 +42,32 @@ struct NotificationController: Sendable, Codable {
     }
 
     /// Identifiers, interned device-wide (the trace names them).
-    var names: [String] = []
-    var indexByName: [String: Int32] = [:]
+    private(set) var names: [String] = []
+    private(set) var indexByName: [String: Int32] = [:]
     /// Per app, by `AppID.index`.
-    var apps: [AppNotifications] = []
+    private(set) var apps: [AppNotifications] = []
     /// Notification Center: delivered to the user and not yet opened or removed, oldest first.
-    var delivered: [Delivered] = []
-    var generation: UInt32 = 0
+    private(set) var delivered: [Delivered] = []
+    private(set) var generation: UInt32 = 0
 
     mutating func appInstalled() { apps.append(AppNotifications()) }
+
+    /// `removeDeliveredNotifications`: the app's delivered notifications of
+    /// these identifiers' indices leave Notification Center (nil: all of the app's).
+    mutating func removeDelivered(_ app: AppID, ids: Set<Int32>?) {
+        delivered.removeAll { $0.app == app && (ids?.contains($0.id.index) ?? true) }
+    }
+
+    /// The app icon's badge (never below 0).
+    mutating func setBadge(_ app: AppID, _ badge: Int) { apps[Int(app.index)].badge = max(0, badge) }
+
+    /// A tap on this notification launches the app: its launch options say so.
+    mutating func noteLaunchedBy(_ app: AppID, _ id: NotificationID) { apps[Int(app.index)].launchedBy = id }
+
+    /// What the person allows the app to show, as now decided.
+    mutating func setAuthorization(_ app: AppID, _ authorization: NotificationAuthorization) {
+        apps[Int(app.index)].authorization = authorization
+    }
 
     mutating func intern(_ name: String) -> NotificationID {
         if let i = indexByName[name] { return NotificationID(index: i) }
@@ -294,5 +311,14 @@ struct NotificationClock {
         let unixNow = startEpochSeconds + CivilDate.floorDiv(now, Time.nanosecondsPerSecond)
         return match.next(after: unixNow, in: zone ?? deviceZone)
             .map { ($0 - startEpochSeconds) * Time.nanosecondsPerSecond }
+    }
+}
+
+extension NotificationController: Controller {
+    mutating func appInstalled(_ manifest: AppManifest) { appInstalled() }
+
+    /// Floating calendar triggers follow a new time zone.
+    func deviceChanged(_ change: DeviceChange, _ context: ControllerContext, _ effects: inout [Effect]) {
+        if case .timeZone = change { effects.append(.notificationsFollowTimeZone) }
     }
 }

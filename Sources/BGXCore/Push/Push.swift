@@ -107,9 +107,7 @@ extension Engine {
     }
 
     mutating func pushRetryFired(_ app: AppID, generation: UInt32) {
-        guard pushes.apps[Int(app.index)].retryGeneration == generation else { return }
-        pushes.apps[Int(app.index)].retryAt = nil
-        retryHeldPush(app)
+        if pushes.retryDue(app, generation: generation) { retryHeldPush(app) }
     }
 
     /// Conditions changed (the device, an unlock, a reboot): held pushes may go now.

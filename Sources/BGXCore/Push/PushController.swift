@@ -6,9 +6,9 @@
 /// policies, the device) and carries the effects out.
 struct PushController: Sendable, Codable {
     /// Per app, by `AppID.index`; survives the process (the budget, the held push).
-    var apps: [PushState] = []
+    private(set) var apps: [PushState] = []
     /// Apps with a push held for them: a device change retries these, not every app.
-    var heldApps: Set<Int32> = []
+    private(set) var heldApps: Set<Int32> = []
 
     mutating func appInstalled() { apps.append(PushState()) }
 
@@ -66,6 +66,15 @@ struct PushController: Sendable, Codable {
         apps[i].retryAt = time
         apps[i].retryGeneration &+= 1
         return [.schedule(.pushRetry(app, generation: apps[i].retryGeneration), at: time)]
+    }
+
+    /// The retry event of this generation came due: true if it is the
+    /// retry still wanted (a later one replaces it); none is queued now.
+    mutating func retryDue(_ app: AppID, generation: UInt32) -> Bool {
+        let i = Int(app.index)
+        guard apps[i].retryGeneration == generation else { return false }
+        apps[i].retryAt = nil
+        return true
     }
 
     /// The held push, taken: it is being delivered or dropped.
@@ -205,4 +214,20 @@ extension PushController {
     }
 }
 
+extension PushController: Controller {
+    mutating func appInstalled(_ manifest: AppManifest) { appInstalled() }
 
+    @inline(__always) mutating func processEnded(_ app: AppID, _ reason: TerminationReason,
+                                                 _ context: ControllerContext, _ effects: inout [Effect]) {
+        processEnded(app)
+    }
+
+    /// Conditions changed: held pushes may go now.
+    func deviceChanged(_ change: DeviceChange, _ context: ControllerContext, _ effects: inout [Effect]) {
+        if !heldApps.isEmpty { effects.append(.retryHeldPushes) }
+    }
+
+    func heldAssertions(of app: AppID, _ context: ControllerContext) -> BackgroundAssertions {
+        apps[Int(app.index)].keepsAppRunning ? .pushCompletion : []
+    }
+}

@@ -72,14 +72,7 @@ extension Engine {
     /// The app that reported a fetch left the background (suspended, ended, or
     /// brought to the front): the fetch is judged on the time it stayed awake.
     mutating func fetchLeftBackground(_ app: AppID) {
-        let i = Int(app.index)
-        guard let ended = scheduler.apps[i].fetchAwaitingCost else { return }
-        scheduler.apps[i].fetchAwaitingCost = nil
-        let awake = now - ended.started
-        let verdict = SchedulerController.fetchVerdict(result: ended.result, awake: awake, bytes: ended.bytes,
-                                                       fetchedSomething: ended.fetchedSomething, settings: schedulerSettings)
-        scheduler.judgeFetch(app, verdict, took: awake, bytes: ended.bytes, now: now, settings: schedulerSettings)
-        markSchedulerDirty(for: app)
+        carryOut(scheduler.fetchLeftBackground(app, now: now))
     }
 
     /// The fetch's timeout (its ticket is outstanding: the fetch is still in flight).

@@ -40,6 +40,9 @@ struct SchedulerController: Sendable, Codable {
 
     /// When the person uses the device, by quarter-hour (DeviceActivityPolicy's prediction).
     var deviceUse: DeviceUsePrediction
+    /// dasd's ThunderingHerdPolicy: its last trigger, and whether its in-use window still applies.
+    var herd: ThunderingHerd
+    let settings: SchedulerSettings
 
     /// The settings' weights as tables indexed by policy.
     let refreshWeights: [Double]
@@ -53,7 +56,10 @@ struct SchedulerController: Sendable, Codable {
     var recordsDasdDecisions = false
     var dasdStarts: [DasdStart] = []
 
-    init(settings: SchedulerSettings) {
+    init(settings: SchedulerSettings,
+         herd: ThunderingHerd = ThunderingHerd(locked: false, charging: false, online: true)) {
+        self.settings = settings
+        self.herd = herd
         refreshWeights = settings.weightTable(processing: false)
         processingWeights = settings.weightTable(processing: true)
         deviceUse = DeviceUsePrediction(days: settings.usageHistoryDays)
@@ -207,4 +213,83 @@ struct PredictionCache: Sendable, Codable {
 struct ProcessingEnd: Sendable, Codable {
     var time: Nanoseconds
     var success: Bool
+}
+
+extension SchedulerController: Controller {
+    mutating func appInstalled(_ manifest: AppManifest) { appInstalled(usageDays: settings.usageHistoryDays) }
+
+    /// Leaving the background stops the energy clock (EnergyBudgetPolicy),
+    /// and a fetch that reported is judged on the time the app stayed awake.
+    /// Asked first: the write would check the array's uniqueness, and the clock usually stopped already.
+    @inline(__always) mutating func processStateChanged(_ app: AppID, from: ProcessState, to: ProcessState,
+                                                        _ context: ControllerContext, _ effects: inout [Effect]) {
+        let i = Int(app.index)
+        guard from == .background, apps[i].energyStartedAt != nil else { return }
+        apps[i].stopEnergyClock(now: context.now, wallClockOffset: context.wallClockOffset)
+        if apps[i].fetchAwaitingCost != nil { effects += fetchLeftBackground(app, now: context.now) }
+    }
+
+    /// The process ended: its energy clock stops (usually stopped already,
+    /// as the app left the background) and a fetch in flight ends with it;
+    /// what the scheduler knows of the app stays.
+    @inline(__always) mutating func processEnded(_ app: AppID, _ reason: TerminationReason,
+                                                 _ context: ControllerContext, _ effects: inout [Effect]) {
+        let i = Int(app.index)
+        if apps[i].energyStartedAt != nil {
+            apps[i].stopEnergyClock(now: context.now, wallClockOffset: context.wallClockOffset)
+        }
+        processEnded(app)
+    }
+
+    /// Any device change may change an answer: every request is judged again.
+    @inline(__always) mutating func deviceWillChange(_ change: DeviceChange, _ context: ControllerContext,
+                                                     _ effects: inout [Effect]) {
+        dirty = true
+    }
+
+    /// Charging feeds the device-use prediction; charging and the network
+    /// are thundering-herd triggers, traced when they fire.
+    mutating func deviceChanged(_ change: DeviceChange, _ context: ControllerContext, _ effects: inout [Effect]) {
+        switch change {
+        case let .charging(v):
+            deviceUse.plugged(in: v, at: context.now, wallClockOffset: context.wallClockOffset)
+            if herd.chargingChanged(v, now: context.now, lengthy: settings.thunderingHerdLengthyState) {
+                effects += herdTriggerEffects()
+            }
+        case let .network(v):
+            if herd.networkChanged(online: v != .none, now: context.now, lengthy: settings.thunderingHerdLengthyState) {
+                effects += herdTriggerEffects()
+            }
+        default:
+            break
+        }
+    }
+
+    /// The app that reported a fetch left the background (suspended, ended, or
+    /// brought to the front): the fetch is judged on the time it stayed awake.
+    mutating func fetchLeftBackground(_ app: AppID, now: Nanoseconds) -> [Effect] {
+        let i = Int(app.index)
+        guard let ended = apps[i].fetchAwaitingCost else { return [] }
+        apps[i].fetchAwaitingCost = nil
+        let awake = now - ended.started
+        let verdict = Self.fetchVerdict(result: ended.result, awake: awake, bytes: ended.bytes,
+                                        fetchedSomething: ended.fetchedSomething, settings: settings)
+        judgeFetch(app, verdict, took: awake, bytes: ended.bytes, now: now, settings: settings)
+        return [.markSchedulerDirty(app)]
+    }
+
+    /// A thundering-herd trigger other than a restart (which says so itself) goes in the trace.
+    func herdTriggerEffects() -> [Effect] {
+        guard let reason = herd.reason else { return [] }
+        return [.device(property: "thunderingHerdTrigger", value: reason.identifier ?? "boot")]
+    }
+
+    /// App code queued work while a fetch is in flight: the fetch did something.
+    @inline(__always) mutating func appWorkQueued(_ app: AppID) {
+        if apps[Int(app.index)].fetchInFlight != nil { apps[Int(app.index)].fetchInFlight!.asyncWork += 1 }
+    }
+
+    func heldAssertions(of app: AppID, _ context: ControllerContext) -> BackgroundAssertions {
+        apps[Int(app.index)].fetchInFlight != nil ? .fetch : []
+    }
 }

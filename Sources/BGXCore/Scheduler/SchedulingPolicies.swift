@@ -567,12 +567,12 @@ extension Engine {
     /// < 300`), and for 900 s while the person goes on using the device
     /// (`deviceInUse == 1 AND … < 900`; locking it ends that). A hard block.
     func thunderingHerd() -> (words: Rationale, until: Nanoseconds)? {
-        guard let at = herd.at, let reason = herd.reason else { return nil }
+        guard let at = scheduler.herd.at, let reason = scheduler.herd.reason else { return nil }
         let p = schedulerSettings
         if now - at < p.thunderingHerdBootWindow {
             return (.herdAfterTrigger(window: p.thunderingHerdBootWindow, reason), at + p.thunderingHerdBootWindow)
         }
-        if herd.waitingForInactivity, !device.locked, now - at < p.thunderingHerdWindow {
+        if scheduler.herd.waitingForInactivity, !device.locked, now - at < p.thunderingHerdWindow {
             return (.herdWhileInUse(window: p.thunderingHerdWindow, reason), at + p.thunderingHerdWindow)
         }
         return nil

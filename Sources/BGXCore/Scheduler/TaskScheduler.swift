@@ -317,12 +317,6 @@ extension Engine {
         return true
     }
 
-    // MARK: Energy (EnergyBudgetPolicy)
-
-    mutating func stopEnergyClock(_ app: AppID) {
-        scheduler.apps[Int(app.index)].stopEnergyClock(now: now, wallClockOffset: wallClockOffset)
-    }
-
     // MARK: History for `explain`
 
     mutating func noteTaskHistory(_ app: AppID, _ id: TextID, _ what: String) {

@@ -12,7 +12,7 @@
 /// are inlined (see `BackgroundTaskController`).
 struct TaskSchedulerController: Sendable, Codable {
     /// Per app, by `AppID.index`.
-    var apps: [ProcessTasks] = []
+    private(set) var apps: [ProcessTasks] = []
 
     mutating func appInstalled() { apps.append(ProcessTasks()) }
 
@@ -99,5 +99,25 @@ struct TaskSchedulerController: Sendable, Codable {
     /// not written, which would check its uniqueness.
     @inline(__always) mutating func processEnded(_ app: AppID) {
         if apps[Int(app.index)].holdsSomething { apps[Int(app.index)].processEnded() }
+    }
+}
+
+extension TaskSchedulerController: Controller {
+    mutating func appInstalled(_ manifest: AppManifest) { appInstalled() }
+
+    /// The process ended: each task it ran is lost (written into the
+    /// scheduler's history), and its handlers, tasks and budget go.
+    @inline(__always) mutating func processEnded(_ app: AppID, _ reason: TerminationReason,
+                                                 _ context: ControllerContext, _ effects: inout [Effect]) {
+        let i = Int(app.index)
+        guard apps[i].holdsSomething else { return }
+        for task in apps[i].running {
+            effects.append(.noteTaskHistory(app, task.identifier, "lost: the app was terminated (\(reason)) while it ran"))
+        }
+        apps[i].processEnded()
+    }
+
+    func heldAssertions(of app: AppID, _ context: ControllerContext) -> BackgroundAssertions {
+        holdsApp(app) ? .scheduledTask : []
     }
 }

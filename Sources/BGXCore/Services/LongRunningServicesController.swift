@@ -23,6 +23,12 @@ struct LongRunningServicesController: Sendable, Codable {
         apps[Int(app.index)].processEnded()
     }
 
+    /// A VoIP push's handler starts: until it returns, a call it reports counts as reported in it.
+    mutating func voipHandlerStarting(_ app: AppID, _ number: UInt32) {
+        apps[Int(app.index)].voip.handlerRunning = number
+        apps[Int(app.index)].voip.reportedInHandler = false
+    }
+
     /// An event buys the app in the background a run of at least `runTime`
     /// (a run already longer stands); its end carries a ticket for this run.
     mutating func extendRun(_ app: AppID, runTime: Nanoseconds, now: Nanoseconds, epoch: UInt32) -> Effect {
@@ -98,5 +104,27 @@ extension LongRunningServicesController {
         apps[i].audioNumber &+= 1
         apps[i].audio = AudioPlayback(number: apps[i].audioNumber, category: category, mixesWithOthers: mixes)
         return apps[i].audioNumber
+    }
+}
+
+extension LongRunningServicesController: Controller {
+    mutating func appInstalled(_ manifest: AppManifest) { appInstalled() }
+
+    @inline(__always) mutating func processEnded(_ app: AppID, _ reason: TerminationReason,
+                                                 _ context: ControllerContext, _ effects: inout [Effect]) {
+        processEnded(app)
+    }
+
+    /// Audio playing, background location updates the app may receive, and the run an event bought.
+    func heldAssertions(of app: AppID, _ context: ControllerContext) -> BackgroundAssertions {
+        let i = Int(app.index)
+        var held: BackgroundAssertions = []
+        if apps[i].audio != nil { held.insert(.audio) }
+        if apps[i].location.standard, context.appDeclaresLocation,
+           apps[i].location.allowsBackgroundUpdates || !context.locationNeedsOptIn {
+            held.insert(.backgroundLocation)
+        }
+        if runLasts(i, now: context.now) { held.insert(.serviceEvent) }
+        return held
     }
 }

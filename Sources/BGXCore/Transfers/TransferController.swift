@@ -158,3 +158,27 @@ struct TransferController: Sendable, Codable {
         return (wake, [.setAssertion(app, .transferEvents, false)])
     }
 }
+
+extension TransferController: Controller {
+    mutating func appInstalled(_ manifest: AppManifest) { appInstalled() }
+
+    @inline(__always) mutating func processEnded(_ app: AppID, _ reason: TerminationReason,
+                                                 _ context: ControllerContext, _ effects: inout [Effect]) {
+        processEnded(app)
+    }
+
+    /// Progress is settled at the old conditions first.
+    func deviceWillChange(_ change: DeviceChange, _ context: ControllerContext, _ effects: inout [Effect]) {
+        if !tasks.isEmpty { effects.append(.settleTransfers) }
+    }
+
+    /// The daemon looks again at the new conditions, and sessions held for a launch go.
+    func deviceChanged(_ change: DeviceChange, _ context: ControllerContext, _ effects: inout [Effect]) {
+        if !tasks.isEmpty { effects.append(.reviewTransfers) }
+        if sessions.contains(where: \.launchHeld) { effects.append(.reviewHeldTransferSessions) }
+    }
+
+    func heldAssertions(of app: AppID, _ context: ControllerContext) -> BackgroundAssertions {
+        apps[Int(app.index)].eventsWake != nil ? .transferEvents : []
+    }
+}

@@ -243,14 +243,6 @@ extension Engine {
         if transfers.takeReview(generation: generation) { reviewTransfers() }
     }
 
-    /// A device change: progress is settled at the old conditions first.
-    mutating func transfersBeforeDeviceChange() {
-        if !transfers.tasks.isEmpty { settleTransfers() }
-    }
-    mutating func transfersAfterDeviceChange() {
-        if !transfers.tasks.isEmpty { reviewTransfers() }
-        reviewHeldTransferSessions()
-    }
 
     /// Where the daemon keeps a transfer, by its id.
     func transferIndex(_ id: Int32) -> Int? { transfers.tasks.firstIndex { $0.id == id } }

@@ -28,7 +28,9 @@ struct DaemonSnapshot: Codable {
     /// became a controller; the text table says whether it lets texts go.
     /// 3: the scheduler learns the device's use (DeviceUsePrediction); an
     /// app's work queued for now holds it awake (AppProcess.queuedNow).
-    static let format = 3
+    /// 4: the controllers keep their own settings; the thundering herd is the
+    /// scheduler's; the memory controller keeps each app's declared footprint.
+    static let format = 4
 
     var engine: Engine
     var steps: Int64

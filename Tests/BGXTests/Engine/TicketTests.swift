@@ -10,7 +10,7 @@ import Testing
         let i = Int(app.index)
         let window = engine.ticket(app, engine.backgroundTasks.apps[i].windowNumber)
         #expect(engine.isOutstanding(window, .backgroundWindow, app))
-        engine.backgroundTasks.apps[i].windowNumber &+= 1
+        engine.backgroundTasks.openWindow(app, now: 0, budget: Time.seconds(30))  // the controller moves on: a new window
         #expect(!engine.isOutstanding(window, .backgroundWindow, app))
 
         let check = engine.ticket(app, engine.memory.cpu[i].checkNumber)
@@ -24,9 +24,13 @@ import Testing
         var engine = Engine()
         let app = engine.install(AppManifest(bundleIdentifier: "com.example.a"))
         let i = Int(app.index)
-        engine.pushes.apps[i].awaitingCompletion = [AwaitedPush(number: 1, watched: true), AwaitedPush(number: 2, watched: true)]
+        let epoch = engine.apps[i].epoch
+        for _ in 1...2 {
+            _ = engine.pushes.handToApp(app, Push(type: .background, priority: 5), watched: true, epoch: epoch, now: 0,
+                                        completionTimeout: Time.seconds(30))
+        }
         #expect(engine.isOutstanding(engine.ticket(app, 1), .pushCompletion, app))
-        engine.pushes.apps[i].awaitingCompletion.removeFirst()
+        _ = engine.pushes.completed(app, number: 1, result: .newData)
         #expect(!engine.isOutstanding(engine.ticket(app, 1), .pushCompletion, app))
         #expect(engine.isOutstanding(engine.ticket(app, 2), .pushCompletion, app))
     }

@@ -1,5 +1,4 @@
 @testable import BGXCore
-import BGXTestKit
 import Foundation
 import Testing
 
@@ -64,23 +63,5 @@ import Testing
         #expect(dump.explainSection(app: "com.example.news", at: "now") { "\($0)s" }?.heading == "launches of com.example.news at now")
         let json = String(decoding: try JSONEncoder().encode(dump), as: UTF8.self)
         #expect(json.contains("\"outcome\":\"refused\""))
-    }
-
-    @Test("rules §11: with Background App Refresh off, a fetch is refused and the launch controller keeps why, after the user's launch")
-    func engineNotesARefusedFetch() {
-        var engine = Engine(device: { var d = DeviceState(); d.backgroundAppRefresh = false; return d }())
-        let app = engine.install(AppManifest(bundleIdentifier: "com.example.news", backgroundModes: [.fetch]))
-        engine.schedule(.user(.launch(app)), at: 0)
-        engine.schedule(.user(.home), at: Time.minutes(1))
-        var directives: [Directive] = []
-        while let t = engine.nextEventTime, t <= Time.minutes(2) { engine.step(); engine.answerAtOnce(&directives) }
-        engine.setMinimumBackgroundFetchInterval(for: app, Time.minutes(15))
-        while let t = engine.nextEventTime, t <= Time.hours(2) { engine.step(); engine.answerAtOnce(&directives) }
-        let recent = engine.launchControllerDump(of: app).recent
-        #expect(recent.first?.outcome == "launched")
-        #expect(recent.first?.cause == "user")
-        #expect(recent.contains { $0.outcome == "refused" && $0.cause == "fetch"
-                                  && $0.reason == LaunchRefusal.backgroundAppRefreshOff.reason })
-        #expect(engine.controllerDumps(of: app).map(\.concern).contains("launch policy"))
     }
 }

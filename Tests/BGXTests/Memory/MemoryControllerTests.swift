@@ -1,6 +1,5 @@
 @testable import BGXCore
 import Foundation
-import BGXTestKit
 import Testing
 
 /// rules §10's books as the memory controller keeps them, with no engine and
@@ -98,21 +97,50 @@ struct MemoryControllerTests {
     }
 }
 
-/// The memory controller's dump reaches `bgx explain --app` when it holds something of the app.
-@Suite struct MemoryDumpTests {
-    @Test("A file lock held in the background shows in the memory dump, with the footprint and the band")
-    func heldLockIsDumped() throws {
-        var host = ImmediateHost(Engine(profile: .modern))
-        let app = host.install("com.example.notes")
-        host.tell([(0, .user(.launch(app)))])
-        host.run(until: Time.seconds(1))
-        #expect(!host.engine.controllerDumps(of: app).map(\.concern).contains("memory"))
-        host.engine.holdLock(for: app, "notes.sqlite")
-        host.engine.allocate(for: app, bytes: 10 << 20)
-        let dumps = host.engine.controllerDumps(of: app)
-        let memory = try #require(dumps.first { $0.concern == "memory" } as? MemoryDump)
-        #expect(memory.locks == ["notes.sqlite"] && memory.band == .foreground)
-        #expect(memory.footprint == host.engine.footprint(of: app))
-        #expect(memory.lines { "\($0)" }.contains("file locks held (fatal if suspended): notes.sqlite"))
+/// The moments the coordinator tells the memory controller of (`Controller`), with no engine.
+extension MemoryControllerTests {
+    static func context(at now: Nanoseconds) -> ControllerContext {
+        ControllerContext(now: now, wallClockOffset: 0, deviceMemory: 4 << 30, locationNeedsOptIn: true)
+    }
+
+    @Test("rules §10: a process's declared footprint and its allocations are resident from its start to its end; a suspended app joins the idle band at the back")
+    func residentFromStartToEnd() {
+        var c = MemoryController()
+        c.appInstalled(AppManifest(bundleIdentifier: "com.example.a", memory: 100 << 20))
+        c.appInstalled(AppManifest(bundleIdentifier: "com.example.b", memory: 50 << 20))
+        var effects: [Effect] = []
+        c.processStateChanged(app, from: .notRunning, to: .background, Self.context(at: 1), &effects)
+        #expect(effects.isEmpty)
+        c.processStateChanged(other, from: .notRunning, to: .active, Self.context(at: 1), &effects)
+        c.allocate(app, bytes: 10 << 20)
+        #expect(c.residentBytes == 160 << 20)
+        c.processStateChanged(app, from: .background, to: .suspended, Self.context(at: 7), &effects)
+        #expect(c.idleOrder.map(\.app) == [app] && c.idleOrder.map(\.since) == [7])
+        c.processStateChanged(app, from: .suspended, to: .notRunning, Self.context(at: 9), &effects)
+        #expect(c.residentBytes == 50 << 20)
+    }
+
+    @Test("rules §10: a process that ends with unsaved changes loses them (traced with the reason); its end finishes a kill and may end the low-memory episode")
+    func processEndLosesChanges() {
+        var c = MemoryController()
+        c.appInstalled(AppManifest(bundleIdentifier: "com.example.a", memory: 100 << 20))
+        var effects: [Effect] = []
+        c.processStateChanged(app, from: .notRunning, to: .background, Self.context(at: 0), &effects)
+        _ = c.setUnsavedChanges(app, true)
+        c.choose(app, JetsamKill(footprint: 1, level: 2, memory: 3, band: .background, cause: .pressure))
+        let began = c.lowMemoryBegins()
+        #expect(began)
+        c.processStateChanged(app, from: .background, to: .notRunning, Self.context(at: 5), &effects)
+        // 4 GB, 25 % kept by the system: 3 GB free once the process is gone, above the 10 % warning level.
+        c.processEnded(app, .memoryPressure, Self.context(at: 5), &effects)
+        #expect(effects == [.trace(app, .changesLost(reason: .memoryPressure))])
+        #expect(c.jettisonsUnderway == 0 && !c.warned && !c.apps[0].holdsSomething)
+        // Low memory that an end does not relieve goes on: another process holds 3 GB of the 4.
+        c.appInstalled(AppManifest(bundleIdentifier: "com.example.big", memory: 3 << 30))
+        c.processStateChanged(other, from: .notRunning, to: .active, Self.context(at: 6), &effects)
+        let beganAgain = c.lowMemoryBegins()
+        #expect(beganAgain)
+        c.processEnded(app, .exit, Self.context(at: 6), &effects)
+        #expect(c.warned)
     }
 }

@@ -93,15 +93,29 @@ extension PushControllerTests {
 @Suite struct ControllerDumpTests {
     @Test("A held push appears in the push controller's dump, as JSON and as a line of text")
     func heldPushIsDumped() throws {
-        var engine = Engine(seed: 1)
-        let app = engine.install(AppManifest(bundleIdentifier: "com.example.news", backgroundModes: [.remoteNotification]))
-        engine.pushes.apps[Int(app.index)].held = Push(type: .background, priority: 5)
-        engine.pushes.apps[Int(app.index)].heldSince = Time.minutes(3)
-        let dumps = engine.controllerDumps(of: app)
-        #expect(dumps.map(\.concern) == ["push"])
-        let lines = dumps[0].lines { "\($0 / Time.minutes(1))m" }
+        var c = PushController()
+        c.appInstalled()
+        let app = AppID(index: 0)
+        _ = c.hold(app, Push(type: .background, priority: 5), "Low Power Mode", retryAt: nil, now: Time.minutes(3))
+        let dump = c.dump(app, now: Time.minutes(4), settings: PushSettings())
+        let lines = dump.lines { "\($0 / Time.minutes(1))m" }
         #expect(lines.first == "held: a background push (priority 5) since 3m")
-        let json = String(decoding: try JSONEncoder().encode(dumps[0]), as: UTF8.self)
+        let json = String(decoding: try JSONEncoder().encode(dump), as: UTF8.self)
         #expect(json.contains("\"priority\":5"))
+    }
+}
+
+extension PushControllerTests {
+    @Test("rules §7: a held push's retry is due only for the retry last queued; then none is queued")
+    func onlyTheLastRetryIsDue() {
+        var c = controller()
+        _ = c.hold(app, push, "throttled", retryAt: Time.minutes(10), now: 0)
+        _ = c.scheduleRetry(app, at: Time.minutes(20))
+        let replaced = c.retryDue(app, generation: 1), last = c.retryDue(app, generation: 2)
+        #expect(!replaced && last)
+        #expect(c.apps[0].retryAt == nil)
+        // With none queued, a retry for the same moment is queued again.
+        let again = c.scheduleRetry(app, at: Time.minutes(20))
+        #expect(again == [.schedule(.pushRetry(app, generation: 3), at: Time.minutes(20))])
     }
 }
