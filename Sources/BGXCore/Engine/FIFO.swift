@@ -16,9 +16,6 @@
     @usableFromInline var count = 0
 
     @inlinable init() {}
-    @inlinable init<S: Sequence>(_ elements: S) where S.Element == Element {
-        for element in elements { append(element) }
-    }
 
     @inlinable var isEmpty: Bool { count == 0 }
     @inlinable var first: Element? { count == 0 ? nil : slots[head] }
@@ -48,7 +45,6 @@
     @inlinable mutating func removeAll() {
         while count > 0 { _ = popFirst() }
         head = 0
-        count = 0
     }
 
     /// Twice the slots (16 at first), the elements moved to the front in order.
