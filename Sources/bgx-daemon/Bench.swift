@@ -137,8 +137,9 @@ struct Bench: ParsableCommand {
     /// which grow with the code it runs, not with its apps.
     func residentKB(_ pid: Int32) -> (total: Int64, anonymous: Int64, file: Int64) {
         let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+        let lines = status.split(separator: "\n")
         func field(_ name: String) -> Int64 {
-            let line = status.split(separator: "\n").first { $0.hasPrefix(name + ":") } ?? ""
+            let line = lines.first { $0.hasPrefix(name + ":") } ?? ""
             return Int64(line.split(separator: " ").dropFirst().first ?? "") ?? 0
         }
         return (field("VmRSS"), field("RssAnon"), field("RssFile"))
