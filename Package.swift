@@ -33,11 +33,6 @@ let package = Package(
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
         // The live host's state on disk (bgx-daemon only: never built for `bgx`).
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
-        // The live host's background transfers (bgx-daemon only) and the HTTP server their tests run.
-        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
-        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
-        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         .target(
@@ -92,19 +87,12 @@ let package = Package(
             dependencies: ["BGXLive", "BGXCore", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: v5),
         // SHA-256 from the system's libcrypto, opened when a digest begins (C: dlopen), for
-        // downloads' checksums and the transfer tests' server: one digest did not justify
-        // compiling swift-crypto's BoringSSL beside the one AsyncHTTPClient brings.
+        // downloads' checksums: one digest did not justify compiling swift-crypto's BoringSSL.
         .target(name: "CBGXCrypto", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "BGXDigest", dependencies: ["CBGXCrypto"]),
-        // Background transfers that move real bytes (AsyncHTTPClient over SwiftNIO):
+        // Background transfers that move real bytes (the toolchain's URLSession, over libcurl):
         // resumable downloads with HTTP Range, verified before the app gets the file.
-        .target(
-            name: "BGXLiveTransfers",
-            dependencies: [
-                "BGXLive", "BGXDigest",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-            ]),
+        .target(name: "BGXLiveTransfers", dependencies: ["BGXLive", "BGXDigest"]),
         // Where the live host hears the platform: the system bus (UPower, NetworkManager,
         // logind) and a wlroots compositor's toplevels, each spoken on the wire in plain
         // Swift, and the kernel's power-supply directory (bgx-daemon only).
@@ -122,14 +110,6 @@ let package = Package(
             swiftSettings: v5),
         // A small app the live host's tests run as a real process.
         .executableTarget(name: "bgx-live-testapp", dependencies: ["BGXLive"], path: "Tests/LiveTestApp", swiftSettings: v5),
-        // The HTTP server (Hummingbird) the live transfer tests start on loopback, as a process of its own.
-        .executableTarget(
-            name: "bgx-test-httpserver",
-            dependencies: [
-                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),
-                "BGXDigest", .product(name: "NIOCore", package: "swift-nio"),
-            ],
-            path: "Tests/TransferServer"),
         // A BGXApp app whose background URLSession transfers the live host's tests follow.
         .executableTarget(
             name: "bgx-live-transferapp", dependencies: ["BGXApp", "BGXLiveApp"], path: "Tests/LiveTransferApp",
@@ -144,8 +124,8 @@ let package = Package(
             dependencies: [
                 "BGXLive", "BGXLiveStore", "BGXLiveTransfers", "BGXCore", "BGXSimulation", "BGXKit", "ColorFeedExample",
                 "BGXTestKit",
-                // To check the bytes background transfers moved, and the downloader's timeouts.
-                "BGXDigest", .product(name: "NIOCore", package: "swift-nio"),
+                // To check the bytes background transfers moved.
+                "BGXDigest",
                 // Property tests of the frame decoder.
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 // To read and alter a state file's tables as a person with sqlite3 would.

@@ -3,9 +3,8 @@ import Foundation
 
 /// SHA-256 from the system's libcrypto, named as CryptoKit names it.
 ///
-/// Why not swift-crypto: it compiles a BoringSSL of its own, and AsyncHTTPClient
-/// already brings one (swift-nio-ssl's); a second copy for one digest cost more
-/// build time than anything else in the live host. libcrypto is on every Linux
+/// Why not swift-crypto: it compiles a BoringSSL of its own, which for one digest
+/// cost more build time than anything else in the live host. libcrypto is on every Linux
 /// that has OpenSSL (Debian's `libssl3`, which curl and so Foundation need); it is
 /// opened when the first digest begins (CBGXCrypto), so a daemon that verifies
 /// no download never maps it, and building needs no OpenSSL headers.

@@ -1,8 +1,8 @@
-import AsyncHTTPClient
 import BGXDigest
 import Foundation
-import NIOCore
-
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// A download a background session hands to the system: the bytes go to
 /// `destination + ".partial"` as they arrive, so an attempt cut short — a
@@ -41,22 +41,35 @@ public enum DownloadOutcome: Sendable, Equatable {
     case failed(reason: String, retryable: Bool, offset: Int64)
 }
 
-/// Runs download attempts with AsyncHTTPClient over real TCP.
+/// Runs download attempts with the system's URLSession (FoundationNetworking,
+/// libcurl underneath) over real TCP, each response's body streamed to the
+/// partial file as it arrives.
 public final class ResumableDownloader: Sendable {
-    let client: HTTPClient
-    /// With no byte for this long an attempt is given up (a stalled connection), its bytes kept.
-    public let stallTimeout: TimeAmount
+    let session: URLSession
+    let router: AttemptRouter
+    /// With no byte for this long an attempt is given up (a stalled connection), its bytes kept:
+    /// URLSession's `timeoutIntervalForRequest`, an idle time as on iOS, not the whole response's.
+    public let stallTimeout: TimeInterval
 
-    public init(stallTimeout: TimeAmount = .seconds(60), connectTimeout: TimeAmount = .seconds(10)) {
-        var configuration = HTTPClient.Configuration()
-        configuration.timeout = .init(connect: connectTimeout, read: stallTimeout)
-        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    public init(stallTimeout: TimeInterval = 60) {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = stallTimeout
+        configuration.timeoutIntervalForResource = 7 * 24 * 3600
+        // The bytes go to the partial file, never to a cache; no cookies kept between attempts.
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.httpCookieStorage = nil
+        configuration.httpShouldSetCookies = false
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        router = AttemptRouter()
+        session = URLSession(configuration: configuration, delegate: router, delegateQueue: queue)
         self.stallTimeout = stallTimeout
     }
 
-    public func shutdown() async throws { try await client.shutdown() }
+    public func shutdown() async { session.invalidateAndCancel() }
     /// From a thread that is not in Swift concurrency (the daemon's loop).
-    public func shutdownNow() { try? client.syncShutdown() }
+    public func shutdownNow() { session.invalidateAndCancel() }
 
     /// Bytes already on disk for this download (the offset the next attempt resumes from).
     public static func offset(of request: DownloadRequest) -> Int64 {
@@ -66,7 +79,6 @@ public final class ResumableDownloader: Sendable {
     /// One attempt: resumes from the partial file's length, appends what
     /// arrives, and on the end of the body verifies and moves the file.
     public func attempt(_ request: DownloadRequest) async -> DownloadOutcome {
-        var request = request
         if access(request.destination, F_OK) == 0, access(request.partialPath, F_OK) != 0 {
             // An earlier attempt verified and moved the file, and its end was not heard (the daemon died).
             let length = ((try? FileManager.default.attributesOfItem(atPath: request.destination))?[.size] as? NSNumber)?.int64Value ?? 0
@@ -85,61 +97,15 @@ public final class ResumableDownloader: Sendable {
         if offset == 0, !FileManager.default.createFile(atPath: request.partialPath, contents: nil) {
             return .failed(reason: "cannot create \(request.partialPath)", retryable: false, offset: 0)
         }
-        var http = HTTPClientRequest(url: request.url)
-        for (name, value) in request.headers where name.lowercased() != "range" { http.headers.add(name: name, value: value) }
-        if offset > 0 { http.headers.add(name: "Range", value: "bytes=\(offset)-") }
-        let response: HTTPClientResponse
-        do {
-            response = try await client.execute(http, timeout: .hours(24 * 7))
-        } catch {
-            return .failed(reason: "\(error)", retryable: true, offset: offset)
+        guard let url = URL(string: request.url), url.scheme == "http" || url.scheme == "https" else {
+            return .failed(reason: "not an http or https URL: \(request.url)", retryable: false, offset: offset)
         }
-        var total = request.expectedLength
-        // RFC 9530's digest of the whole file (a range's too): checked when the app gave none.
-        if request.sha256 == nil, let digest = ReprDigest.sha256(response.headers.first(name: "Repr-Digest") ?? "") {
-            request.sha256 = digest
-        }
-        switch response.status.code {
-        case 200:
-            // The server ignored the range (or there was none): the body is the whole file.
-            if offset > 0 { offset = 0 }
-            if let length = response.headers.first(name: "Content-Length").flatMap(Int64.init) { total = total ?? length }
-        case 206:
-            guard let range = ContentRange(response.headers.first(name: "Content-Range") ?? ""), range.first == offset else {
-                try? FileManager.default.removeItem(atPath: request.partialPath)
-                return .failed(reason: "the server answered another range than bytes=\(offset)-", retryable: true, offset: 0)
-            }
-            total = total ?? range.total
-        case 416 where offset > 0 && offset == request.expectedLength:
-            // All the bytes were here already (the previous attempt ended after the last one).
-            return finish(request, length: offset)
-        default:
-            let code = Int(response.status.code)
-            if code == 416 { try? FileManager.default.removeItem(atPath: request.partialPath) }
-            // Server errors and throttling pass; a missing or forbidden file does not.
-            let retryable = code >= 500 || code == 408 || code == 429 || code == 416
-            return .failed(reason: "HTTP \(code)", retryable: retryable, offset: code == 416 ? 0 : offset)
-        }
-        guard let handle = FileHandle(forWritingAtPath: request.partialPath) else {
-            return .failed(reason: "cannot write \(request.partialPath)", retryable: false, offset: offset)
-        }
-        defer { try? handle.close() }
-        do {
-            try handle.truncate(atOffset: UInt64(offset))
-            try handle.seek(toOffset: UInt64(offset))
-            for try await chunk in response.body {
-                try handle.write(contentsOf: Data(chunk.readableBytesView))
-                offset += Int64(chunk.readableBytes)
-            }
-            try handle.synchronize()
-        } catch {
-            try? handle.synchronize()
-            return .failed(reason: "\(error)", retryable: true, offset: Self.offset(of: request))
-        }
-        if let total, offset != total {
-            return .failed(reason: "the body ended at \(offset) of \(total) bytes", retryable: true, offset: offset)
-        }
-        return finish(request, length: offset)
+        var http = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: stallTimeout)
+        for (name, value) in request.headers where name.lowercased() != "range" { http.addValue(value, forHTTPHeaderField: name) }
+        if offset > 0 { http.setValue("bytes=\(offset)-", forHTTPHeaderField: "Range") }
+        let attempt = DownloadAttempt(request, offset: offset)
+        let ended = await router.run(session.dataTask(with: http), attempt)
+        return attempt.outcome(ended, downloader: self)
     }
 
     /// Verifies length and checksum, then moves the file where the app will look for it.

@@ -1,9 +1,8 @@
 import BGXLive
 import Foundation
-import NIOCore
 
-/// The live host's transfer mover: each attempt a Swift task on
-/// AsyncHTTPClient's event loop, over real TCP. A download resumes from the
+/// The live host's transfer mover: each attempt a Swift task over
+/// the system's URLSession, over real TCP. A download resumes from the
 /// bytes kept on disk with HTTP `Range` and is verified before it is reported
 /// finished; an upload sends its file. One client per request timeout (the
 /// session's `timeoutIntervalForRequest` is how long a connection may be
@@ -19,7 +18,7 @@ public final class HTTPTransferMover: TransferMover, @unchecked Sendable {
         let ms = Int64(max(0.1, min(seconds, 7 * 24 * 3600)) * 1000)
         return lock.withLock {
             if let c = clients[ms] { return c }
-            let c = ResumableDownloader(stallTimeout: .milliseconds(ms))
+            let c = ResumableDownloader(stallTimeout: Double(ms) / 1000)
             clients[ms] = c
             return c
         }

@@ -1,6 +1,7 @@
-import AsyncHTTPClient
 import Foundation
-import NIOCore
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// A background upload: the file's bytes as the request's body (iOS's
 /// background sessions upload only from a file), with the app's method and
@@ -25,22 +26,33 @@ extension ResumableDownloader {
         guard let data = FileManager.default.contents(atPath: request.file) else {
             return .failed(reason: "cannot read \(request.file)", retryable: false, offset: 0)
         }
-        var http = HTTPClientRequest(url: request.url)
-        http.method = .init(rawValue: request.method)
+        guard let url = URL(string: request.url), url.scheme == "http" || url.scheme == "https" else {
+            return .failed(reason: "not an http or https URL: \(request.url)", retryable: false, offset: 0)
+        }
+        var http = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: stallTimeout)
+        http.httpMethod = request.method
         for (name, value) in request.headers where name.lowercased() != "content-length" {
-            http.headers.add(name: name, value: value)
+            http.addValue(value, forHTTPHeaderField: name)
         }
-        http.body = .bytes(ByteBuffer(bytes: data))
-        do {
-            let response = try await client.execute(http, timeout: .hours(24 * 7))
-            // The server's answer is read to its end (the connection is then free for the next request).
-            _ = try await response.body.collect(upTo: 1 << 20)
-            let code = Int(response.status.code)
-            if (200..<300).contains(code) { return .finished(length: Int64(data.count), sha256: Self.sha256(of: data)) }
-            let retryable = code >= 500 || code == 408 || code == 429
-            return .failed(reason: "HTTP \(code)", retryable: retryable, offset: 0)
-        } catch {
-            return .failed(reason: "\(error)", retryable: true, offset: 0)
-        }
+        let answer = UploadAnswer()
+        let error = await router.run(session.uploadTask(with: http, from: data), answer)
+        let code = answer.status
+        if let error { return .failed(reason: DownloadAttempt.describe(error), retryable: true, offset: 0) }
+        if (200..<300).contains(code) { return .finished(length: Int64(data.count), sha256: Self.sha256(of: data)) }
+        let retryable = code >= 500 || code == 408 || code == 429
+        return .failed(reason: "HTTP \(code)", retryable: retryable, offset: 0)
     }
+}
+
+/// An upload's answer: its status; its body is read to its end and dropped (the
+/// connection is then free for the next request).
+final class UploadAnswer: ResponseReader, @unchecked Sendable {
+    private(set) var status = 0
+
+    func received(_ response: URLResponse) -> Bool {
+        status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        return true
+    }
+
+    func received(_ data: Data) -> Bool { true }
 }

@@ -102,7 +102,7 @@ struct Daemon: ParsableCommand {
             // Made 0700, refused if another user could steer it (see PrivateDirectory).
             try PrivateDirectory(arguments.state, mode: 0o700).close()
             options.store = try SQLiteStore(path: arguments.state + "/state.sqlite", fsync: arguments.fsync)
-            // Background transfers' real bytes, over real TCP (AsyncHTTPClient).
+            // Background transfers' real bytes, over real TCP (the toolchain's URLSession).
             options.transferMover = HTTPTransferMover()
             // Last, once nothing else can refuse the start: the sources connect.
             let made = choice.make()

@@ -1,6 +1,5 @@
 import BGXLiveTransfers
 import Foundation
-import NIOCore
 import Testing
 
 /// Background downloads with real bytes over real TCP: resumed with `Range`
@@ -16,11 +15,11 @@ struct DownloadTests {
 
     /// `stall`: how long a silent connection is waited for (long, but for the stall test: a
     /// loaded machine can pause a healthy transfer for a while).
-    func withServer(stall: TimeAmount = .seconds(20), _ body: (TransferServer, ResumableDownloader) async throws -> Void) async throws {
+    func withServer(stall: TimeInterval = 20, _ body: (TransferServer, ResumableDownloader) async throws -> Void) async throws {
         let server = try TransferServer()
         let downloader = ResumableDownloader(stallTimeout: stall)
-        do { try await body(server, downloader) } catch { try? await downloader.shutdown(); throw error }
-        try await downloader.shutdown()
+        do { try await body(server, downloader) } catch { await downloader.shutdown(); throw error }
+        await downloader.shutdown()
     }
 
     /// Attempts until one finishes or cannot be helped, as the daemon does: on a
@@ -69,7 +68,7 @@ struct DownloadTests {
 
     @Test("a stalled connection is given up after the stall timeout, its bytes kept, and resumed")
     func stalledThenResumed() async throws {
-        try await withServer(stall: .seconds(2)) { server, downloader in
+        try await withServer(stall: 2) { server, downloader in
             let request = DownloadRequest(url: server.url("stall"), destination: Self.destination(),
                                           expectedLength: Int64(TransferServer.size), sha256: TransferServer.sha256)
             guard case let .failed(_, retryable, offset) = await downloader.attempt(request) else {

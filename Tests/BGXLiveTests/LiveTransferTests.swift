@@ -4,7 +4,7 @@ import Foundation
 import Glibc
 import Testing
 
-/// A real HTTP server on loopback (Hummingbird, `Tests/TransferServer`),
+/// A real HTTP server on loopback (Python's http.server, `Tests/TransferServer/server.py`),
 /// started by the test as a process of its own, so that nothing in the test
 /// process (tests blocked waiting for the daemon) can starve it: one 1 MiB
 /// file with its RFC 9530 digest, served whole or from a `Range`; a gated
@@ -29,8 +29,10 @@ final class TransferServer: @unchecked Sendable {
     private(set) var port = 0
 
     init() throws {
-        let server = try #require(LiveHost.executable("bgx-test-httpserver"), "bgx-test-httpserver was not built beside the tests")
-        process.executableURL = URL(fileURLWithPath: server)
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("TransferServer/server.py").path
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script]
         process.standardInput = input
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice

@@ -54,7 +54,7 @@ public enum TransferAttemptReport: Sendable, Equatable {
     case ended(task: Int32, TransferAttemptOutcome)
 }
 
-/// Moves real bytes for the live host (BGXLiveTransfers' AsyncHTTPClient
+/// Moves real bytes for the live host (BGXLiveTransfers' URLSession
 /// mover in bgx-daemon): attempts run off the daemon's thread and report
 /// back through `report`, which may be called from any thread.
 public protocol TransferMover: AnyObject, Sendable {
