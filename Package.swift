@@ -91,7 +91,7 @@ let package = Package(
         .target(name: "CBGXCrypto", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "BGXDigest", dependencies: ["CBGXCrypto"]),
         // Background transfers that move real bytes (the toolchain's URLSession, over libcurl):
-        // resumable downloads with HTTP Range, verified before the app gets the file.
+        // resumable downloads with HTTP Range, verified before the app gets the file (bgx-transferd).
         .target(name: "BGXLiveTransfers", dependencies: ["BGXLive", "BGXDigest"]),
         // Where the live host hears the platform: the system bus (UPower, NetworkManager,
         // logind) and a wlroots compositor's toplevels, each spoken on the wire in plain
@@ -100,10 +100,13 @@ let package = Package(
         // BGXApp's app code as a real process under the daemon: its connection
         // to the system over the live protocol, and the loop that runs its delegate.
         .target(name: "BGXLiveApp", dependencies: ["BGXApp", "BGXCore", "BGXLive"], swiftSettings: v5),
+        // The live host's transfer process (bgx-daemon starts it beside itself): the network
+        // stack lives here, never mapped by the daemon.
+        .executableTarget(name: "bgx-transferd", dependencies: ["BGXLive", "BGXLiveTransfers"], swiftSettings: v5),
         .executableTarget(
             name: "bgx-daemon",
             dependencies: [
-                "BGXLive", "BGXLiveStore", "BGXLiveTransfers", "BGXLivePlatform", "BGXCore", "BGXSimulation", "BGXDaemonArguments",
+                "BGXLive", "BGXLiveStore", "BGXLivePlatform", "BGXCore", "BGXSimulation", "BGXDaemonArguments",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],

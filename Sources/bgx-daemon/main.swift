@@ -4,7 +4,6 @@ import BGXDaemonArguments
 import BGXLive
 import BGXLivePlatform
 import BGXLiveStore
-import BGXLiveTransfers
 import BGXSimulation
 import Foundation
 
@@ -102,8 +101,9 @@ struct Daemon: ParsableCommand {
             // Made 0700, refused if another user could steer it (see PrivateDirectory).
             try PrivateDirectory(arguments.state, mode: 0o700).close()
             options.store = try SQLiteStore(path: arguments.state + "/state.sqlite", fsync: arguments.fsync)
-            // Background transfers' real bytes, over real TCP (the toolchain's URLSession).
-            options.transferMover = HTTPTransferMover()
+            // Background transfers' real bytes, over real TCP, in the transfer process beside
+            // this executable (without it, transfers are refused with why).
+            options.transferMover = TransferProcessMover.besideThisExecutable()
             // Last, once nothing else can refuse the start: the sources connect.
             let made = choice.make()
             options.platformSources = made.sources

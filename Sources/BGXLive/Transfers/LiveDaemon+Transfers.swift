@@ -49,7 +49,7 @@ extension LiveDaemon {
             reply(ok, ok ? nil : "the session was refused (see the trace)", nil)
         case "startTransfer":
             guard options.transferMover != nil else {
-                reply(false, "not yet supported: background transfers in a daemon without a transfer mover", nil); return true
+                reply(false, "not yet supported: background transfers without bgx-transferd beside bgx-daemon (swift build --product bgx-transferd)", nil); return true
             }
             guard let session = args["session"], let url = args["url"], !url.isEmpty else {
                 reply(false, "not yet supported: a background transfer without a request URL on the live host", nil); return true

@@ -39,7 +39,7 @@ public struct LiveTransfer: Sendable, Equatable, Codable {
 }
 
 /// How one attempt at a transfer ended.
-public enum TransferAttemptOutcome: Sendable, Equatable {
+public enum TransferAttemptOutcome: Sendable, Equatable, Codable {
     /// Every byte moved (a download's length and checksum verified, its file in place).
     case finished(detail: String)
     /// Cut short; another attempt may mend it (resuming from `offset` bytes).
@@ -49,14 +49,15 @@ public enum TransferAttemptOutcome: Sendable, Equatable {
 }
 
 /// What an attempt reports as it starts (the offset it resumes from) and as it ends.
-public enum TransferAttemptReport: Sendable, Equatable {
+public enum TransferAttemptReport: Sendable, Equatable, Codable {
     case began(task: Int32, offset: Int64)
     case ended(task: Int32, TransferAttemptOutcome)
 }
 
-/// Moves real bytes for the live host (BGXLiveTransfers' URLSession
-/// mover in bgx-daemon): attempts run off the daemon's thread and report
-/// back through `report`, which may be called from any thread.
+/// Moves real bytes for the live host (in bgx-daemon, `TransferProcessMover`:
+/// BGXLiveTransfers' URLSession mover in a process of its own): attempts run
+/// off the daemon's thread and report back through `report`, which may be
+/// called from any thread.
 public protocol TransferMover: AnyObject, Sendable {
     func start(_ transfer: LiveTransfer, report: @escaping @Sendable (TransferAttemptReport) -> Void)
     /// Stops an attempt (the engine no longer lets it run); it reports nothing more.
