@@ -31,7 +31,8 @@ public final class HTTPTransferMover: TransferMover, @unchecked Sendable {
             if transfer.isUpload {
                 report(.began(task: transfer.task, offset: 0))
                 outcome = await client.upload(UploadRequest(url: transfer.url, method: transfer.method,
-                                                            headers: transfer.headers, file: transfer.file ?? ""))
+                                                            headers: transfer.headers, file: transfer.file ?? "",
+                                                            readAs: transfer.readAsUser.map { ($0, transfer.readAsGroup ?? $0) }))
             } else {
                 let request = DownloadRequest(url: transfer.url, destination: transfer.destination,
                                               expectedLength: transfer.expectedLength, headers: transfer.headers)

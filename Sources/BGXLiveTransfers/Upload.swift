@@ -1,3 +1,4 @@
+import BGXLive
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -11,8 +12,17 @@ public struct UploadRequest: Sendable, Equatable {
     public var method: String
     public var headers: [String: String]
     public var file: String
+    /// Whose rights the file is opened with (the app's user and group); nil: this process's.
+    public var readAs: (uid: UInt32, gid: UInt32)?
 
-    public init(url: String, method: String = "POST", headers: [String: String] = [:], file: String) {
+    public static func == (a: UploadRequest, b: UploadRequest) -> Bool {
+        a.url == b.url && a.method == b.method && a.headers == b.headers && a.file == b.file
+            && a.readAs?.uid == b.readAs?.uid && a.readAs?.gid == b.readAs?.gid
+    }
+
+    public init(url: String, method: String = "POST", headers: [String: String] = [:], file: String,
+                readAs: (uid: UInt32, gid: UInt32)? = nil) {
+        self.readAs = readAs
         self.url = url
         self.method = method
         self.headers = headers
@@ -23,8 +33,10 @@ public struct UploadRequest: Sendable, Equatable {
 extension ResumableDownloader {
     /// One attempt at an upload.
     public func upload(_ request: UploadRequest) async -> DownloadOutcome {
-        guard let data = FileManager.default.contents(atPath: request.file) else {
-            return .failed(reason: "cannot read \(request.file)", retryable: false, offset: 0)
+        let data: Data
+        switch UploadFile.contents(request.file, as: request.readAs) {
+        case let .success(bytes): data = bytes
+        case let .failure(error): return .failed(reason: error.description, retryable: false, offset: 0)
         }
         guard let url = URL(string: request.url), url.scheme == "http" || url.scheme == "https" else {
             return .failed(reason: "not an http or https URL: \(request.url)", retryable: false, offset: 0)

@@ -75,4 +75,24 @@ struct TransferProcessTests {
         try host.wait(for: ["kind": "callback", "name": "urlSessionTaskDidComplete", "result": "success"],
                       after: host.index(of: retry))
     }
+
+    @Test("an app cannot upload a file only root may read: the file is opened with the app's rights, not the daemon's",
+          .enabled(if: geteuid() == 0, "needs root to give apps users"))
+    func uploadsReadWithTheAppsRights() throws {
+        let server = try TransferServer()
+        let host = try LiveHost(timeScale: 10)
+        defer { host.stop() }
+        let secret = host.directory + "/secret"
+        #expect(FileManager.default.createFile(atPath: secret, contents: Data("root's only".utf8),
+                                               attributes: [.posixPermissions: 0o600]))
+        try host.install(LiveTransferTests.app, behaviour: "upload \(server.url("upload")) \(secret) PUT",
+                         executable: LiveTransferTests.executable)
+        try host.ctl("launch", LiveTransferTests.app)
+        // The call is answered before didFinishLaunching returns, and so before the app is active.
+        try host.wait(for: ["kind": "state", "to": "active"])
+        let log = (try? String(contentsOfFile: host.directory + "/state/logs/com.example.transfers.log", encoding: .utf8)) ?? ""
+        #expect(log.contains("startTransfer: an upload needs a regular file the app may read"), "\(log)")
+        #expect(!host.lines.contains { $0["kind"] as? String == "transfer.create" })
+        #expect(server.uploads.isEmpty)
+    }
 }

@@ -55,9 +55,12 @@ extension LiveDaemon {
                 reply(false, "not yet supported: a background transfer without a request URL on the live host", nil); return true
             }
             let isUpload = args["kind"] == "upload"
+            // The app's own rights decide what it may upload, not the daemon's (root reads everything).
+            let user: (uid: uid_t, gid: gid_t)?
+            do { user = try appUser(for: app) } catch { reply(false, "\(error)", nil); return true }
             if isUpload {
-                guard let file = args["file"], access(file, R_OK) == 0 else {
-                    reply(false, "an upload needs a readable file (uploadTask(with:fromFile:)), not \(args["file"] ?? "none")", nil)
+                guard let file = args["file"], UploadFile.readable(file, as: user) else {
+                    reply(false, "an upload needs a regular file the app may read (uploadTask(with:fromFile:)), not \(args["file"] ?? "none")", nil)
                     return true
                 }
             }
@@ -77,7 +80,8 @@ extension LiveDaemon {
                 method: args["method"] ?? (isUpload ? "POST" : "GET"), headers: headers, file: args["file"],
                 destination: transferDirectory + "/\(CgroupFiles.leaf(bundle))-\(task).download",
                 expectedLength: bytes >= 0 ? bytes : nil,
-                requestTimeout: args["requestTimeout"].flatMap(Double.init) ?? 60)
+                requestTimeout: args["requestTimeout"].flatMap(Double.init) ?? 60,
+                readAsUser: user?.uid, readAsGroup: user?.gid)
             reply(true, nil, ["task": "\(task)"])
         case "cancelTransfer":
             guard let task = args["task"].flatMap(Int32.init) else { reply(false, "cancelTransfer needs a task", nil); return true }

@@ -20,11 +20,17 @@ public struct LiveTransfer: Sendable, Equatable, Codable {
     public var expectedLength: Int64?
     /// Seconds without a byte before an attempt is given up (the session's `timeoutIntervalForRequest`).
     public var requestTimeout: Double
+    /// The app's user and group, when it has its own: an upload's file is opened with their
+    /// rights, never the daemon's (else an app could send the server any file root can read).
+    public var readAsUser: UInt32?
+    public var readAsGroup: UInt32?
 
     public init(task: Int32, app: String, session: String, isUpload: Bool, url: String, method: String,
                 headers: [String: String], file: String?, destination: String, expectedLength: Int64?,
-                requestTimeout: Double = 60) {
+                requestTimeout: Double = 60, readAsUser: UInt32? = nil, readAsGroup: UInt32? = nil) {
         self.requestTimeout = requestTimeout
+        self.readAsUser = readAsUser
+        self.readAsGroup = readAsGroup
         self.task = task
         self.app = app
         self.session = session

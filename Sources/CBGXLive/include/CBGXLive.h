@@ -17,6 +17,13 @@ pid_t bgx_spawn(const char *path, char *const argv[], char *const envp[],
                 const char *cgroup_procs, int log_fd, const char *directory,
                 int change_user, uid_t uid, gid_t gid, int *error);
 
+/// Opens `path` read-only with the file-system rights of `uid`/`gid` and no
+/// supplementary groups (this thread only; root's again before it returns):
+/// what an app may read, checked by the kernel at the open itself, so a file
+/// swapped for a symbolic link after a check gains nothing. Only a regular
+/// file is returned (else -1, EINVAL). Returns the descriptor, or -1 with errno.
+int bgx_open_as(const char *path, uid_t uid, gid_t gid);
+
 /// pidfd_open(2): a handle on the process that a reused pid cannot fool.
 /// Readable (poll) once the process has exited.
 int bgx_pidfd_open(pid_t pid);
