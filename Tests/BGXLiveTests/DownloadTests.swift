@@ -82,6 +82,20 @@ struct DownloadTests {
         }
     }
 
+    @Test("the stall timeout is a silence, not a deadline: a body slower than it in all, but never silent that long, arrives")
+    func slowIsNotStalled() async throws {
+
+        try await withServer(stall: 1) { server, downloader in
+            let request = DownloadRequest(url: server.url("trickle"), destination: Self.destination(), expectedLength: 16)
+            guard case let .finished(length, _) = await downloader.attempt(request) else {
+                Issue.record("a steady body was given up as stalled")
+                return
+            }
+            #expect(length == 16)
+            #expect(FileManager.default.contents(atPath: request.destination) == Data(repeating: UInt8(ascii: "t"), count: 16))
+        }
+    }
+
     @Test("after the daemon died mid-download, the bytes on disk are the offset: only the rest is fetched")
     func resumedAfterCrash() async throws {
         try await withServer { server, downloader in

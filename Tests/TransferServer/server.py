@@ -8,7 +8,7 @@ Repr-Digest), /gated (the same, but each response sends its first 300 000
 bytes and holds the rest until the gate opens), /upload (PUT or POST: keeps
 what it got), /missing (404), /norange (ignores Range), /unavailable (503),
 /drop and /stall (the first response cut short: the connection closed, or
-left silent).
+left silent), /trickle (16 bytes, one every quarter of a second).
 
 It says on standard output `port N` once listening, `range R` (`-` for none)
 for each request of the file, `upload METHOD HEADER SHA256 LENGTH` for each
@@ -22,6 +22,7 @@ import http.server
 import os
 import sys
 import threading
+import time
 
 SIZE = 1 << 20
 CONTENT = bytes(((i * 131 + 17) & 0xFF) for i in range(SIZE))
@@ -106,6 +107,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.answer(503)
         elif path in ("/drop", "/stall"):
             self.cut_short(path == "/stall")
+        elif path == "/trickle":
+            self.head(200, (), 16)
+            for _ in range(16):
+                self.wfile.write(b"t")
+                self.wfile.flush()
+                time.sleep(0.25)
         else:  # /missing, and anything else
             self.answer(404)
 
