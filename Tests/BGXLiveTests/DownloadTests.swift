@@ -85,7 +85,9 @@ struct DownloadTests {
     @Test("the stall timeout is a silence, not a deadline: a body slower than it in all, but never silent that long, arrives")
     func slowIsNotStalled() async throws {
 
-        try await withServer(stall: 1) { server, downloader in
+        // 16 bytes over 4 s, one every 0.25 s, against 2 s of allowed silence (URLSession's
+        // timeoutIntervalForRequest): twice the allowed silence in all, a gap eight times shorter.
+        try await withServer(stall: 2) { server, downloader in
             let request = DownloadRequest(url: server.url("trickle"), destination: Self.destination(), expectedLength: 16)
             guard case let .finished(length, _) = await downloader.attempt(request) else {
                 Issue.record("a steady body was given up as stalled")
