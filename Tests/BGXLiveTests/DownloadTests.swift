@@ -84,7 +84,6 @@ struct DownloadTests {
 
     @Test("the stall timeout is a silence, not a deadline: a body slower than it in all, but never silent that long, arrives")
     func slowIsNotStalled() async throws {
-
         // 16 bytes over 4 s, one every 0.25 s, against 2 s of allowed silence (URLSession's
         // timeoutIntervalForRequest): twice the allowed silence in all, a gap eight times shorter.
         try await withServer(stall: 2) { server, downloader in
