@@ -49,11 +49,18 @@ enum Effect: Sendable, Equatable {
     case notificationsFollowTimeZone
     /// Held pushes are tried again.
     case retryHeldPushes
-    /// The transfer daemon settles progress at the old conditions; then looks again.
-    case settleTransfers
-    case reviewTransfers
-    /// Sessions held for a launch (before the first unlock) go.
-    case reviewHeldTransferSessions
+
+    // MARK: transfers
+    /// A transfer's trace line with words of its own (interned as it is written).
+    indirect case transferNote(AppID, TransferNote)
+    /// Queues work on the app's main thread without running it yet (a `.pump` follows).
+    case queueJob(AppID, MainThreadJob)
+    /// Runs what can run of the app's main-thread queue.
+    case pump(AppID)
+    /// What a fetch's transfers move counts toward its cost (rules §6), if a fetch is in flight.
+    case countFetchBytes(AppID, Int64)
+    /// The transfer controller goes on from `TransferStep` once what came before is carried out.
+    case continueTransfers(TransferStep)
 }
 
 extension Engine {
@@ -112,12 +119,28 @@ extension Engine {
             deviceTimeZoneChanged()
         case .retryHeldPushes:
             retryHeldPushes()
-        case .settleTransfers:
-            settleTransfers()
-        case .reviewTransfers:
-            reviewTransfers()
-        case .reviewHeldTransferSessions:
-            reviewHeldTransferSessions()
+        // MARK: transfers
+        case let .transferNote(app, note):
+            switch note {
+            case let .hold(session, reason):
+                record(app, .transferHold(session: session, reason: appendText(reason)))
+            case let .cancel(session, reason, oneOff):
+                record(app, .transferCancel(session: session, reason: oneOff ? appendText(reason) : text(reason)))
+            case let .fail(session, task, result, reason):
+                record(app, .transferFail(session: session, task: task, result: result, reason: appendText(reason)))
+            case let .deferred(session, task, reason):
+                record(app, .transferDefer(session: session, task: task, reason: appendText(reason)))
+            case let .retry(session, task, reason):
+                record(app, .transferRetry(session: session, task: task, reason: appendText(reason)))
+            }
+        case let .queueJob(app, job):
+            apps[Int(app.index)].jobs.append(job)
+        case let .pump(app):
+            pump(app)
+        case let .countFetchBytes(app, bytes):
+            if scheduler.apps[Int(app.index)].fetchInFlight != nil { scheduler.apps[Int(app.index)].fetchInFlight!.bytes += bytes }
+        case let .continueTransfers(step):
+            continueTransfers(step)
         }
     }
 }
