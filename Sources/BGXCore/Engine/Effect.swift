@@ -61,6 +61,16 @@ enum Effect: Sendable, Equatable {
     case countFetchBytes(AppID, Int64)
     /// The transfer controller goes on from `TransferStep` once what came before is carried out.
     case continueTransfers(TransferStep)
+
+    // MARK: services
+    /// A service's trace line with words of its own (interned as it is written).
+    indirect case serviceNote(AppID, ServiceNote)
+    /// Queues work on the app's main thread and runs what can run — if the app (still) runs.
+    case enqueueIfRunning(AppID, MainThreadJob)
+    /// The app is terminated, with why in words.
+    indirect case terminate(AppID, TerminationReason, detail: String)
+    /// The services controller goes on from `ServiceStep` once what came before is carried out.
+    indirect case continueServices(ServiceStep)
 }
 
 extension Engine {
@@ -141,6 +151,26 @@ extension Engine {
             if scheduler.apps[Int(app.index)].fetchInFlight != nil { scheduler.apps[Int(app.index)].fetchInFlight!.bytes += bytes }
         case let .continueTransfers(step):
             continueTransfers(step)
+        // MARK: services
+        case let .serviceNote(app, note):
+            switch note {
+            case let .audioRefuse(reason): record(app, .audioRefuse(reason: text(reason)))
+            case let .audioStop(reason): record(app, .audioStop(reason: text(reason)))
+            case let .accessoryDisconnect(transport, reason):
+                record(app, .accessoryDisconnect(transport: transport, reason: text(reason)))
+            case let .accessoryDrop(transport, reason): record(app, .accessoryDrop(transport: transport, reason: text(reason)))
+            case let .locationDrop(service, reason): record(app, .locationDrop(service: service, reason: text(reason)))
+            case let .locationDefer(service, reason): record(app, .locationDefer(service: service, reason: text(reason)))
+            case let .voipDrop(trigger, reason): record(app, .voipDrop(trigger: trigger, reason: text(reason)))
+            }
+        case let .enqueueIfRunning(app, job):
+            guard apps[Int(app.index)].state.isRunning else { return }
+            apps[Int(app.index)].jobs.append(job)
+            pump(app)
+        case let .terminate(app, reason, detail):
+            terminate(app, reason, detail: detail)
+        case let .continueServices(step):
+            continueServices(step)
         }
     }
 }

@@ -1,8 +1,8 @@
 /// rules §8: the system's transfer daemon (nsurlsessiond). Transfers belong to
 /// it, not to the app: they progress while the app is suspended or terminated
-/// by the system. This file is the daemon's own concern — which transfers may
-/// run, how fast, and when the next one finishes; `BackgroundSessions.swift`
-/// hands the results to the app.
+/// by the system. This file holds the daemon's words — its transfers, their
+/// waits and results; `TransferController` decides which transfers may run,
+/// how fast, when the next one finishes and how the results reach the app.
 ///
 /// Bandwidth model: the device's `bandwidth` (bytes per second; timeline
 /// `network: {transferSpeed}`) is shared equally by every transfer running on
