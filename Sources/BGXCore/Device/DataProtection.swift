@@ -44,73 +44,94 @@ public struct DataProtectionSettings: Sendable, Equatable, Codable {
     public init() {}
 }
 
-extension Engine {
-    /// `UIApplication.isProtectedDataAvailable`: can class A (`complete`)
-    /// data be read now? Unlocked, or locked less than the grace period ago,
-    /// or no passcode. The one fact policies about protected data read.
-    public var isProtectedDataAvailable: Bool { protectedDataRefusal(.complete) == nil }
+/// rules §13's data-protection policy at a moment: which classes' keys are
+/// available, and why. No state of its own: the device's lock and passcode,
+/// read by the engine, and the profile's grace period.
+struct DataProtectionPolicy {
+    var passcode: Bool
+    var unlockedSinceBoot: Bool
+    var locked: Bool
+    var lockedSince: Nanoseconds?
+    var now: Nanoseconds
+    var settings: DataProtectionSettings
+    /// Time of day at t = 0: the lock's moment is written as a time of day.
+    var wallClockOffset: Nanoseconds
 
     /// Why a file of this class cannot be opened now; nil when it can.
-    func protectedDataRefusal(_ protection: FileProtection) -> String? {
-        guard device.passcode else { return nil }
+    func refusal(_ protection: FileProtection) -> String? {
+        guard passcode else { return nil }
         switch protection {
         case .none:
             return nil
         case .completeUntilFirstUserAuthentication:
-            return device.unlockedSinceBoot ? nil : "the device has not been unlocked since it booted"
+            return unlockedSinceBoot ? nil : "the device has not been unlocked since it booted"
         case .complete:
-            guard device.unlockedSinceBoot else { return "the device has not been unlocked since it booted" }
-            guard device.locked, let since = lockedSince else { return nil }
-            let grace = profile.dataProtection.classKeyGracePeriod
+            guard unlockedSinceBoot else { return "the device has not been unlocked since it booted" }
+            guard locked, let since = lockedSince else { return nil }
+            let grace = settings.classKeyGracePeriod
             if now < since + grace { return nil }
             return "the device is locked: class A keys were discarded \(Time.describe(grace)) after the lock at "
-                + Time.wallClock(wall(since), seconds: true)
+                + Time.wallClock(since + wallClockOffset, seconds: true)
         }
     }
 
     /// Why the file can be opened, in words, for the trace.
-    func protectedDataGrant(_ protection: FileProtection) -> String {
-        if !device.passcode { return "no passcode: files are not protected by one" }
+    func grant(_ protection: FileProtection) -> String {
+        if !passcode { return "no passcode: files are not protected by one" }
         switch protection {
         case .none: return "no protection: readable whenever the device is on"
         case .completeUntilFirstUserAuthentication: return "unlocked since boot"
         case .complete:
-            return device.locked ? "locked less than \(Time.describe(profile.dataProtection.classKeyGracePeriod)) ago"
-                : "the device is unlocked"
+            return locked ? "locked less than \(Time.describe(settings.classKeyGracePeriod)) ago" : "the device is unlocked"
         }
     }
+
+    /// A write of a file of this class: the answer, and the words its trace line gives.
+    func write(_ protection: FileProtection) -> (access: FileAccess, words: String) {
+        if let refusal = refusal(protection) { return (.notPermitted(reason: refusal), refusal) }
+        return (.ok, grant(protection))
+    }
+
+    /// A read of a file the app wrote (nil: no such file): the answer, and the words.
+    func read(_ file: ProtectedFile?) -> (access: FileAccess, words: String) {
+        guard let file else { return (.noSuchFile, "no such file") }
+        if let refusal = refusal(file.protection) { return (.notPermitted(reason: refusal), refusal) }
+        return (.ok, grant(file.protection))
+    }
+}
+
+// The app's calls: the policy decides, the engine keeps the app's files and writes the trace.
+extension Engine {
+    private var dataProtection: DataProtectionPolicy {
+        DataProtectionPolicy(passcode: device.passcode, unlockedSinceBoot: device.unlockedSinceBoot,
+                             locked: device.locked, lockedSince: lockedSince, now: now,
+                             settings: profile.dataProtection, wallClockOffset: wallClockOffset)
+    }
+
+    /// `UIApplication.isProtectedDataAvailable`: can class A (`complete`)
+    /// data be read now? Unlocked, or locked less than the grace period ago,
+    /// or no passcode. The one fact policies about protected data read.
+    public var isProtectedDataAvailable: Bool { dataProtection.refusal(.complete) == nil }
 
     /// `Data.write(to:options:)` with a protection option. Fails like iOS
     /// when the class key is not available now.
     @discardableResult
     public mutating func writeFile(for app: AppID, path: String, protection: FileProtection, bytes: Int64 = 0) -> FileAccess {
-        let i = Int(app.index)
         let p = text(path)
-        if let refusal = protectedDataRefusal(protection) {
-            record(app, .fileWrite(path: p, protection: protection, ok: false, reason: text(refusal)))
-            return .notPermitted(reason: refusal)
-        }
-        apps[i].files[p] = ProtectedFile(protection: protection, bytes: bytes)
-        record(app, .fileWrite(path: p, protection: protection, ok: true, reason: text(protectedDataGrant(protection))))
-        return .ok
+        let (access, words) = dataProtection.write(protection)
+        if access == .ok { apps[Int(app.index)].files[p] = ProtectedFile(protection: protection, bytes: bytes) }
+        apply(.trace(app, .fileWrite(path: p, protection: protection, ok: access == .ok, reason: text(words))))
+        return access
     }
 
     /// `Data(contentsOf:)` of a file the app wrote.
     @discardableResult
     public mutating func readFile(for app: AppID, path: String) -> FileAccess {
-        let i = Int(app.index)
         let p = text(path)
-        guard let file = apps[i].files[p] else {
-            record(app, .fileRead(path: p, protection: nil, ok: false, reason: text("no such file")))
-            return .noSuchFile
-        }
-        if let refusal = protectedDataRefusal(file.protection) {
-            record(app, .fileRead(path: p, protection: file.protection, ok: false, reason: text(refusal)))
-            return .notPermitted(reason: refusal)
-        }
-        record(app, .fileRead(path: p, protection: file.protection, ok: true,
-                              reason: text(protectedDataGrant(file.protection))))
-        return .ok
+        let file = apps[Int(app.index)].files[p]
+        let (access, words) = dataProtection.read(file)
+        apply(.trace(app, .fileRead(path: p, protection: file?.protection, ok: access == .ok, reason: text(words))))
+        return access
     }
 
     /// The protection class of a file the app wrote, if it exists.

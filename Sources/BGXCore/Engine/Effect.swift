@@ -49,11 +49,28 @@ enum Effect: Sendable, Equatable {
     case notificationsFollowTimeZone
     /// Held pushes are tried again.
     case retryHeldPushes
-    /// The transfer daemon settles progress at the old conditions; then looks again.
-    case settleTransfers
-    case reviewTransfers
-    /// Sessions held for a launch (before the first unlock) go.
-    case reviewHeldTransferSessions
+
+    // MARK: transfers
+    /// A transfer's trace line with words of its own (interned as it is written).
+    indirect case transferNote(AppID, TransferNote)
+    /// Queues work on the app's main thread without running it yet (a `.pump` follows).
+    case queueJob(AppID, MainThreadJob)
+    /// Runs what can run of the app's main-thread queue.
+    case pump(AppID)
+    /// What a fetch's transfers move counts toward its cost (rules §6), if a fetch is in flight.
+    case countFetchBytes(AppID, Int64)
+    /// The transfer controller goes on from `TransferStep` once what came before is carried out.
+    case continueTransfers(TransferStep)
+
+    // MARK: services
+    /// A service's trace line with words of its own (interned as it is written).
+    indirect case serviceNote(AppID, ServiceNote)
+    /// Queues work on the app's main thread and runs what can run — if the app (still) runs.
+    case enqueueIfRunning(AppID, MainThreadJob)
+    /// The app is terminated, with why in words.
+    indirect case terminate(AppID, TerminationReason, detail: String)
+    /// The services controller goes on from `ServiceStep` once what came before is carried out.
+    indirect case continueServices(ServiceStep)
 }
 
 extension Engine {
@@ -112,12 +129,48 @@ extension Engine {
             deviceTimeZoneChanged()
         case .retryHeldPushes:
             retryHeldPushes()
-        case .settleTransfers:
-            settleTransfers()
-        case .reviewTransfers:
-            reviewTransfers()
-        case .reviewHeldTransferSessions:
-            reviewHeldTransferSessions()
+        // MARK: transfers
+        case let .transferNote(app, note):
+            switch note {
+            case let .hold(session, reason):
+                record(app, .transferHold(session: session, reason: appendText(reason)))
+            case let .cancel(session, reason, oneOff):
+                record(app, .transferCancel(session: session, reason: oneOff ? appendText(reason) : text(reason)))
+            case let .fail(session, task, result, reason):
+                record(app, .transferFail(session: session, task: task, result: result, reason: appendText(reason)))
+            case let .deferred(session, task, reason):
+                record(app, .transferDefer(session: session, task: task, reason: appendText(reason)))
+            case let .retry(session, task, reason):
+                record(app, .transferRetry(session: session, task: task, reason: appendText(reason)))
+            }
+        case let .queueJob(app, job):
+            apps[Int(app.index)].jobs.append(job)
+        case let .pump(app):
+            pump(app)
+        case let .countFetchBytes(app, bytes):
+            if scheduler.apps[Int(app.index)].fetchInFlight != nil { scheduler.apps[Int(app.index)].fetchInFlight!.bytes += bytes }
+        case let .continueTransfers(step):
+            continueTransfers(step)
+        // MARK: services
+        case let .serviceNote(app, note):
+            switch note {
+            case let .audioRefuse(reason): record(app, .audioRefuse(reason: text(reason)))
+            case let .audioStop(reason): record(app, .audioStop(reason: text(reason)))
+            case let .accessoryDisconnect(transport, reason):
+                record(app, .accessoryDisconnect(transport: transport, reason: text(reason)))
+            case let .accessoryDrop(transport, reason): record(app, .accessoryDrop(transport: transport, reason: text(reason)))
+            case let .locationDrop(service, reason): record(app, .locationDrop(service: service, reason: text(reason)))
+            case let .locationDefer(service, reason): record(app, .locationDefer(service: service, reason: text(reason)))
+            case let .voipDrop(trigger, reason): record(app, .voipDrop(trigger: trigger, reason: text(reason)))
+            }
+        case let .enqueueIfRunning(app, job):
+            guard apps[Int(app.index)].state.isRunning else { return }
+            apps[Int(app.index)].jobs.append(job)
+            pump(app)
+        case let .terminate(app, reason, detail):
+            terminate(app, reason, detail: detail)
+        case let .continueServices(step):
+            continueServices(step)
         }
     }
 }

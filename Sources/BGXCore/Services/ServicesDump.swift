@@ -52,11 +52,11 @@ public struct ServicesControllerDump: ControllerDump, Equatable {
     }
 }
 
-extension Engine {
-    /// The long-running services controller's state for the app now.
-    public func servicesControllerDump(of app: AppID) -> ServicesControllerDump {
-        let i = Int(app.index)
-        let s = services.apps[i]
+extension LongRunningServicesController {
+    /// The controller's state for the app now (`modes`: its declared modes; `name` words a region's identifier).
+    func dump(of app: AppID, modes: Set<BackgroundMode>, now: Nanoseconds, settings: LongRunningSettings,
+              voipFailureLimit: Int, name: (TextID) -> String) -> ServicesControllerDump {
+        let s = apps[Int(app.index)]
         func session(_ state: SessionState) -> String? {
             switch state {
             case .none: nil
@@ -66,11 +66,20 @@ extension Engine {
         }
         return ServicesControllerDump(
             audioCategory: s.audio.map { "\($0.category)" }, audioMixes: s.audio?.mixesWithOthers ?? false,
-            standardLocation: s.location.standard, standardLocationInBackground: backgroundLocationAllowed(i),
+            standardLocation: s.location.standard,
+            standardLocationInBackground: Self.backgroundLocationAllowed(s.location, modes, settings: settings),
             significantChanges: s.location.significant,
-            regions: s.location.regions.map { .init(identifier: text($0.identifier), inside: $0.inside) },
+            regions: s.location.regions.map { .init(identifier: name($0.identifier), inside: $0.inside) },
             accessory: session(s.accessory), bluetooth: session(s.bluetooth), bluetoothRestores: s.bluetoothRestores,
             runUntil: s.wakeUntil.flatMap { now < $0 ? $0 : nil }, keepAliveInterval: s.voip.keepAliveInterval,
-            voipFailures: s.voip.failures, voipFailureLimit: profile.push.voipReportFailureLimit)
+            voipFailures: s.voip.failures, voipFailureLimit: voipFailureLimit)
+    }
+}
+
+extension Engine {
+    /// The long-running services controller's state for the app now.
+    public func servicesControllerDump(of app: AppID) -> ServicesControllerDump {
+        services.dump(of: app, modes: apps[Int(app.index)].manifest.backgroundModes, now: now,
+                      settings: profile.longRunning, voipFailureLimit: profile.push.voipReportFailureLimit) { text($0) }
     }
 }

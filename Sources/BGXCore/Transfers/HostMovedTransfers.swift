@@ -15,47 +15,49 @@ public struct RunnableTransfer: Sendable, Equatable {
     public var bytes: Int64
 }
 
+extension TransferController {
+    /// The transfers the daemon runs now (what the host must be moving); `name` words a session's identifier.
+    func runnable(name: (TextID) -> String) -> [RunnableTransfer] {
+        tasks.filter { $0.phase == .running }.map {
+            RunnableTransfer(task: $0.id, app: $0.app, session: name($0.session), kind: $0.kind, bytes: $0.bytes)
+        }
+    }
+}
+
+// The host's reports: each is forwarded to the transfer controller.
 extension Engine {
     /// From now on running transfers finish only when the host says so.
     public mutating func letHostMoveTransferBytes() {
-        transfers.bytesMovedByHost = true
+        transfers.letHostMoveBytes()
     }
 
     /// The transfers the engine says run now (what the host must be moving).
-    public var runnableTransfers: [RunnableTransfer] {
-        transfers.tasks.filter { $0.phase == .running }.map {
-            RunnableTransfer(task: $0.id, app: $0.app, session: text($0.session), kind: $0.kind, bytes: $0.bytes)
-        }
-    }
+    public var runnableTransfers: [RunnableTransfer] { transfers.runnable { text($0) } }
 
     /// The host moved every byte of a running transfer (a download verified).
     /// False when the engine no longer runs it (cancelled, timed out meanwhile).
     @discardableResult
     public mutating func transferFinishedByHost(_ task: Int32) -> Bool {
-        settleTransfers()
-        guard let t = transferIndex(task), transfers.tasks[t].phase == .running else { return false }
-        transfers.tasks[t].remaining = 0
-        reviewTransfers()
+        guard let effects = transfers.finishedByHost(task, transferConditions, settings: profile.transfers) else {
+            return false
+        }
+        apply(effects)
         return true
     }
 
     /// An attempt failed in a way another attempt may mend (a dropped or
     /// stalled connection, a 5xx): the task stays; the host tries again.
     public mutating func transferAttemptFailedByHost(_ task: Int32, reason: String) {
-        guard let t = transferIndex(task), transfers.tasks[t].phase != .finished else { return }
-        let current = transfers.tasks[t]
-        record(current.app, .transferRetry(session: current.session, task: current.id, reason: appendText(
-            reason + "; the daemon retries it, resuming from the bytes it has")))
+        apply(transfers.attemptFailedByHost(task, reason: reason))
     }
 
     /// The server's answer cannot be used and retrying cannot help: the task
     /// ends with NSURLErrorBadServerResponse and the reason.
     @discardableResult
     public mutating func transferFailedByHost(_ task: Int32, reason: String) -> Bool {
-        settleTransfers()
-        guard let t = transferIndex(task), transfers.tasks[t].phase != .finished else { return false }
-        finishTransfer(at: t, .badServerResponse, reason: reason)
-        reviewTransfers()
+        guard let effects = transfers.failedByHost(task, reason: reason, transferConditions,
+                                                   settings: profile.transfers) else { return false }
+        apply(effects)
         return true
     }
 }

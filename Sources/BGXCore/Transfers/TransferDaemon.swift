@@ -1,8 +1,8 @@
 /// rules §8: the system's transfer daemon (nsurlsessiond). Transfers belong to
 /// it, not to the app: they progress while the app is suspended or terminated
-/// by the system. This file is the daemon's own concern — which transfers may
-/// run, how fast, and when the next one finishes; `BackgroundSessions.swift`
-/// hands the results to the app.
+/// by the system. This file holds the daemon's words — its transfers, their
+/// waits and results; `TransferController` decides which transfers may run,
+/// how fast, when the next one finishes and how the results reach the app.
 ///
 /// Bandwidth model: the device's `bandwidth` (bytes per second; timeline
 /// `network: {transferSpeed}`) is shared equally by every transfer running on
@@ -145,105 +145,28 @@ enum TransferMath {
     }
 }
 
-extension Engine {
-    /// Accounts the progress of running transfers up to now, at the bandwidth
-    /// that held since the last settlement. Call before anything changes the
-    /// set of running transfers or the bandwidth.
-    mutating func settleTransfers() {
-        transfers.settle(now: now, network: device.network, bandwidth: device.bandwidth)
-    }
+/// A transfer's trace line whose words are its own: the engine interns the
+/// words as it writes the line (`Effect.transferNote`).
+enum TransferNote: Sendable, Equatable {
+    case hold(session: TextID, reason: String)
+    /// `oneOff`: words that rarely repeat (kept without hashing them for reuse).
+    case cancel(session: TextID, reason: String, oneOff: Bool)
+    case fail(session: TextID, task: Int32, result: TransferResult, reason: String)
+    case deferred(session: TextID, task: Int32, reason: String)
+    case retry(session: TextID, task: Int32, reason: String)
+}
 
-    /// What keeps a transfer from running now, if anything.
-    func transferWait(_ t: TransferTask) -> TransferWait? {
-        TransferController.wait(t, now: now, device: device, settings: profile.transfers)
-    }
-
-    func describe(_ wait: TransferWait, _ t: TransferTask) -> String {
+extension TransferController {
+    /// Why a transfer waits, in words (`transfer.defer`, `explain`).
+    static func describe(_ wait: TransferWait, _ t: TransferTask, wallClockOffset: Nanoseconds) -> String {
         let why = t.discretion == .configured ? "a discretionary transfer (isDiscretionary)"
             : "a transfer started while the app was in the background (discretionary)"
         switch wait {
-        case let .earliestBegin(at): return "earliestBeginDate is \(clockText(at))"
+        case let .earliestBegin(at): return "earliestBeginDate is \(Time.wallClock(at + wallClockOffset))"
         case .noNetwork: return "no network connectivity"
         case .cellularNotAllowed: return "on cellular and allowsCellularAccess is false"
         case .needsWiFi: return "\(why) waits for Wi-Fi"
         case .needsPower: return "\(why) waits for external power"
         }
     }
-
-    /// The daemon looks at every transfer: finishes what is done, fails what
-    /// timed out, starts what may run, and schedules its next look.
-    mutating func reviewTransfers() {
-        settleTransfers()
-        transfers.tasks.removeAll { $0.delivered }
-        var t = 0
-        while t < transfers.tasks.count {
-            let task = transfers.tasks[t]
-            if task.phase == .running && task.remaining == 0 {
-                finishTransfer(at: t, .success, reason: nil)
-            } else if task.phase != .finished && now >= task.created + task.resourceTimeout {
-                finishTransfer(at: t, .timedOut, reason: "timeoutIntervalForResource ("
-                               + Time.describe(task.resourceTimeout) + ") elapsed before the transfer finished")
-            }
-            t += 1
-        }
-        for t in transfers.tasks.indices where transfers.tasks[t].phase != .finished {
-            updatePhase(t)
-        }
-        scheduleTransferReview()
-    }
-
-    mutating func updatePhase(_ t: Int) {
-        let task = transfers.tasks[t]
-        let wait = transferWait(task)
-        switch (wait, task.phase) {
-        case (nil, .running):
-            break
-        case (nil, _):
-            transfers.tasks[t].phase = .running
-            transfers.tasks[t].lastWait = nil
-            transfers.tasks[t].stalledSince = nil
-            transfers.tasks[t].retryNoted = false
-            record(task.app, .transferStart(session: task.session, task: task.id, bytesLeft: task.remaining))
-        case (.noNetwork?, .running), (.noNetwork?, .stalled):
-            if task.phase == .running {
-                transfers.tasks[t].phase = .stalled
-                transfers.tasks[t].stalledSince = now
-            }
-            noteWait(t, .noNetwork)
-        case let (w?, _):
-            transfers.tasks[t].phase = .waiting
-            transfers.tasks[t].stalledSince = nil
-            noteWait(t, w)
-        }
-        let current = transfers.tasks[t]
-        if current.phase == .stalled, !current.retryNoted, let since = current.stalledSince,
-           now >= since + current.requestTimeout {
-            transfers.tasks[t].retryNoted = true
-            record(current.app, .transferRetry(session: current.session, task: current.id, reason: appendText(
-                "the request timed out after \(Time.describe(current.requestTimeout)) without connectivity "
-                + "(timeoutIntervalForRequest); the daemon retries it when the network returns")))
-        }
-    }
-
-    mutating func noteWait(_ t: Int, _ wait: TransferWait) {
-        let task = transfers.tasks[t]
-        guard task.lastWait != wait else { return }
-        transfers.tasks[t].lastWait = wait
-        transfers.tasks[t].waitingSince = now
-        record(task.app, .transferDefer(session: task.session, task: task.id, reason: appendText(describe(wait, task))))
-    }
-
-    /// Keeps one daemon event in the queue, at the earliest moment time alone
-    /// changes something: a completion, an earliest begin date, a timeout.
-    mutating func scheduleTransferReview() {
-        if let review = transfers.scheduleReview(now: now, bandwidth: device.bandwidth) { apply(review) }
-    }
-
-    mutating func transferReviewFired(generation: UInt32) {
-        if transfers.takeReview(generation: generation) { reviewTransfers() }
-    }
-
-
-    /// Where the daemon keeps a transfer, by its id.
-    func transferIndex(_ id: Int32) -> Int? { transfers.tasks.firstIndex { $0.id == id } }
 }

@@ -85,22 +85,25 @@ public struct TransferControllerDump: ControllerDump, Equatable {
     }
 }
 
-extension Engine {
-    /// The transfer controller's state for the app now; nil when the app has no session.
-    public func transferControllerDump(of app: AppID) -> TransferControllerDump? {
-        let sessionIndices = transfers.sessions.indices.filter { transfers.sessions[$0].app == app }
-        let state = transfers.apps[Int(app.index)]
+extension TransferController {
+    /// The controller's state for the app now (`view`: its process; `name`
+    /// words a session's identifier); nil when the app has no session.
+    func dump(of app: AppID, _ conditions: TransferConditions, _ view: TransferAppView,
+              name: (TextID) -> String) -> TransferControllerDump? {
+        let now = conditions.now, device = conditions.device
+        let sessionIndices = self.sessions.indices.filter { self.sessions[$0].app == app }
+        let state = apps[Int(app.index)]
         guard !sessionIndices.isEmpty || state.eventsWake != nil || state.backgroundWakes > 0 else { return nil }
-        let running = transfers.runningCount
-        let sessions = sessionIndices.map { s -> TransferControllerDump.Session in
-            let session = transfers.sessions[s]
-            let tasks = transfers.tasks.filter { $0.app == app && !$0.delivered && $0.session == session.identifier }
+        let running = runningCount
+        let dumped = sessionIndices.map { s -> TransferControllerDump.Session in
+            let session = self.sessions[s]
+            let tasks = self.tasks.filter { $0.app == app && !$0.delivered && $0.session == session.identifier }
                 .map { task -> TransferControllerDump.Task in
                     var d = TransferControllerDump.Task(id: task.id, kind: "\(task.kind)", bytes: task.bytes,
                                                         state: "\(task.phase)")
                     switch task.phase {
                     case .running:
-                        let left = projectedRemaining(task, running: running)
+                        let left = projectedRemaining(task, running: running, conditions)
                         d.bytesLeft = left
                         d.sharedBy = running
                         d.bandwidth = device.bandwidth
@@ -111,7 +114,7 @@ extension Engine {
                             d.finishesAt = overflow ? nil : end
                         }
                     case .waiting, .stalled:
-                        d.wait = task.lastWait.map { describe($0, task) }
+                        d.wait = task.lastWait.map { Self.describe($0, task, wallClockOffset: conditions.wallClockOffset) }
                         d.waitingSince = task.waitingSince
                         d.failsAt = task.created + task.resourceTimeout
                     case .finished:
@@ -119,21 +122,38 @@ extension Engine {
                     }
                     return d
                 }
-            let resultsWait = session.lastHold.flatMap { undeliveredResults(s).isEmpty ? nil : $0 }
-            return .init(identifier: text(session.identifier), newsstand: session.newsstand, tasks: tasks,
+            let resultsWait = session.lastHold.flatMap { undeliveredResults(s, view).isEmpty ? nil : $0 }
+            return .init(identifier: name(session.identifier), newsstand: session.newsstand, tasks: tasks,
                          resultsWait: resultsWait)
         }
-        return TransferControllerDump(sessions: sessions, handlingEventsOf: state.eventsWake.map { text($0.session) },
+        return TransferControllerDump(sessions: dumped, handlingEventsOf: state.eventsWake.map { name($0.session) },
                                       backgroundWakesSinceFront: state.backgroundWakes)
     }
 
     /// A running transfer's bytes left now (progress is settled only at events).
-    func projectedRemaining(_ task: TransferTask, running: Int) -> Int64 {
-        guard task.phase == .running, running > 0, device.network != .none, now > transfers.settledAt else {
+    func projectedRemaining(_ task: TransferTask, running: Int, _ conditions: TransferConditions) -> Int64 {
+        let now = conditions.now, device = conditions.device
+        guard task.phase == .running, running > 0, device.network != .none, now > settledAt else {
             return task.remaining
         }
-        let share = TransferMath.mulDiv(device.bandwidth, now - transfers.settledAt,
+        let share = TransferMath.mulDiv(device.bandwidth, now - settledAt,
                                         Int64(running) * Time.nanosecondsPerSecond, roundUp: false)
         return max(0, task.remaining - share)
+    }
+
+    /// `bgx explain --app`'s transfers: the sessions and their transfers in words ("" when none).
+    static func explain(_ dump: TransferControllerDump?, app: String, when: (Nanoseconds) -> String,
+                        now: Nanoseconds) -> String {
+        guard let dump, !dump.sessions.isEmpty else { return "" }
+        var out = "background transfers of \(app) at \(when(now))\n"
+        for line in dump.sessionLines(when: when) { out += "  " + line + "\n" }
+        return out
+    }
+}
+
+extension Engine {
+    /// The transfer controller's state for the app now; nil when the app has no session.
+    public func transferControllerDump(of app: AppID) -> TransferControllerDump? {
+        transfers.dump(of: app, transferConditions, transferView(of: app)) { text($0) }
     }
 }

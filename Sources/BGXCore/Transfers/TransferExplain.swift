@@ -4,10 +4,7 @@
 /// results wait for the app (rules §8: "why is my download waiting?" has an answer).
 extension Engine {
     public func explainTransfers(app: AppID) -> String {
-        guard let dump = transferControllerDump(of: app), !dump.sessions.isEmpty else { return "" }
-        func when(_ t: Nanoseconds) -> String { Time.wallClock(wall(t), seconds: true) }
-        var out = "background transfers of \(bundleIdentifier(app)) at \(when(now))\n"
-        for line in dump.sessionLines(when: when) { out += "  " + line + "\n" }
-        return out
+        TransferController.explain(transferControllerDump(of: app), app: bundleIdentifier(app),
+                                   when: { Time.wallClock(wall($0), seconds: true) }, now: now)
     }
 }

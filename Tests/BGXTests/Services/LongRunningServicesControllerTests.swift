@@ -7,12 +7,25 @@ import Testing
 @Suite struct LongRunningServicesControllerTests {
     let app = AppID(index: 0)
     let front = AppID(index: 1)
+    let settings = LongRunningSettings()
 
     func controller() -> LongRunningServicesController {
         var c = LongRunningServicesController()
         c.appInstalled()
         c.appInstalled()
         return c
+    }
+
+    /// An app's process: in the background unless said otherwise, with these modes.
+    func view(_ state: ProcessState = .background, _ modes: Set<BackgroundMode> = [.audio, .location, .voip],
+              launchRefusal: String? = nil) -> ServiceAppView {
+        ServiceAppView(state: state, epoch: 1, modes: modes, launchRefusal: launchRefusal)
+    }
+
+    func play(_ c: inout LongRunningServicesController, _ who: AppID, _ state: ProcessState = .active,
+                       mixes: Bool = false) -> [Effect] {
+        c.startAudio(who, duration: nil, category: .playback, mixesWithOthers: mixes, view(state), name: "app\(who.index)",
+                     front: nil, frontName: "", now: 0).effects
     }
 
     @Test("rules §4: an event buys a background run of at least its run time; a longer run already bought stands")
@@ -43,50 +56,125 @@ import Testing
     @Test("rules §4: a background app needs the audio mode and a background category; it cannot interrupt the front app's audio")
     func backgroundAudioRules() {
         var c = controller()
-        let name: (AppID) -> String = { "app\($0.index)" }
-        #expect(c.backgroundAudioRefusal(category: .playback, mixes: false, hasAudioMode: false, front: nil, frontName: name)
+        #expect(c.backgroundAudioRefusal(category: .playback, mixes: false, hasAudioMode: false, front: nil, frontName: "")
                 == "no 'audio' in UIBackgroundModes: a background app cannot start audio")
-        #expect(c.backgroundAudioRefusal(category: .ambient, mixes: true, hasAudioMode: true, front: nil, frontName: name)
+        #expect(c.backgroundAudioRefusal(category: .ambient, mixes: true, hasAudioMode: true, front: nil, frontName: "")
                 == "the ambient category does not play in the background")
         #expect(c.backgroundAudioRefusal(category: .playback, mixes: false, hasAudioMode: true, front: front,
-                                         frontName: name) == nil)
-        _ = c.startAudio(front, category: .playback, mixes: false)
-        #expect(c.backgroundAudioRefusal(category: .playback, mixes: false, hasAudioMode: true, front: front, frontName: name)
-                == "app1 in front is playing audio: a background app cannot interrupt it (insufficient priority)")
-        #expect(c.backgroundAudioRefusal(category: .playback, mixes: true, hasAudioMode: true, front: front,
-                                         frontName: name) == nil)
+                                         frontName: "app1") == nil)
+        _ = play(&c, front)
+        let refused = c.startAudio(app, duration: nil, category: .playback, mixesWithOthers: false, view(),
+                                   name: "app0", front: front, frontName: "app1", now: 0)
+        #expect(!refused.plays && refused.effects == [.serviceNote(app, .audioRefuse(reason:
+            "app1 in front is playing audio: a background app cannot interrupt it (insufficient priority)"))])
+        #expect(c.startAudio(app, duration: nil, category: .playback, mixesWithOthers: true, view(), name: "app0",
+                             front: front, frontName: "app1", now: 0).plays)
+    }
+
+    @Test("rules §4: audio that does not mix interrupts the others' — each player is stopped at its turn and hears of it")
+    func nonMixingAudioInterrupts() {
+        var c = controller()
+        _ = play(&c, app, .background)
+        let started = play(&c, front)
+        #expect(started.last == .continueServices(.interruptAudio(app, reason:
+            "interrupted: app1 in front started playing audio (the foreground app has audio priority)")))
+        let interrupted = c.interruptAudio(app, reason: "interrupted", view())
+        #expect(interrupted == [.setAssertion(app, .audio, false), .serviceNote(app, .audioStop(reason: "interrupted")),
+                                .setAssertion(app, .audioOrAccessory, false),
+                                .queueJob(app, .service(.audioInterruptionBegan)), .pump(app)])
+        #expect(c.interruptAudio(app, reason: "interrupted", view()).isEmpty)   // stopped already
     }
 
     @Test("rules §10: audible audio, or a session held open in the background with its mode, is jetsam's audio-and-accessory reason")
     func audioOrAccessoryBand() {
         var c = controller()
-        c.apps[0].accessory = .open
+        let opened = c.openSession(app, .accessory, restores: false, view(.background, [.externalAccessory]), settings: settings)
+        #expect(opened == [.trace(app, .accessoryConnect(transport: .accessory)), .setAssertion(app, .audioOrAccessory, true)])
         #expect(c.holdsAudioOrAccessory(0, running: true, inForeground: false) { $0 == .accessory })
         #expect(!c.holdsAudioOrAccessory(0, running: true, inForeground: false) { _ in false })
         #expect(!c.holdsAudioOrAccessory(0, running: true, inForeground: true) { _ in true })
-        _ = c.startAudio(app, category: .playback, mixes: false)
+        _ = play(&c, app)
         #expect(c.holdsAudioOrAccessory(0, running: true, inForeground: true) { _ in false })
         #expect(!c.holdsAudioOrAccessory(0, running: false, inForeground: false) { _ in true })
+    }
+
+    @Test("rules §4: leaving the front without the accessory mode disconnects the session; back in front it reconnects")
+    func sessionWithoutItsModeDisconnects() {
+        var c = controller()
+        _ = c.openSession(app, .accessory, restores: false, view(.active, []), settings: settings)
+        var effects: [Effect] = []
+        c.enteredBackground(app, view(.background, []), &effects)
+        #expect(effects == [.serviceNote(app, .accessoryDisconnect(.accessory, reason:
+            "no 'external-accessory' in UIBackgroundModes: the accessory disconnects when the app leaves the front")),
+                            .queueJob(app, .service(.accessoryDidDisconnect(.accessory)))])
+        #expect(c.hasDisconnectedSession(0))
+        #expect(c.reconnect(app) == [.trace(app, .accessoryConnect(transport: .accessory))])
+        #expect(!c.hasDisconnectedSession(0))
+    }
+
+    @Test("rules §4: significant-change fixes come at most once per 5 minutes: one due sooner is deferred to the interval's end")
+    func significantChangesAreRateLimited() {
+        var c = controller()
+        _ = c.startLocation(app, .significant, view(), settings: settings)
+        #expect(c.deviceMoved(meters: 600, to: 600, now: 0, settings: settings)
+                == [.continueServices(.significantChange(app))])
+        let deferred = c.deviceMoved(meters: 600, to: 1200, now: Time.seconds(60), settings: settings)
+        #expect(deferred.first == .schedule(.significantChangeDue(app, generation: 1), at: Time.minutes(5)))
+        #expect(c.deviceMoved(meters: 600, to: 1800, now: Time.seconds(90), settings: settings).isEmpty)
+        #expect(c.significantChangeDue(app, generation: 1, now: Time.minutes(5), settings: settings)
+                == [.continueServices(.significantChange(app))])
+    }
+
+    @Test("rules §4, §11: a location event the launch policy refuses is dropped with its reason; allowed, it buys a run and wakes the app")
+    func locationEventWakesOrDrops() {
+        var c = controller()
+        let region = TextID(index: 3)
+        #expect(c.locationEvent(app, .region, region: region, entered: false, view(.notRunning, launchRefusal: "force-quit"),
+                                now: 0, settings: settings) == [.serviceNote(app, .locationDrop(.region, reason: "force-quit"))])
+        #expect(c.locationEvent(app, .region, region: region, entered: true, view(.suspended), now: 0, settings: settings) == [
+            .trace(app, .locationDeliver(service: .region, region: region, entered: true)),
+            .schedule(.serviceWakeEnd(app, Ticket(epoch: 1, number: 1)), at: Time.seconds(10)),
+            .setAssertion(app, .serviceEvent, true),
+            .wakeIntoBackground(app, .region),
+            .enqueueIfRunning(app, .service(.didEnterRegion(region))),
+        ])
+    }
+
+    @Test("rules §4: a VoIP push handler that returns without reporting a call is killed; at the limit the app's VoIP pushes are dropped")
+    func voipHandlersMustReportACall() {
+        var c = controller()
+        let push = PushSettings()
+        for n in 1...3 {
+            c.voipHandlerStarting(app, UInt32(n))
+            #expect(c.voipHandlerReturned(app, settings: push)?.hasSuffix("(\(n) of 3)") == true)
+        }
+        #expect(c.voipPushRefusal(app, name: "com.example.phone", launchRefusal: nil, settings: push)
+                == "com.example.phone will not be launched because it failed to report an incoming call too many times (3 times)")
+        c.voipHandlerStarting(front, 1)
+        _ = c.reportIncomingCall(front)
+        #expect(c.voipHandlerReturned(front, settings: push) == nil)
     }
 
     @Test("rules §4: what ends with the process goes; significant changes, regions, Bluetooth restoration and VoIP failures stay")
     func processEndKeepsTheSystemsServices() {
         var c = controller()
-        _ = c.startAudio(app, category: .playback, mixes: false)
-        c.apps[0].location.standard = true
-        c.apps[0].location.significant = true
-        c.apps[0].location.regions = [MonitoredRegion(identifier: TextID(index: 0), center: 0, radius: 100, inside: true)]
-        c.apps[0].bluetooth = .open
-        c.apps[0].bluetoothRestores = true
-        c.apps[0].voip.failures = 2
-        c.apps[0].voip.keepAliveInterval = Time.minutes(10)
+        let modes: Set<BackgroundMode> = [.audio, .location, .voip, .bluetoothCentral]
+        _ = play(&c, app)
+        _ = c.startLocation(app, .standard, view(.active, modes), settings: settings)
+        _ = c.startLocation(app, .significant, view(.active, modes), settings: settings)
+        _ = c.startMonitoringRegion(app, TextID(index: 0), center: 0, radius: 100)
+        _ = c.openSession(app, .bluetooth, restores: true, view(.active, modes), settings: settings)
+        c.voipHandlerStarting(app, 1)
+        _ = c.voipHandlerReturned(app, settings: PushSettings())
+        _ = c.setKeepAliveTimeout(app, Time.minutes(10), view(.active, modes), now: 0, settings: PushSettings())
         _ = c.extendRun(app, runTime: Time.seconds(10), now: 0, epoch: 0)
         c.processEnded(app)
         let s = c.apps[0]
         #expect(s.audio == nil && !s.location.standard && s.bluetooth == .none && s.wakeUntil == nil
                 && s.voip.keepAliveInterval == nil)
-        #expect(s.location.significant && s.location.regions.count == 1 && s.bluetoothRestores && s.voip.failures == 2)
+        #expect(s.location.significant && s.location.regions.count == 1 && s.bluetoothRestores && s.voip.failures == 1)
     }
+    
 
     @Test("the services controller explains itself: what plays, runs and is kept, as data and in words")
     func dumpsItsState() throws {

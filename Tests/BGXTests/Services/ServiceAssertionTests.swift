@@ -119,11 +119,12 @@ import Testing
         }
         let i = Int(app.index)
         #expect(host.engine.assertionsMatchConcerns(i))
+        // The controller's state changes, and the effects that would clear the reasons are dropped.
         var forgot = host.engine
-        forgot.services.apps[i].audio = nil
+        _ = forgot.services.audioStopped(app, reason: "stopped", forgot.serviceView(of: app))
         #expect(!forgot.assertionsMatchConcerns(i))
         forgot = host.engine
-        forgot.services.apps[i].location.standard = false
+        _ = forgot.services.stopLocation(app, .standard, forgot.serviceView(of: app), settings: forgot.profile.longRunning)
         #expect(!forgot.assertionsMatchConcerns(i))
         forgot = host.engine
         _ = forgot.services.extendRun(app, runTime: Time.seconds(10), now: forgot.now, epoch: forgot.processEpoch(of: app))
