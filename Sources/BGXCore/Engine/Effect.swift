@@ -54,6 +54,16 @@ enum Effect: Sendable, Equatable {
     case reviewTransfers
     /// Sessions held for a launch (before the first unlock) go.
     case reviewHeldTransferSessions
+
+    // MARK: scheduler
+    /// A task request refused at submission, with the reason (boxed: its words).
+    indirect case taskReject(AppID, TextID, BGTaskSchedulerError, reason: String)
+    /// Queues work on the app's main thread, to run at the next `.pump`.
+    case appendJob(AppID, MainThreadJob)
+    /// The app's main thread runs what can run.
+    case pump(AppID)
+    /// A processing task of the app ended: the scheduler spaces the next after it.
+    case processingTaskEnded(AppID, success: Bool)
 }
 
 extension Engine {
@@ -118,6 +128,14 @@ extension Engine {
             reviewTransfers()
         case .reviewHeldTransferSessions:
             reviewHeldTransferSessions()
+        case let .taskReject(app, id, error, reason):
+            record(app, .taskReject(identifier: id, error: error, reason: text(reason)))
+        case let .appendJob(app, job):
+            apps[Int(app.index)].jobs.append(job)
+        case let .pump(app):
+            pump(app)
+        case let .processingTaskEnded(app, success):
+            scheduler.processingTaskEnded(app, success: success, now: now)
         }
     }
 }

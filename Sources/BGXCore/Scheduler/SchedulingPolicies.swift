@@ -303,7 +303,7 @@ extension Engine {
             let perDay = scheduler.apps[ai].usage.usesPerDay(todayWall: wall(now), firstUseWall: wall(firstUse))
             var spacing = perDay >= 3 ? p.spacingFrequentApp : perDay >= 1 ? p.spacingDailyApp : p.spacingRareApp
             spacing <<= Int64(min(scheduler.apps[ai].penalties, p.maxPenaltyDoublings))
-            if c.kind == .fetch { spacing = Nanoseconds(Double(spacing) * fetchSpacingFactor(c.app)) }
+            if c.kind == .fetch { spacing = Nanoseconds(Double(spacing) * scheduler.fetchSpacingFactor(c.app)) }
             if now < last + spacing {
                 return out(.mustNotProceed, .launchSpacing(last: last, nextAt: last + spacing, perDay: perDay,
                                                            penalties: scheduler.apps[ai].penalties,
@@ -374,33 +374,6 @@ extension Engine {
         }
         return scheduler.apps[i].usage.predictedUse(afterWall: wall(now), firstUseWall: wall(firstUse),
                                           threshold: schedulerSettings.usageProbabilityThreshold).map { $0 - wallClockOffset }
-    }
-
-    /// Brings the device-use prediction to the present (judgements only read it).
-    mutating func refreshDeviceUsePrediction() {
-        let horizonBins = Int(max(1, schedulerSettings.deviceUseHorizon / UsageHistory.bin))
-        scheduler.deviceUse.refresh(now: now, wallClockOffset: wallClockOffset, horizonBins: horizonBins)
-    }
-
-    /// Fills the prediction cache (the scheduler's loop is mutating; `evaluate` is not).
-    mutating func refreshPredictionCache(_ app: AppID) {
-        let i = Int(app.index)
-        guard let firstUse = scheduler.apps[i].usage.firstUse else { return }
-        let bin = wall(now) / UsageHistory.bin
-        if let cached = scheduler.apps[i].predictionCache, cached.bin == bin, cached.uses == scheduler.apps[i].usage.version { return }
-        let day = wall(now) / Time.days(1)
-        if scheduler.apps[i].usageTableDay != day || scheduler.apps[i].usageTableUses != scheduler.apps[i].usage.version {
-            let (counts, observed) = scheduler.apps[i].usage.binCounts(beforeDay: day, firstUseWall: wall(firstUse))
-            scheduler.apps[i].usageTableDay = day
-            scheduler.apps[i].usageTableUses = scheduler.apps[i].usage.version
-            scheduler.apps[i].usageCounts = counts
-            scheduler.apps[i].usageObserved = observed
-        }
-        let predicted = UsageHistory.predictedUse(afterWall: wall(now), counts: scheduler.apps[i].usageCounts,
-                                                  observed: scheduler.apps[i].usageObserved,
-                                                  threshold: schedulerSettings.usageProbabilityThreshold)
-        scheduler.apps[i].predictionCache = PredictionCache(bin: bin, uses: scheduler.apps[i].usage.version,
-                                                           predicted: predicted.map { $0 - wallClockOffset })
     }
 
     /// What decided: the first policy that said Must Not Proceed, or the one

@@ -131,7 +131,7 @@ extension Engine {
         transfers.nextTaskID &+= 1
         transfers.tasks.append(task)
         // A fetch's data (rules §6): what its transfers move counts toward its cost.
-        if scheduler.apps[i].fetchInFlight != nil { scheduler.apps[i].fetchInFlight!.bytes += task.bytes }
+        scheduler.fetchMoved(app, bytes: task.bytes)
         record(app, .transferCreate(session: id, task: task.id, kind: spec.kind, bytes: task.bytes))
         reviewTransfers()
         return task.id
