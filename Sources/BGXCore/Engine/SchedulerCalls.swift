@@ -279,3 +279,92 @@ extension Engine {
         apply(scheduler.completeFetch(app, result, now: now, inBackground: apps[Int(app.index)].state == .background))
     }
 }
+
+// MARK: The scheduler's judgement (rules §6), asked of the controller with the engine's facts
+
+extension Engine: SchedulingFacts {
+    @inline(__always) func isForeground(_ app: AppID) -> Bool { apps[Int(app.index)].state.isForeground }
+    @inline(__always) func processingTasksRunning(_ app: AppID) -> Int { taskScheduler.processingTasksRunning(app) }
+}
+
+extension Engine {
+    var schedulerSettings: SchedulerSettings { profile.scheduler }
+
+    /// `1d 08:15` in the scenario's wall-clock time.
+    public func clockText(_ t: Nanoseconds) -> String { Time.wallClock(wall(t)) }
+    /// A run's moment as the scenario writes it: `0d 23:30`, with seconds
+    /// only when they are not zero (`0d 17:50:25`).
+    public func momentText(_ t: Nanoseconds) -> String { Time.wallClock(wall(t), seconds: t % Time.seconds(60) != 0) }
+
+    /// All policies for one candidate and the decision they add up to (`SchedulerController.decide`).
+    @inline(__always) func decide(_ c: Candidate) -> Judgement { scheduler.decide(c, self) }
+
+    /// One policy's answer, with its rationale when `detailed` (for `explain`).
+    func evaluate(_ policy: SchedulingPolicy, _ c: Candidate, detailed: Bool = true) -> PolicyOutcome {
+        scheduler.evaluate(policy, c, self, detailed: detailed)
+    }
+
+    /// The decision as a value, with the deciding policy's rationale. Ask before anything changes.
+    @inline(__always) func decision(_ j: Judgement, _ c: Candidate) -> DecisionWords { scheduler.decision(j, c, self) }
+
+    /// ThunderingHerdPolicy's hold now, if any (pushes ask it too).
+    func thunderingHerd() -> (words: Rationale, until: Nanoseconds)? { scheduler.thunderingHerd(self) }
+
+    /// MemoryPressurePolicy and FileProtectionPolicy, for tasks and pushes alike.
+    @inline(__always) func memoryPressureAnswer() -> (verdict: PolicyVerdict, words: Rationale) {
+        SchedulerController.memoryPressureAnswer(device)
+    }
+    @inline(__always) func fileProtectionAnswer() -> (verdict: PolicyVerdict, words: Rationale) {
+        SchedulerController.fileProtectionAnswer(device)
+    }
+
+    /// What decided: the first policy that said Must Not Proceed, or the one
+    /// weighing most for (run) or against (defer) — the reason, before words.
+    enum DecisionKey: Equatable, Sendable, Codable {
+        case mustNot(SchedulingPolicy)
+        case absolutelyMust
+        case ran(SchedulingPolicy?)
+        case waits(SchedulingPolicy?)
+        /// The policies said run; the launch policy (rules §11) said no.
+        case launchRefused(LaunchRefusal)
+
+        /// The policy whose rationale explains the decision, if one does.
+        var policy: SchedulingPolicy? {
+            switch self {
+            case let .mustNot(p): p
+            case let .ran(p), let .waits(p): p
+            case .absolutelyMust, .launchRefused: nil
+            }
+        }
+    }
+
+    struct Judgement {
+        var run: Bool
+        var score: Double
+        var threshold: Double
+        var key: DecisionKey
+        var nextChange: Nanoseconds?
+        /// Which policies said Must Not Proceed (bit `index`).
+        var mustNotMask: UInt32
+        /// Σ weight·score and Σ weight over the policies that said Can Proceed
+        /// (dasd's `sumScores` and `denominator`): `explain`, its holds and
+        /// `dasdDecision` read them here rather than adding them up again.
+        var weightedSum: Double
+        var totalWeight: Double
+    }
+
+    /// `0.79`, `1.0`: the score as a rationale shows it (truncated, as before),
+    /// without formatting a Double.
+    static func twoDecimals(_ v: Double) -> String {
+        let hundredths = Int(v * 100)
+        let whole = hundredths / 100, rest = hundredths % 100
+        if rest == 0 { return "\(whole).0" }
+        return rest % 10 == 0 ? "\(whole).\(rest / 10)" : (rest < 10 ? "\(whole).0\(rest)" : "\(whole).\(rest)")
+    }
+
+    /// `0.91`: a threshold rounded to two decimals (the threshold moves, so it is rarely round).
+    static func rounded(_ v: Double) -> String {
+        let hundredths = Int((v * 100).rounded())
+        return twoDecimals(Double(hundredths) / 100 + 0.000_001)
+    }
+}

@@ -192,6 +192,11 @@ struct TaskSchedulerController: Sendable, Codable {
         return tasks.running.filter { $0.kind != .continuedProcessing }
     }
 
+    /// Processing tasks running in the app (ActivityGroupPolicy's count).
+    @inline(__always) func processingTasksRunning(_ app: AppID) -> Int {
+        apps[Int(app.index)].running.reduce(0) { $0 + ($1.kind == .processing ? 1 : 0) }
+    }
+
     /// Whether a processing task runs in the app and has not been expired
     /// (the person's use of the device expires it).
     func runsUnexpiredProcessing(_ app: AppID) -> Bool {
