@@ -2,6 +2,18 @@
 /// `SchedulerController` or `TaskSchedulerController`, and carries out what
 /// it answers. What decides is in the controllers (Scheduler/).
 extension Engine {
+    /// Carries out what a scheduler controller appended to the engine's
+    /// effect buffer (outside any moment of `forEachController`, so the
+    /// buffer held nothing before), handing the buffer's storage back for
+    /// the next call: a task's start or a fetch's allocates nothing.
+    mutating func carryOutSchedulerEffects() {
+        var effects: [Effect] = []
+        swap(&effects, &hookEffects.effects)
+        for effect in effects { apply(effect) }
+        effects.removeAll(keepingCapacity: true)
+        if hookEffects.effects.isEmpty { swap(&effects, &hookEffects.effects) }
+    }
+
     /// The scheduler controller's state for the app now.
     public func schedulerControllerDump(of app: AppID) -> SchedulerControllerDump {
         scheduler.dump(of: app, now: now) { text($0) }
@@ -142,7 +154,7 @@ extension Engine {
         scheduler.tasksStarted(app, tasks, why: why, simulated: simulated, now: now)
         taskScheduler.start(tasks, for: app, why: why, simulated: simulated, now: now, epoch: apps[i].epoch,
                             budget: budget, leadTime: schedulerSettings.taskExpirationLeadTime, &hookEffects.effects)
-        carryOutHookEffects()
+        carryOutSchedulerEffects()
     }
 
     /// The identifier a task's launch handler is registered under: itself,
@@ -185,20 +197,20 @@ extension Engine {
         }
         hookEffects.effects.append(scheduler.taskCompleted(app, id, kind, success: success, now: now))
         if kind == .continuedProcessing {
-            carryOutHookEffects()
+            carryOutSchedulerEffects()
             continuedTaskEnded(app, id)
             suspendIfThreadFree(app)
             return
         }
         taskScheduler.closeBudgetIfDone(app, &hookEffects.effects)
-        carryOutHookEffects()
+        carryOutSchedulerEffects()
     }
 
     /// The budget's expiry (its ticket is outstanding: the budget is the one it was queued for).
     mutating func taskExpiryFired(_ app: AppID, _ ticket: Ticket) {
         apps[Int(app.index)].stats.scheduledTasksExpired += taskScheduler.budgetExpiring(app, ticket, now: now,
                                                                                          &hookEffects.effects)
-        carryOutHookEffects()
+        carryOutSchedulerEffects()
     }
 
     /// The budget's deadline (its ticket is outstanding): a task not completed ends the app.
@@ -226,7 +238,7 @@ extension Engine {
         apps[i].stats.scheduledTasksExpired += taskScheduler.expireNow(
             app, because: why, now: now, epoch: apps[i].epoch, leadTime: schedulerSettings.taskExpirationLeadTime,
             &hookEffects.effects)
-        carryOutHookEffects()
+        carryOutSchedulerEffects()
     }
 
     /// Launches, resumes or leaves running an app the scheduler hands work
@@ -276,7 +288,9 @@ extension Engine {
 
     /// The fetch completion handler.
     public mutating func completeFetch(for app: AppID, result: BackgroundFetchResult) {
-        apply(scheduler.completeFetch(app, result, now: now, inBackground: apps[Int(app.index)].state == .background))
+        scheduler.completeFetch(app, result, now: now, inBackground: apps[Int(app.index)].state == .background,
+                                &hookEffects.effects)
+        carryOutSchedulerEffects()
     }
 }
 

@@ -444,14 +444,16 @@ struct SchedulerController: Sendable, Codable {
     /// The fetch completion handler: the fetch ends; it is judged once the
     /// app leaves the background (`fetchLeftBackground`: the energy clock
     /// runs on until then, and time awake is what the fetch cost).
-    mutating func completeFetch(_ app: AppID, _ result: BackgroundFetchResult, now: Nanoseconds,
-                                inBackground: Bool) -> [Effect] {
+    mutating func completeFetch(_ app: AppID, _ result: BackgroundFetchResult, now: Nanoseconds, inBackground: Bool,
+                                _ effects: inout [Effect]) {
         let i = Int(app.index)
         guard let fetch = apps[i].fetchInFlight else {
-            return [.log(app, "performFetch completion handler called with no fetch in progress")]
+            effects.append(.log(app, "performFetch completion handler called with no fetch in progress"))
+            return
         }
         apps[i].fetchInFlight = nil
-        var effects: [Effect] = [.setAssertion(app, .fetch, false), .trace(app, .fetchComplete(result: result))]
+        effects.append(.setAssertion(app, .fetch, false))
+        effects.append(.trace(app, .fetchComplete(result: result)))
         if apps[i].fetchAwaitingCost != nil { effects += fetchLeftBackground(app, now: now) }  // an earlier one, still awake
         apps[i].fetchAwaitingCost = FetchAwaitingCost(
             result: result, started: fetch.started, fetchedSomething: fetch.asyncWork > 0 || fetch.bytes > 0,
@@ -459,7 +461,6 @@ struct SchedulerController: Sendable, Codable {
         if !inBackground { effects += fetchLeftBackground(app, now: now) }
         effects.append(.markSchedulerDirty(app))
         effects.append(.suspendIfThreadFree(app))
-        return effects
     }
 
     /// The fetch's timeout (its ticket is outstanding): judged timed out; false if none is in flight.

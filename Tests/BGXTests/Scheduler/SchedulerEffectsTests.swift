@@ -134,7 +134,8 @@ import Testing
     @Test("rules §6: a completion handler with no fetch in flight is only logged")
     func completionWithoutFetch() {
         var c = scheduler()
-        let effects = c.completeFetch(news, .newData, now: 5, inBackground: true)
+        var effects: [Effect] = []
+        c.completeFetch(news, .newData, now: 5, inBackground: true, &effects)
         #expect(effects == [.log(news, "performFetch completion handler called with no fetch in progress")])
     }
 
@@ -144,7 +145,8 @@ import Testing
         c.wokeForBackgroundWork(news, now: 0, cellular: false, wallClockOffset: 0)
         var started: [Effect] = []
         c.startFetch(news, now: 0, epoch: 1, &started)
-        let completed = c.completeFetch(news, .noData, now: Time.seconds(2), inBackground: true)
+        var completed: [Effect] = []
+        c.completeFetch(news, .noData, now: Time.seconds(2), inBackground: true, &completed)
         #expect(completed == [.setAssertion(news, .fetch, false), .trace(news, .fetchComplete(result: .noData)),
                               .markSchedulerDirty(news), .suspendIfThreadFree(news)])
         // Not judged yet: the app is still awake in the background.
@@ -162,7 +164,8 @@ import Testing
         var c = scheduler()
         var started: [Effect] = []
         c.startFetch(news, now: 0, epoch: 1, &started)
-        _ = c.completeFetch(news, .noData, now: Time.seconds(2), inBackground: false)
+        var completed: [Effect] = []
+        c.completeFetch(news, .noData, now: Time.seconds(2), inBackground: false, &completed)
         #expect(c.apps[0].fetchStanding.last?.verdict == .fastAndHonest)
         #expect(c.apps[0].fetchInFlight == nil && c.heldAssertions(of: news, context()) == [])
     }
