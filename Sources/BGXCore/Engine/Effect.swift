@@ -71,6 +71,12 @@ enum Effect: Sendable, Equatable {
     indirect case terminate(AppID, TerminationReason, detail: String)
     /// The services controller goes on from `ServiceStep` once what came before is carried out.
     indirect case continueServices(ServiceStep)
+
+    // MARK: scheduler
+    /// A task request refused at submission, with the reason (boxed: its words).
+    indirect case taskReject(AppID, TextID, BGTaskSchedulerError, reason: String)
+    /// A processing task of the app ended: the scheduler spaces the next after it.
+    case processingTaskEnded(AppID, success: Bool)
 }
 
 extension Engine {
@@ -148,7 +154,7 @@ extension Engine {
         case let .pump(app):
             pump(app)
         case let .countFetchBytes(app, bytes):
-            if scheduler.apps[Int(app.index)].fetchInFlight != nil { scheduler.apps[Int(app.index)].fetchInFlight!.bytes += bytes }
+            scheduler.fetchMoved(app, bytes: bytes)
         case let .continueTransfers(step):
             continueTransfers(step)
         // MARK: services
@@ -171,6 +177,11 @@ extension Engine {
             terminate(app, reason, detail: detail)
         case let .continueServices(step):
             continueServices(step)
+        // MARK: scheduler
+        case let .taskReject(app, id, error, reason):
+            record(app, .taskReject(identifier: id, error: error, reason: text(reason)))
+        case let .processingTaskEnded(app, success):
+            scheduler.processingTaskEnded(app, success: success, now: now)
         }
     }
 }

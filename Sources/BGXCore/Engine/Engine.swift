@@ -71,7 +71,7 @@ public struct Engine: Sendable, Codable {
     /// beside bgx's at that moment. Off by default: it costs a judgement per start.
     public var recordsDasdDecisions: Bool {
         get { scheduler.recordsDasdDecisions }
-        set { scheduler.recordsDasdDecisions = newValue }
+        set { scheduler.recordDasdDecisions(newValue) }
     }
     public var dasdStarts: [DasdStart] { scheduler.dasdStarts }
     /// When the device was last locked (nil while unlocked).
@@ -100,9 +100,8 @@ public struct Engine: Sendable, Codable {
         self.launches = LaunchController(policy: LaunchPolicy(
             relaunchLocationAfterForceQuit: profile.relaunchLocationAfterForceQuit,
             launchVoIPPushAfterForceQuit: profile.launchVoIPPushAfterForceQuit))
-        if device.locked { lockedSince = 0 } else { scheduler.deviceUse.unlocked(at: 0) }
-        scheduler.deviceUse.watch(fromWall: wallClockOffset)
-        scheduler.deviceUse.plugged(in: device.charging, at: 0, wallClockOffset: wallClockOffset)
+        if device.locked { lockedSince = 0 } else { scheduler.deviceUnlocked(at: 0) }
+        scheduler.watchDeviceUse(fromWall: wallClockOffset, charging: device.charging, wallClockOffset: wallClockOffset)
         if device.passcode && device.locked { self.device.unlockedSinceBoot = false }
     }
 
@@ -328,10 +327,10 @@ public struct Engine: Sendable, Codable {
     mutating func setLocked(_ locked: Bool) {
         guard device.locked != locked else { return }
         device.locked = locked
-        scheduler.dirty = true
+        scheduler.judgeEverything()
         recordDevice("locked", "\(locked)")
         let firstUnlock = !locked && !device.unlockedSinceBoot
-        let herdChanged = scheduler.herd.lockChanged(locked, now: now, lengthy: schedulerSettings.thunderingHerdLengthyState)
+        let herdChanged = scheduler.lockChanged(locked, now: now)
         if herdChanged && !locked { apply(scheduler.herdTriggerEffects()) }
         if firstUnlock {
             device.unlockedSinceBoot = true
@@ -340,10 +339,10 @@ public struct Engine: Sendable, Codable {
         }
         if locked {
             lockedSince = now
-            scheduler.deviceUse.locked(at: now, wallClockOffset: wallClockOffset)
+            scheduler.deviceLocked(at: now, wallClockOffset: wallClockOffset)
         } else {
             lockedSince = nil
-            scheduler.deviceUse.unlocked(at: now)
+            scheduler.deviceUnlocked(at: now)
             expireProcessingTasksForDeviceUse()
         }
         if firstUnlock {
@@ -394,13 +393,13 @@ public struct Engine: Sendable, Codable {
             if !device.locked {
                 device.locked = true
                 lockedSince = now
-                scheduler.deviceUse.locked(at: now, wallClockOffset: wallClockOffset)
+                scheduler.deviceLocked(at: now, wallClockOffset: wallClockOffset)
                 recordDevice("locked", "true")
             }
         } else {
             device.unlockedSinceBoot = true
         }
-        scheduler.herd.booted(now: now, locked: device.locked)
+        scheduler.booted(now: now, locked: device.locked)
         if !device.passcode { relaunchVoIPAppsAtBoot() }
     }
 }

@@ -73,7 +73,7 @@ extension Engine {
         let byUser = cause == .user || cause == .notification
         if byUser {
             apps[i].forceQuit = false
-            scheduler.apps[i].usage.noteUse(at: now, wall: wall(now))
+            scheduler.noteUse(app, at: now, wallClockOffset: wallClockOffset)
         }
         switch apps[i].state {
         case .notRunning:

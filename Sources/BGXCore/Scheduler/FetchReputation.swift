@@ -42,25 +42,24 @@ struct FetchStanding: Sendable, Codable {
     var last: LastFetch?
 }
 
-extension SchedulerController {
-    /// Judges a fetch that ended and moves the app's standing.
-    mutating func judgeFetch(_ app: AppID, _ verdict: FetchVerdict, took: Nanoseconds, bytes: Int64 = 0, now: Nanoseconds,
-                             settings p: SchedulerSettings) {
-        let i = Int(app.index)
-        var s = apps[i].fetchStanding
+extension FetchStanding {
+    /// Judges a fetch that ended: the verdict moves the reputation and is counted.
+    mutating func judge(_ verdict: FetchVerdict, took: Nanoseconds, bytes: Int64, at now: Nanoseconds,
+                        settings p: SchedulerSettings) {
         switch verdict {
-        case .fastAndHonest: s.reputation = min(1, s.reputation + p.fetchReputationReward)
+        case .fastAndHonest: reputation = min(1, reputation + p.fetchReputationReward)
         case .ordinary: break
-        case .slow: s.reputation *= p.fetchReputationSlowFactor
-        case .claimedWithoutFetching: s.reputation *= p.fetchReputationDishonestFactor
-        case .timedOut: s.reputation *= p.fetchReputationTimeoutFactor
+        case .slow: reputation *= p.fetchReputationSlowFactor
+        case .claimedWithoutFetching: reputation *= p.fetchReputationDishonestFactor
+        case .timedOut: reputation *= p.fetchReputationTimeoutFactor
         }
-        s.reputation = max(p.fetchReputationFloor, s.reputation)
-        s.counts[Int(verdict.rawValue)] += 1
-        s.last = LastFetch(verdict: verdict, took: took, bytes: bytes, at: now)
-        apps[i].fetchStanding = s
+        reputation = max(p.fetchReputationFloor, reputation)
+        counts[Int(verdict.rawValue)] += 1
+        last = LastFetch(verdict: verdict, took: took, bytes: bytes, at: now)
     }
+}
 
+extension SchedulerController {
     /// The verdict on a fetch that reported `result` and kept the app awake
     /// `awake` in the background, having moved `bytes` (and started network
     /// work, or not: `fetchedSomething`). Dishonesty is judged first, then cost.
@@ -73,34 +72,22 @@ extension SchedulerController {
     }
 }
 
-extension Engine {
-
+extension SchedulerController {
     /// How much the app's standing stretches the spacing between its fetches.
     func fetchSpacingFactor(_ app: AppID) -> Double {
-        1 / scheduler.apps[Int(app.index)].fetchStanding.reputation
+        1 / apps[Int(app.index)].fetchStanding.reputation
     }
 
     /// The app's fetch standing, for `explain` and tests.
-    public func fetchReputation(of app: AppID) -> Double { scheduler.apps[Int(app.index)].fetchStanding.reputation }
+    func fetchReputation(of app: AppID) -> Double { apps[Int(app.index)].fetchStanding.reputation }
 
-    /// `bgx explain --app`: the app's background-fetch standing and why
-    /// (the scheduler controller's dump in words). Empty for an app that
-    /// never asked for fetches.
-    public func explainFetch(app: AppID) -> String {
-        schedulerControllerDump(of: app).explainSection(app: bundleIdentifier(app), at: Time.wallClock(wall(now), seconds: true)) {
-            Time.wallClock(wall($0), seconds: true)
-        }?.text ?? ""
-    }
-}
-
-extension Engine {
-    /// Seconds the app has spent awake in the background today, launched
-    /// for refresh or fetch work (EnergyBudgetPolicy's count), the current
+    /// Time the app has spent awake in the background today, launched for
+    /// refresh or fetch work (EnergyBudgetPolicy's count), the current
     /// stretch included.
-    public func backgroundEnergyUsedToday(of app: AppID) -> Nanoseconds {
+    func energyUsedToday(of app: AppID, now: Nanoseconds) -> Nanoseconds {
         let i = Int(app.index)
-        var used = scheduler.apps[i].energy.spent(at: now)
-        if let started = scheduler.apps[i].energyStartedAt { used += now - started }
+        var used = apps[i].energy.spent(at: now)
+        if let started = apps[i].energyStartedAt { used += now - started }
         return used
     }
 }

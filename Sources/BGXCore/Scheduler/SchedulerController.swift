@@ -12,49 +12,49 @@ import HeapModule
 /// about an app through one array access.
 struct SchedulerController: Sendable, Codable {
     /// Per app, by `AppID.index`.
-    var apps: [SchedulerAppState] = []
-    var pendingTasks = PendingRequests()
+    private(set) var apps: [SchedulerAppState] = []
+    private(set) var pendingTasks = PendingRequests()
     /// Each request's submissions, starts and deferrals, for `explain` (the newest 4096).
-    var taskHistory: [TaskHistoryEntry] = []
+    private(set) var taskHistory: [TaskHistoryEntry] = []
 
     // MARK: When the scheduler looks again
     /// Judge every request and fetch app at the next evaluation (a device change).
-    var dirty = false
+    private(set) var dirty = false
     /// Apps to judge again at the next evaluation (`dirty` judges all).
-    var dirtyApps = AppIndexSet()
+    private(set) var dirtyApps = AppIndexSet()
     /// The set `dirtyApps` trades places with at each evaluation, kept empty between them.
-    var dirtyAppsSpare = AppIndexSet()
+    private var dirtyAppsSpare = AppIndexSet()
     /// Each app's earliest time-based change, earliest first; stale entries are skipped.
-    var wakes = Heap<SchedulerWakeEntry>()
-    var wakeAt = AppTable<Nanoseconds>()
+    private(set) var wakes = Heap<SchedulerWakeEntry>()
+    private(set) var wakeAt = AppTable<Nanoseconds>()
     /// The one scheduler wake in the event queue, and its generation (an older one is stale).
-    var wake: Nanoseconds?
-    var generation: UInt32 = 0
+    private(set) var wake: Nanoseconds?
+    private(set) var generation: UInt32 = 0
 
     // MARK: Background fetch's candidates
     /// Apps with a background fetch interval, in the order they set it.
-    var fetchApps: [AppID] = []
+    private(set) var fetchApps: [AppID] = []
     /// Each fetch app's place in `fetchApps` (nil: not a fetch app).
-    var fetchRank = AppTable<Int>()
-    var nextFetchRank = 0
+    private(set) var fetchRank = AppTable<Int>()
+    private var nextFetchRank = 0
 
     /// When the person uses the device, by quarter-hour (DeviceActivityPolicy's prediction).
-    var deviceUse: DeviceUsePrediction
+    private(set) var deviceUse: DeviceUsePrediction
     /// dasd's ThunderingHerdPolicy: its last trigger, and whether its in-use window still applies.
-    var herd: ThunderingHerd
+    private(set) var herd: ThunderingHerd
     let settings: SchedulerSettings
 
     /// The settings' weights as tables indexed by policy.
     let refreshWeights: [Double]
     let processingWeights: [Double]
     /// A processing task has started at some point (see `expireProcessingTasksForDeviceUse`).
-    var processingTaskHasRun = false
+    private(set) var processingTaskHasRun = false
 
     // MARK: Diagnostics
-    var evaluations = 0
-    var judgements = 0
-    var recordsDasdDecisions = false
-    var dasdStarts: [DasdStart] = []
+    private(set) var evaluations = 0
+    private(set) var judgements = 0
+    private(set) var recordsDasdDecisions = false
+    private(set) var dasdStarts: [DasdStart] = []
 
     init(settings: SchedulerSettings,
          herd: ThunderingHerd = ThunderingHerd(locked: false, charging: false, online: true)) {
@@ -88,15 +88,6 @@ struct SchedulerController: Sendable, Codable {
         if let earlier = wakeAt[app.index], earlier <= time { return }
         wakeAt[app.index] = time
         wakes.insert(SchedulerWakeEntry(time: time, app: app.index))
-    }
-
-    /// The one event to queue for the earliest wake, if it is not queued already.
-    mutating func nextWakeEvent() -> (event: EngineEvent, at: Nanoseconds)? {
-        guard let first = wakes.min else { wake = nil; return nil }
-        guard wake != first.time else { return nil }
-        generation &+= 1
-        wake = first.time
-        return (.schedulerWake(generation: generation), first.time)
     }
 
     /// The app sets (`interval` non-nil) or clears its fetch interval: it
@@ -143,6 +134,351 @@ struct SchedulerController: Sendable, Codable {
     @inline(__always) mutating func noteHistory(_ entry: TaskHistoryEntry) {
         taskHistory.append(entry)
         if taskHistory.count > 4096 { taskHistory.removeFirst(1024) }
+    }
+
+    /// A request's event, in words that need no decision (`explain`'s history).
+    mutating func noteHistory(_ app: AppID, _ id: TextID, _ what: String, now: Nanoseconds) {
+        noteHistory(TaskHistoryEntry(time: now, app: app, identifier: id, event: what, detail: nil, earliest: nil))
+    }
+
+    // MARK: The device, as the scheduler sees it
+
+    /// Judge every request and fetch app at the next evaluation (the device changed).
+    mutating func judgeEverything() { dirty = true }
+
+    /// The person started or stopped using the device; a lock or unlock may be a
+    /// thundering-herd trigger (true: the herd's state changed).
+    mutating func deviceLocked(at now: Nanoseconds, wallClockOffset: Nanoseconds) {
+        deviceUse.locked(at: now, wallClockOffset: wallClockOffset)
+    }
+    mutating func deviceUnlocked(at now: Nanoseconds) { deviceUse.unlocked(at: now) }
+    mutating func lockChanged(_ locked: Bool, now: Nanoseconds) -> Bool {
+        herd.lockChanged(locked, now: now, lengthy: settings.thunderingHerdLengthyState)
+    }
+    /// The device restarted: a thundering-herd trigger of its own.
+    mutating func booted(now: Nanoseconds, locked: Bool) { herd.booted(now: now, locked: locked) }
+    /// The device-use prediction starts watching, at t = 0 (the engine's start).
+    mutating func watchDeviceUse(fromWall wall: Nanoseconds, charging: Bool, wallClockOffset: Nanoseconds) {
+        deviceUse.watch(fromWall: wall)
+        deviceUse.plugged(in: charging, at: 0, wallClockOffset: wallClockOffset)
+    }
+
+    /// The app came to the front: a use the usage predictor learns from.
+    mutating func noteUse(_ app: AppID, at now: Nanoseconds, wallClockOffset: Nanoseconds) {
+        apps[Int(app.index)].usage.noteUse(at: now, wall: now + wallClockOffset)
+    }
+
+    mutating func recordDasdDecisions(_ on: Bool) { recordsDasdDecisions = on }
+
+    // MARK: Requests (BGTaskScheduler's submit and cancel)
+
+    /// `submit(_:)`, past the checks of the app's own declarations: the
+    /// request joins the pending ones, or replaces its identifier's, unless
+    /// its kind has as many pending as the limit. Either way, the trace's event.
+    mutating func submit(_ app: AppID, _ id: TextID, _ request: TaskRequestSpec, now: Nanoseconds,
+                         runsTask: Bool) -> Submission {
+        let replacing = pendingTasks.serial(of: app, id)
+        var sameKind = 0
+        for p in pendingTasks.serials(of: app) where pendingTasks[p].request.kind == request.kind
+            && pendingTasks[p].identifier != id { sameKind += 1 }
+        let limit = request.kind == .appRefresh ? settings.maxPendingAppRefresh : settings.maxPendingProcessing
+        if sameKind >= limit {
+            return .rejected(.tooManyPendingTaskRequests, rejected(
+                app, id, .tooManyPendingTaskRequests,
+                "\(sameKind) \(request.kind) request(s) already pending (at most \(limit))", now: now))
+        }
+        let pending = PendingTask(app: app, identifier: id, request: request, submittedAt: now)
+        if let r = replacing { pendingTasks.replace(r, with: pending) } else { pendingTasks.append(pending) }
+        // Words when the history is read: a submission is made on nearly every trip to the background.
+        let event = switch request.kind {
+        case .appRefresh: "submitted (appRefresh)"
+        case .processing: "submitted (processing)"
+        case .continuedProcessing: "submitted (continuedProcessing)"
+        }
+        noteHistory(TaskHistoryEntry(time: now, app: app, identifier: id, event: event, detail: nil,
+                                     earliest: request.earliestBegin))
+        markDirty(app, running: runsTask)
+        return .accepted(.trace(app, .taskSubmit(identifier: id, kind: request.kind, replaced: replacing != nil)))
+    }
+
+    /// A submission's outcome: the trace's event, and the error `submit` throws with a rejection.
+    enum Submission {
+        case accepted(Effect)
+        case rejected(BGTaskSchedulerError, Effect)
+    }
+
+    /// A submission refused: kept in the history, and the trace's event (its words interned by the coordinator).
+    mutating func rejected(_ app: AppID, _ id: TextID, _ error: BGTaskSchedulerError, _ why: String,
+                           now: Nanoseconds) -> Effect {
+        noteHistory(app, id, "rejected: \(error) — \(why)", now: now)
+        return .taskReject(app, id, error, reason: why)
+    }
+
+    /// `cancel(taskRequestWithIdentifier:)`: the trace's event, nil when nothing of that identifier is pending.
+    mutating func cancel(_ app: AppID, _ id: TextID, now: Nanoseconds, runsTask: Bool) -> Effect? {
+        guard let r = pendingTasks.serial(of: app, id) else { return nil }
+        pendingTasks.remove(r)
+        noteHistory(app, id, "cancelled by the app", now: now)
+        markDirty(app, running: runsTask)
+        return .trace(app, .taskCancel(identifier: id))
+    }
+
+    /// `cancelAllTaskRequests`: each request's cancellation, in submission order.
+    mutating func cancelAll(_ app: AppID, runsTask: Bool) -> [Effect] {
+        let cancelled = pendingTasks.removeAll(of: app).map { Effect.trace(app, .taskCancel(identifier: $0.identifier)) }
+        markDirty(app, running: runsTask)
+        return cancelled
+    }
+
+    /// The pending request, taken out to be started (by the scheduler or the debugger).
+    mutating func take(_ serial: UInt64) -> PendingTask { pendingTasks.remove(serial) }
+
+    // MARK: Tasks that run (their launch's bookkeeping)
+
+    /// Tasks were handed to the app (`why`: the decision, or the debugger's
+    /// call): a launch the scheduler chose counts toward its spacing, a
+    /// processing task has now run at some point, and each start is kept in the history.
+    mutating func tasksStarted(_ app: AppID, _ tasks: [PendingTask], why: TextID, simulated: Bool, now: Nanoseconds) {
+        if !simulated { apps[Int(app.index)].lastBackgroundLaunch = now }
+        for task in tasks {
+            if task.request.kind == .processing { processingTaskHasRun = true }
+            noteHistory(TaskHistoryEntry(time: now, app: app, identifier: task.identifier, event: "started", detail: why,
+                                         earliest: nil))
+        }
+    }
+
+    /// `setTaskCompleted`: kept in the history; a processing task's end
+    /// spaces the next, and a success forgives a penalty (continued
+    /// processing has neither). The trace's event.
+    mutating func taskCompleted(_ app: AppID, _ id: TextID, _ kind: BGTaskKind, success: Bool, now: Nanoseconds) -> Effect {
+        if kind == .processing { processingTaskEnded(app, success: success, now: now) }
+        noteHistory(app, id, "completed, success \(success)", now: now)
+        let i = Int(app.index)
+        if kind != .continuedProcessing && success && apps[i].penalties > 0 { apps[i].penalties -= 1 }
+        return .trace(app, .taskComplete(identifier: id, success: success))
+    }
+
+    /// A processing task of the app ended: the next waits the spacing after it (longer after a success).
+    mutating func processingTaskEnded(_ app: AppID, success: Bool, now: Nanoseconds) {
+        apps[Int(app.index)].lastProcessingEnd = ProcessingEnd(time: now, success: success)
+    }
+
+    /// The launch's budget ran out with `tasks` not completed (the app is
+    /// ended): each the scheduler chose is kept in the history, the app is
+    /// penalised, and a processing task among them failed.
+    mutating func tasksNeverCompleted(_ app: AppID, _ tasks: [RunningTask], now: Nanoseconds) {
+        for task in tasks where !task.simulated {
+            noteHistory(app, task.identifier, "never completed: the app was killed and will be launched less often", now: now)
+        }
+        apps[Int(app.index)].penalties += 1
+        if tasks.contains(where: { $0.kind == .processing }) { processingTaskEnded(app, success: false, now: now) }
+    }
+
+    /// The app's launch for `tasks` was killed at once: they went with it.
+    mutating func tasksLost(_ app: AppID, _ tasks: [PendingTask], now: Nanoseconds) {
+        for task in tasks { noteHistory(app, task.identifier, "lost: the app was terminated as it was launched for it", now: now) }
+    }
+
+    // MARK: An evaluation
+
+    /// Starts an evaluation: the requests (by serial, in submission order)
+    /// and fetch apps to judge — every one after a change of the device
+    /// (`dirty`), else only the apps something happened to or whose wake
+    /// is due (`dirtyApps`): with thousands of apps, a user action re-judges
+    /// one app, not all. Nil when nothing is pending (the wakes are dropped).
+    mutating func beginEvaluation() -> (serials: [UInt64], fetchers: [AppID])? {
+        let everything = dirty
+        dirty = false
+        evaluations &+= 1
+        // The two sets trade places rather than copy and clear: clearing a set still shared with
+        // a copy allocated a new table on every evaluation. The spare is emptied in place after.
+        swap(&dirtyApps, &dirtyAppsSpare)
+        defer { dirtyAppsSpare.removeAll() }
+        if pendingTasks.isEmpty && fetchApps.isEmpty {
+            wakes = Heap()
+            wakeAt.removeAll()
+            wake = nil
+            return nil
+        }
+        // In the order a pass over every request would take them: submission order, fetch apps as they asked.
+        if everything { return (pendingTasks.serials, fetchApps) }
+        if dirtyAppsSpare.count == 1, let index = dirtyAppsSpare.first {
+            // The common case, one app: its serials are already in submission order.
+            let app = AppID(index: index)
+            return (pendingTasks.serials(of: app), fetchRank[index] != nil ? [app] : [])
+        }
+        var serials: [UInt64] = []
+        var ranked: [(rank: Int, app: AppID)] = []
+        for index in dirtyAppsSpare {
+            let app = AppID(index: index)
+            serials += pendingTasks.serials(of: app)
+            if let rank = fetchRank[index] { ranked.append((rank, app)) }
+        }
+        serials.sort()
+        return (serials, ranked.sorted { $0.rank < $1.rank }.map(\.app))
+    }
+
+    /// Requests and fetch opportunities judged (a diagnostic).
+    @inline(__always) mutating func countJudgements(_ n: Int) { judgements &+= n }
+
+    // Inlining measured (callgrind, `bgx bench`, November 2026): removing every `@inline(__always)`
+    // in Scheduler/ cost the engine 23 instructions per event.
+    /// Which policies hold the request back, and since when (for `explain`'s "since").
+    @inline(__always) mutating func noteVetoes(_ serial: UInt64, mask: UInt32, now: Nanoseconds) {
+        guard pendingTasks[serial].blockedMask != mask else { return }
+        pendingTasks[serial].blockedMask = mask
+        Self.noteBlocked(&pendingTasks[serial].blockedSince, mask: mask, now: now)
+    }
+
+    /// Each policy holding a request back (a bit of `mask`) since when: set
+    /// when it starts to, cleared when it stops (for `explain`).
+    @inline(__always) static func noteBlocked(_ blockedSince: inout [Nanoseconds?], mask: UInt32, now: Nanoseconds) {
+        for index in blockedSince.indices {
+            if mask & (1 << UInt32(index)) != 0 {
+                if blockedSince[index] == nil { blockedSince[index] = now }
+            } else if blockedSince[index] != nil {
+                blockedSince[index] = nil
+            }
+        }
+    }
+
+    /// What holds the request back is `key`: true when it changed (a deferral is traced then).
+    @inline(__always) mutating func deferralChanged(_ serial: UInt64, to key: Engine.DecisionKey) -> Bool {
+        guard pendingTasks[serial].lastDeferKey != key else { return false }
+        pendingTasks[serial].lastDeferKey = key
+        return true
+    }
+
+    /// A request deferred for a new reason (`why`, the decision kept as trace
+    /// text): kept in the history, and the trace's event.
+    @inline(__always) mutating func deferred(_ app: AppID, _ id: TextID, why: TextID, now: Nanoseconds) -> Effect {
+        noteHistory(TaskHistoryEntry(time: now, app: app, identifier: id, event: "deferred", detail: why, earliest: nil))
+        return .trace(app, .taskDefer(identifier: id, reason: why))
+    }
+
+    /// What holds the app's fetch opportunity back is `key`: true when it changed (traced then).
+    mutating func fetchDeferralChanged(_ app: AppID, to key: Engine.DecisionKey) -> Bool {
+        guard apps[Int(app.index)].fetchDeferKey != key else { return false }
+        apps[Int(app.index)].fetchDeferKey = key
+        return true
+    }
+
+    /// A BGTask start, with the dasd-style decision that let it run (`recordsDasdDecisions`).
+    mutating func noteDasdStart(_ start: DasdStart) { dasdStarts.append(start) }
+
+    /// Brings the device-use prediction to the present (judgements only read it).
+    mutating func refreshDeviceUse(now: Nanoseconds, wallClockOffset: Nanoseconds) {
+        let horizonBins = Int(max(1, settings.deviceUseHorizon / UsageHistory.bin))
+        deviceUse.refresh(now: now, wallClockOffset: wallClockOffset, horizonBins: horizonBins)
+    }
+
+    /// Fills the app's prediction cache for the quarter-hour of `now` (the
+    /// evaluation is mutating; a judgement is not, and reads the cache).
+    mutating func refreshPredictionCache(_ app: AppID, now: Nanoseconds, wallClockOffset: Nanoseconds) {
+        let i = Int(app.index)
+        guard let firstUse = apps[i].usage.firstUse else { return }
+        let wallNow = now + wallClockOffset
+        let bin = wallNow / UsageHistory.bin
+        if let cached = apps[i].predictionCache, cached.bin == bin, cached.uses == apps[i].usage.version { return }
+        let day = wallNow / Time.days(1)
+        if apps[i].usageTableDay != day || apps[i].usageTableUses != apps[i].usage.version {
+            let (counts, observed) = apps[i].usage.binCounts(beforeDay: day, firstUseWall: firstUse + wallClockOffset)
+            apps[i].usageTableDay = day
+            apps[i].usageTableUses = apps[i].usage.version
+            apps[i].usageCounts = counts
+            apps[i].usageObserved = observed
+        }
+        let predicted = UsageHistory.predictedUse(afterWall: wallNow, counts: apps[i].usageCounts,
+                                                  observed: apps[i].usageObserved,
+                                                  threshold: settings.usageProbabilityThreshold)
+        apps[i].predictionCache = PredictionCache(bin: bin, uses: apps[i].usage.version,
+                                                  predicted: predicted.map { $0 - wallClockOffset })
+    }
+
+    /// The wake fired: the apps whose wake is due are judged again; the
+    /// next wake's event, when nothing is to be judged now.
+    mutating func wakeFired(generation: UInt32, now: Nanoseconds, tasks: TaskSchedulerController) -> Effect? {
+        guard generation == self.generation else { return nil }
+        wake = nil
+        while let first = wakes.min, first.time <= now {
+            wakes.removeMin()
+            // Superseded by an earlier wake of the same app, which has already judged it.
+            guard wakeAt[first.app] == first.time else { continue }
+            wakeAt[first.app] = nil
+            let app = AppID(index: first.app)
+            markDirty(app, running: tasks.holdsApp(app))
+        }
+        return dirtyApps.isEmpty && !dirty ? nextWake() : nil
+    }
+
+    /// The one event to queue for the earliest wake, if it is not queued already.
+    mutating func nextWake() -> Effect? {
+        guard let first = wakes.min else { wake = nil; return nil }
+        guard wake != first.time else { return nil }
+        generation &+= 1
+        wake = first.time
+        return .schedule(.schedulerWake(generation: generation), at: first.time)
+    }
+
+    // MARK: Background fetch (rules §6)
+
+    /// `setMinimumBackgroundFetchInterval` (nil: never), at least the
+    /// settings' minimum; the console's warning when the app does not declare `fetch`.
+    mutating func setMinimumFetchInterval(_ app: AppID, _ interval: Nanoseconds?, declaresFetch: Bool) -> Effect? {
+        setFetchInterval(app, interval.map { max($0, settings.minimumFetchInterval) })
+        guard interval != nil && !declaresFetch else { return nil }
+        return .log(app, "You've set a background fetch interval, but you still need to add \"fetch\" to the list of "
+                    + "your supported UIBackgroundModes in your Info.plist; no fetch will happen.")
+    }
+
+    /// The app was woken for a fetch (`fetchStarted`): the assertion, the
+    /// trace, the fetch's timeout and `performFetch` on its main thread.
+    mutating func startFetch(_ app: AppID, now: Nanoseconds, epoch: UInt32, _ effects: inout [Effect]) {
+        let number = fetchStarted(app, now: now)
+        effects.append(.setAssertion(app, .fetch, true))
+        effects.append(.trace(app, .fetchStart))
+        effects.append(.schedule(.fetchTimeout(app, Ticket(epoch: epoch, number: number)), at: now + settings.fetchTimeout))
+        effects.append(.enqueue(app, .performFetch))
+    }
+
+    /// The fetch completion handler: the fetch ends; it is judged once the
+    /// app leaves the background (`fetchLeftBackground`: the energy clock
+    /// runs on until then, and time awake is what the fetch cost).
+    mutating func completeFetch(_ app: AppID, _ result: BackgroundFetchResult, now: Nanoseconds, inBackground: Bool,
+                                _ effects: inout [Effect]) {
+        let i = Int(app.index)
+        guard let fetch = apps[i].fetchInFlight else {
+            effects.append(.log(app, "performFetch completion handler called with no fetch in progress"))
+            return
+        }
+        apps[i].fetchInFlight = nil
+        effects.append(.setAssertion(app, .fetch, false))
+        effects.append(.trace(app, .fetchComplete(result: result)))
+        if apps[i].fetchAwaitingCost != nil { effects += fetchLeftBackground(app, now: now) }  // an earlier one, still awake
+        apps[i].fetchAwaitingCost = FetchAwaitingCost(
+            result: result, started: fetch.started, fetchedSomething: fetch.asyncWork > 0 || fetch.bytes > 0,
+            bytes: fetch.bytes)
+        if !inBackground { effects += fetchLeftBackground(app, now: now) }
+        effects.append(.markSchedulerDirty(app))
+        effects.append(.suspendIfThreadFree(app))
+    }
+
+    /// The fetch's timeout (its ticket is outstanding): judged timed out; false if none is in flight.
+    mutating func fetchTimedOut(_ app: AppID, now: Nanoseconds) -> Bool {
+        guard let fetch = apps[Int(app.index)].fetchInFlight else { return false }
+        judgeFetch(app, .timedOut, took: now - fetch.started, now: now, settings: settings)
+        return true
+    }
+
+    /// A transfer the app created during a fetch: its data counts toward the fetch's cost.
+    mutating func fetchMoved(_ app: AppID, bytes: Int64) {
+        if apps[Int(app.index)].fetchInFlight != nil { apps[Int(app.index)].fetchInFlight!.bytes += bytes }
+    }
+
+    /// Judges a fetch that ended and moves the app's standing.
+    mutating func judgeFetch(_ app: AppID, _ verdict: FetchVerdict, took: Nanoseconds, bytes: Int64 = 0, now: Nanoseconds,
+                             settings p: SchedulerSettings) {
+        apps[Int(app.index)].fetchStanding.judge(verdict, took: took, bytes: bytes, at: now, settings: p)
     }
 }
 

@@ -87,22 +87,22 @@ public struct SchedulerControllerDump: ControllerDump, Equatable {
     }
 }
 
-extension Engine {
-    /// The scheduler controller's state for the app now.
-    public func schedulerControllerDump(of app: AppID) -> SchedulerControllerDump {
-        let a = scheduler.apps[Int(app.index)]
+extension SchedulerController {
+    /// The controller's state for the app at `now` (`text` puts an identifier into words).
+    func dump(of app: AppID, now: Nanoseconds, text: (TextID) -> String) -> SchedulerControllerDump {
+        let a = apps[Int(app.index)]
         let s = a.fetchStanding
-        let p = schedulerSettings
+        let p = settings
         let judged = [FetchVerdict.fastAndHonest, .ordinary, .slow, .claimedWithoutFetching, .timedOut]
             .filter { s.counts[Int($0.rawValue)] > 0 }
             .map { SchedulerControllerDump.Judged(verdict: $0.words, count: s.counts[Int($0.rawValue)]) }
         return SchedulerControllerDump(
-            pending: scheduler.pendingTasks.serials(of: app).map { text(scheduler.pendingTasks[$0].identifier) },
+            pending: pendingTasks.serials(of: app).map { text(pendingTasks[$0].identifier) },
             fetchInterval: a.fetchInterval, lastFetch: a.lastFetch, reputation: s.reputation, fetchesJudged: judged,
             lastJudged: s.last.map { .init(verdict: $0.verdict.words, took: $0.took, bytes: $0.bytes, at: $0.at) },
-            energyUsed: backgroundEnergyUsedToday(of: app), energyBudget: p.dailyEnergyBudget,
+            energyUsed: energyUsedToday(of: app, now: now), energyBudget: p.dailyEnergyBudget,
             penalties: a.penalties, cellularLaunchesToday: a.cellularLaunches.spent(at: now),
-            nextLook: scheduler.wakeAt[app.index],
+            nextLook: wakeAt[app.index],
             reward: p.fetchReputationReward, slowFactor: p.fetchReputationSlowFactor,
             dishonestFactor: p.fetchReputationDishonestFactor, timeoutFactor: p.fetchReputationTimeoutFactor,
             slowAfter: p.fetchTimeout * 2 / 3, largeBytes: p.fetchLargeBytes)

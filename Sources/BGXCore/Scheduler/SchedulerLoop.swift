@@ -7,53 +7,19 @@ import HeapModule
 /// idle time, a rate limit) it wakes at exactly that moment. No polling.
 extension Engine {
 
-    /// Judges what has changed: every request and fetch app after a change
-    /// of the device (`scheduler.dirty`), else only the apps something
-    /// happened to or whose wake is due (`scheduler.dirtyApps`) — with
-    /// thousands of apps, a user action re-judges one app, not all.
+    /// Judges what has changed (`SchedulerController.beginEvaluation` says
+    /// which requests and fetch apps): the policies are asked of each, a
+    /// deferral is traced when what holds it back changes, the requests
+    /// that may run start, and the next wake is queued.
     mutating func evaluateScheduler() {
-        let everything = scheduler.dirty
-        scheduler.dirty = false
-        scheduler.evaluations &+= 1
-        // The two sets trade places rather than copy and clear: clearing a set still shared with
-        // a copy allocated a new table on every evaluation. The spare is emptied in place at the end.
-        swap(&scheduler.dirtyApps, &scheduler.dirtyAppsSpare)
-        defer { scheduler.dirtyAppsSpare.removeAll() }
-        if scheduler.pendingTasks.isEmpty && scheduler.fetchApps.isEmpty {
-            scheduler.wakes = Heap()
-            scheduler.wakeAt.removeAll()
-            scheduler.wake = nil
-            return
-        }
-        // In the order a pass over every request would take them: submission order, fetch apps as they asked.
-        var serials: [UInt64]
-        var fetchers: [AppID]
-        if everything {
-            serials = scheduler.pendingTasks.serials
-            fetchers = scheduler.fetchApps
-        } else if scheduler.dirtyAppsSpare.count == 1, let index = scheduler.dirtyAppsSpare.first {
-            // The common case, one app: its serials are already in submission order.
-            let app = AppID(index: index)
-            serials = scheduler.pendingTasks.serials(of: app)
-            fetchers = scheduler.fetchRank[index] != nil ? [app] : []
-        } else {
-            serials = []
-            var ranked: [(rank: Int, app: AppID)] = []
-            for index in scheduler.dirtyAppsSpare {
-                let app = AppID(index: index)
-                serials += scheduler.pendingTasks.serials(of: app)
-                if let rank = scheduler.fetchRank[index] { ranked.append((rank, app)) }
-            }
-            serials.sort()
-            fetchers = ranked.sorted { $0.rank < $1.rank }.map(\.app)
-        }
-        refreshDeviceUsePrediction()
+        guard let (serials, fetchers) = scheduler.beginEvaluation() else { return }
+        scheduler.refreshDeviceUse(now: now, wallClockOffset: wallClockOffset)
         var starting: [UInt64] = []
         var reasons: [DecisionWords] = []
         for s in serials where scheduler.pendingTasks.kind(s) == .appRefresh {
-            refreshPredictionCache(scheduler.pendingTasks.app(s))
+            scheduler.refreshPredictionCache(scheduler.pendingTasks.app(s), now: now, wallClockOffset: wallClockOffset)
         }
-        for app in fetchers { refreshPredictionCache(app) }
+        for app in fetchers { scheduler.refreshPredictionCache(app, now: now, wallClockOffset: wallClockOffset) }
         for s in serials {
             // Fields read in place: `let p = scheduler.pendingTasks[s]` copied (and retained) the whole request.
             let (app, identifier) = (scheduler.pendingTasks.app(s), scheduler.pendingTasks.identifier(s))
@@ -63,43 +29,39 @@ extension Engine {
             // resubmit in the handler).
             if taskScheduler.isRunning(app, identifier) { continue }
             let candidate = scheduler.pendingTasks.candidate(s)
-            scheduler.judgements &+= 1
+            scheduler.countJudgements(1)
             var judgement = decide(candidate)
             if judgement.run { refuseIfLaunchPolicySaysNo(&judgement, app, cause: .bgTask, taskIdentifier: identifier) }
-            // Where the vetoes changed (for `explain`'s "since").
-            if scheduler.pendingTasks[s].blockedMask != judgement.mustNotMask {
-                scheduler.pendingTasks[s].blockedMask = judgement.mustNotMask
-                Self.noteBlocked(&scheduler.pendingTasks[s].blockedSince, mask: judgement.mustNotMask, now: now)
-            }
+            scheduler.noteVetoes(s, mask: judgement.mustNotMask, now: now)
             if judgement.run {
                 starting.append(s)
                 reasons.append(decision(judgement, candidate))
             } else {
-                // A deferral is recorded when what holds the task back changes.
-                if scheduler.pendingTasks[s].lastDeferKey != judgement.key {
-                    scheduler.pendingTasks[s].lastDeferKey = judgement.key
+                // A deferral is traced when what holds the task back changes.
+                if scheduler.deferralChanged(s, to: judgement.key) {
                     if let refusal = launchRefusal(behind: judgement.key, app, cause: .bgTask) {
                         noteRefusedLaunch(app, .bgTask, refusal)
                     }
                     let why = appendDecision(decision(judgement, candidate))
-                    record(app, .taskDefer(identifier: identifier, reason: why))
-                    noteTaskHistory(app, identifier, event: "deferred", detail: why)
+                    apply(scheduler.deferred(app, identifier, why: why, now: now))
                 }
-                if let n = judgement.nextChange { wakeScheduler(for: app, at: n) }
+                if let n = judgement.nextChange { scheduler.wake(app, at: n) }
             }
         }
-        scheduler.judgements &+= fetchers.count
+        scheduler.countJudgements(fetchers.count)
         for app in fetchers {
-            if let n = evaluateFetch(app) { wakeScheduler(for: app, at: n) }
+            if let n = evaluateFetch(app) { scheduler.wake(app, at: n) }
         }
         if !starting.isEmpty {
             if scheduler.recordsDasdDecisions {
                 for s in starting {
                     let (app, id) = (scheduler.pendingTasks[s].app, text(scheduler.pendingTasks[s].identifier))
-                    if let d = dasdDecision(app: app, identifier: id) { scheduler.dasdStarts.append(DasdStart(app: app, identifier: id, time: now, decision: d)) }
+                    if let d = dasdDecision(app: app, identifier: id) {
+                        scheduler.noteDasdStart(DasdStart(app: app, identifier: id, time: now, decision: d))
+                    }
                 }
             }
-            let chosen = starting.map { scheduler.pendingTasks.remove($0) }
+            let chosen = starting.map { scheduler.take($0) }
             // By app in index order, each app's tasks in submission order, with its first task's reason.
             let order = chosen.indices.sorted { (chosen[$0].app.index, $0) < (chosen[$1].app.index, $1) }
             var k = 0
@@ -114,29 +76,9 @@ extension Engine {
         scheduleNextSchedulerWake()
     }
 
-    // Inlining measured (callgrind, `bgx bench`, November 2026): removing every `@inline(__always)`
-    // in Scheduler/ (5 of them in this file) cost the engine 23 instructions per event.
-    /// Each policy holding a request back (a bit of `mask`) since when: set
-    /// when it starts to, cleared when it stops (for `explain`).
-    @inline(__always) static func noteBlocked(_ blockedSince: inout [Nanoseconds?], mask: UInt32, now: Nanoseconds) {
-        for index in blockedSince.indices {
-            if mask & (1 << UInt32(index)) != 0 {
-                if blockedSince[index] == nil { blockedSince[index] = now }
-            } else if blockedSince[index] != nil {
-                blockedSince[index] = nil
-            }
-        }
-    }
-
-    /// Time alone changes an answer about `app` at `time`: judge its
-    /// requests again then. Only the earliest wake of an app is kept.
-    @inline(__always) mutating func wakeScheduler(for app: AppID, at time: Nanoseconds) {
-        scheduler.wake(app, at: time)
-    }
-
     /// One event in the queue, at the earliest wake of any app.
     mutating func scheduleNextSchedulerWake() {
-        if let (event, time) = scheduler.nextWakeEvent() { queue.push(event, at: time) }
+        if let wake = scheduler.nextWake() { apply(wake) }
     }
 
     /// The policies said run; the launch policy (rules §11) has the last word
@@ -176,16 +118,7 @@ extension Engine {
 
     /// The wake fired: the apps whose wake is due are judged again.
     mutating func schedulerWakeFired(generation: UInt32) {
-        guard generation == scheduler.generation else { return }
-        scheduler.wake = nil
-        while let first = scheduler.wakes.min, first.time <= now {
-            scheduler.wakes.removeMin()
-            // Superseded by an earlier wake of the same app, which has already judged it.
-            guard scheduler.wakeAt[first.app] == first.time else { continue }
-            scheduler.wakeAt[first.app] = nil
-            markSchedulerDirty(for: AppID(index: first.app))
-        }
-        if scheduler.dirtyApps.isEmpty && !scheduler.dirty { scheduleNextSchedulerWake() }
+        if let wake = scheduler.wakeFired(generation: generation, now: now, tasks: taskScheduler) { apply(wake) }
     }
 
     /// What the scheduler last decided about a pending request, for `explain`.

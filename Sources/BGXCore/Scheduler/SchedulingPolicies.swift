@@ -139,29 +139,43 @@ struct Candidate: Sendable {
     var launchCause: LaunchCause { kind == .fetch ? .fetch : .bgTask }
 }
 
-extension Engine {
-    var schedulerSettings: SchedulerSettings { profile.scheduler }
+/// What the scheduler's policies read beyond the controller's own state:
+/// the moment, the device, and of an app what the process table, the launch
+/// policy (rules §11) and the task scheduler say. Read-only; the engine
+/// answers it in place (a copy of its device per judgement would cost the hot
+/// path), a test answers with a plain value.
+protocol SchedulingFacts {
+    var now: Nanoseconds { get }
+    var wallClockOffset: Nanoseconds { get }
+    var device: DeviceState { get }
+    /// When the device was last locked (nil while unlocked).
+    var lockedSince: Nanoseconds? { get }
+    func isForeground(_ app: AppID) -> Bool
+    /// One rule of the launch policy, asked as a dasd policy (BackgroundAppRefreshPolicy, FirstUnlockPolicy, ForceQuitPolicy).
+    func launchRule(_ rule: LaunchPolicy.Rule, _ app: AppID, cause: LaunchCause) -> LaunchRefusal?
+    /// Processing tasks running in the app (ActivityGroupPolicy).
+    func processingTasksRunning(_ app: AppID) -> Int
+    func bundleIdentifier(_ app: AppID) -> String
+}
 
+extension SchedulingFacts {
     /// Wall-clock time (time of day matters to the predictor).
     @inline(__always) func wall(_ t: Nanoseconds) -> Nanoseconds { t + wallClockOffset }
+}
 
-    /// `1d 08:15` in the scenario's wall-clock time.
-    public func clockText(_ t: Nanoseconds) -> String { Time.wallClock(wall(t)) }
-    /// A run's moment as the scenario writes it: `0d 23:30`, with seconds
-    /// only when they are not zero (`0d 17:50:25`).
-    public func momentText(_ t: Nanoseconds) -> String { Time.wallClock(wall(t), seconds: t % Time.seconds(60) != 0) }
-
+extension SchedulerController {
     /// One policy's answer, with its rationale when `detailed` (for
     /// `explain`, and the deciding policy): the scheduler judges without it.
-    func evaluate(_ policy: SchedulingPolicy, _ c: Candidate, detailed: Bool = true) -> PolicyOutcome {
+    func evaluate<F: SchedulingFacts>(_ policy: SchedulingPolicy, _ c: Candidate, _ f: F,
+                                      detailed: Bool = true) -> PolicyOutcome {
         if detailed {
-            let a = answer(policy, c, Rationale?.self)
+            let a = answer(policy, c, f, Rationale?.self)
             return PolicyOutcome(policy: policy, verdict: a.verdict, nextChange: a.nextChange, words: a.words,
-                                 wallClockOffset: wallClockOffset)
+                                 wallClockOffset: f.wallClockOffset)
         }
-        let a = answer(policy, c, NoWords.self)
+        let a = answer(policy, c, f, NoWords.self)
         return PolicyOutcome(policy: policy, verdict: a.verdict, nextChange: a.nextChange, words: nil,
-                             wallClockOffset: wallClockOffset)
+                             wallClockOffset: f.wallClockOffset)
     }
 
     /// One policy's answer — the one place each policy's rule is written.
@@ -169,68 +183,69 @@ extension Engine {
     /// and then the answer is three plain values, built without a rationale
     /// (the autoclosure is never called) and dropped without a release.
     @inline(__always)
-    func answer<Words: PolicyWords>(_ policy: SchedulingPolicy, _ c: Candidate, _: Words.Type) -> PolicyAnswer<Words> {
+    func answer<F: SchedulingFacts, Words: PolicyWords>(_ policy: SchedulingPolicy, _ c: Candidate, _ f: F,
+                                                      _: Words.Type) -> PolicyAnswer<Words> {
         @inline(__always)
         func out(_ v: PolicyVerdict, _ why: @autoclosure () -> Rationale, next: Nanoseconds? = nil) -> PolicyAnswer<Words> {
             PolicyAnswer(verdict: v, nextChange: next, words: Words(why()))
         }
-        let p = schedulerSettings
+        let p = settings
         let ai = Int(c.app.index)
         switch policy {
         case .earliestBeginDate:
             if c.kind != .fetch, c.earliest - c.submittedAt > p.farFutureCutoff {
                 return out(.mustNotProceed, .earliestTooFar(earliest: c.earliest, cutoff: p.farFutureCutoff))
             }
-            if now < c.earliest { return out(.mustNotProceed, .earliestNotReached(c.earliest), next: c.earliest) }
+            if f.now < c.earliest { return out(.mustNotProceed, .earliestNotReached(c.earliest), next: c.earliest) }
             return out(.canProceed(1), .earliestReached(c.earliest))
         case .backgroundAppRefresh:
             // rules §11's rule 5, asked of the launch policy (LaunchPolicy.swift).
-            if let refusal = launchRule(.backgroundAppRefresh, c.app, cause: c.launchCause) {
+            if let refusal = f.launchRule(.backgroundAppRefresh, c.app, cause: c.launchCause) {
                 return out(.mustNotProceed, .launchRefused(refusal))
             }
             return out(.canProceed(1), .backgroundAppRefreshOn)
         case .firstUnlock:
             // rules §11, asked of the launch policy (LaunchPolicy.swift).
-            if let refusal = launchRule(.firstUnlock, c.app, cause: c.launchCause) {
+            if let refusal = f.launchRule(.firstUnlock, c.app, cause: c.launchCause) {
                 return out(.mustNotProceed, .launchRefused(refusal))
             }
             return out(.canProceed(1), .unlockedSinceBoot)
         case .forceQuit:
-            if let refusal = launchRule(.forceQuit, c.app, cause: c.launchCause) {
+            if let refusal = f.launchRule(.forceQuit, c.app, cause: c.launchCause) {
                 return out(.mustNotProceed, .launchRefused(refusal))
             }
             return out(.canProceed(1), .notForceQuit)
         case .lowPowerMode:
-            if device.lowPowerMode { return out(.mustNotProceed, .lowPowerModeOn) }
+            if f.device.lowPowerMode { return out(.mustNotProceed, .lowPowerModeOn) }
             return out(.canProceed(1), .lowPowerModeOff)
         case .batteryLevel:
-            if !device.charging && device.battery < p.criticalBatteryLevel {
-                return out(.mustNotProceed, .batteryCritical(level: device.battery, critical: p.criticalBatteryLevel))
+            if !f.device.charging && f.device.battery < p.criticalBatteryLevel {
+                return out(.mustNotProceed, .batteryCritical(level: f.device.battery, critical: p.criticalBatteryLevel))
             }
-            let score = device.charging ? 1 : Double(device.battery) / 100
-            return out(.canProceed(score), .battery(device.battery))
+            let score = f.device.charging ? 1 : Double(f.device.battery) / 100
+            return out(.canProceed(score), .battery(f.device.battery))
         case .thermal:
-            switch device.thermal {
+            switch f.device.thermal {
             // dasd's hardest no [O]: `Absolutely Must Not Proceed … [{thermalLevel >= 2}]`
             // (nstrauss/nstrauss.github.io, 2020-08-11-mitigating-mac-enrollment-failures).
-            case .serious, .critical: return out(.absolutelyMustNotProceed, .thermal(device.thermal))
+            case .serious, .critical: return out(.absolutelyMustNotProceed, .thermal(f.device.thermal))
             case .fair: return out(.canProceed(0.5), .thermal(.fair))
             case .nominal: return out(.canProceed(1), .thermal(.nominal))
             }
         case .chargerPluggedIn:
-            if device.charging { return out(.canProceed(1), .pluggedIn) }
+            if f.device.charging { return out(.canProceed(1), .pluggedIn) }
             if c.requiresPower { return out(.mustNotProceed, .requiresPowerUnplugged) }
             if c.kind == .processing {
                 let since = max(c.submittedAt, c.earliest)
                 let bestEffort = since + p.processingBestEffort
-                if now >= bestEffort, let last = scheduler.apps[ai].usage.lastUse, now - last <= p.unusedAppCutoff {
+                if f.now >= bestEffort, let last = apps[ai].usage.lastUse, f.now - last <= p.unusedAppCutoff {
                     return out(.canProceed(1), .processingBestEffort(since: since, after: p.processingBestEffort))
                 }
                 return out(.canProceed(0), .unplugged, next: bestEffort)
             }
             return out(.canProceed(0), .unplugged)
         case .networkQuality:
-            switch device.network {
+            switch f.device.network {
             case .none:
                 if c.requiresNetwork { return out(.mustNotProceed, .requiresNetworkNone) }
                 return out(.canProceed(0.3), .network(.none))
@@ -243,15 +258,15 @@ extension Engine {
                 // locked it answers Can Proceed, with a low score (0.05) until the
                 // device has been idle a while [O] — the threshold then holds the
                 // task back, not a Must Not Proceed.
-                guard device.locked, let lockedSince else { return out(.mustNotProceed, .processingWhileActive) }
+                guard f.device.locked, let lockedSince = f.lockedSince else { return out(.mustNotProceed, .processingWhileActive) }
                 let idleAt = lockedSince + p.idleBeforeProcessing
-                if now < idleAt {
+                if f.now < idleAt {
                     return out(.canProceed(p.deviceActivityScoreSoonAfterLock),
                                .processingBeforeIdle(p.idleBeforeProcessing), next: idleAt)
                 }
                 // Idle: as quiet as the person's past days say the coming hour will be [O].
-                let changes = scheduler.deviceUse.predictionChanges(afterWall: wall(now)) - wallClockOffset
-                if let predicted = scheduler.deviceUse.prediction(atWall: wall(now)) {
+                let changes = deviceUse.predictionChanges(afterWall: f.wall(f.now)) - f.wallClockOffset
+                if let predicted = deviceUse.prediction(atWall: f.wall(f.now)) {
                     return out(.canProceed(max(p.deviceActivityScoreSoonAfterLock, predicted.quiet)),
                                .predictedDeviceUse(usedDays: predicted.usedDays, of: predicted.observed,
                                                    within: p.deviceUseHorizon),
@@ -259,65 +274,65 @@ extension Engine {
                 }
                 return out(.canProceed(1), .idleSince(lockedSince), next: changes)
             }
-            return device.locked ? out(.canProceed(1), .deviceActive(false)) : out(.canProceed(0.7), .deviceActive(true))
+            return f.device.locked ? out(.canProceed(1), .deviceActive(false)) : out(.canProceed(0.7), .deviceActive(true))
         case .thunderingHerd:
-            if let herd = thunderingHerd() { return out(.mustNotProceed, herd.words, next: herd.until) }
+            if let herd = thunderingHerd(f) { return out(.mustNotProceed, herd.words, next: herd.until) }
             return out(.canProceed(1), .noCrowd)
         case .application:
-            if apps[ai].state.isForeground { return out(.mustNotProceed, .appInForeground) }
-            guard let lastUse = scheduler.apps[ai].usage.lastUse, let firstUse = scheduler.apps[ai].usage.firstUse else {
+            if f.isForeground(c.app) { return out(.mustNotProceed, .appInForeground) }
+            guard let lastUse = apps[ai].usage.lastUse, let firstUse = apps[ai].usage.firstUse else {
                 return out(.mustNotProceed, .neverUsed)
             }
-            if now - lastUse > p.unusedAppCutoff {
+            if f.now - lastUse > p.unusedAppCutoff {
                 return out(.mustNotProceed, .unusedSince(lastUse, cutoff: p.unusedAppCutoff))
             }
             if c.kind == .processing { return out(.canProceed(1), .usedThisWeek(lastUse)) }
-            let predicted = predictedUse(of: c.app, firstUse: firstUse)
-            if let predicted, now >= predicted - p.refreshLeadTime {
+            let predicted = predictedUse(of: c.app, firstUse: firstUse, f)
+            if let predicted, f.now >= predicted - p.refreshLeadTime {
                 return out(.canProceed(1), .predictedUse(predicted))
             }
-            let staleAt = (scheduler.apps[ai].lastBackgroundLaunch ?? firstUse) + p.refreshStaleness
-            if now >= staleAt {
+            let staleAt = (apps[ai].lastBackgroundLaunch ?? firstUse) + p.refreshStaleness
+            if f.now >= staleAt {
                 return out(.canProceed(0.6), .noBackgroundLaunchFor(p.refreshStaleness))
             }
             // On the day of first use there is no past day to predict from;
             // say so rather than "no predicted use" while the habit is still unseen,
             // and look again at midnight, when that day becomes history.
-            let learning = predicted == nil && wall(now) / Time.days(1) == wall(firstUse) / Time.days(1)
-            let midnight = (wall(now) / Time.days(1) + 1) * Time.days(1) - (wall(now) - now)
+            let learning = predicted == nil && f.wall(f.now) / Time.days(1) == f.wall(firstUse) / Time.days(1)
+            let midnight = (f.wall(f.now) / Time.days(1) + 1) * Time.days(1) - (f.wall(f.now) - f.now)
             let next = predicted.map { min($0 - p.refreshLeadTime, staleAt) } ?? (learning ? min(staleAt, midnight) : staleAt)
             return out(.canProceed(0), learning ? .noUsePatternYet : .nextPredictedUse(predicted), next: next)
         case .rateLimit:
             if c.kind == .processing {
-                guard let end = scheduler.apps[ai].lastProcessingEnd else { return out(.canProceed(1), .noProcessingYet) }
+                guard let end = apps[ai].lastProcessingEnd else { return out(.canProceed(1), .noProcessingYet) }
                 let wait = end.success ? p.spacingProcessing : p.processingRetryDelay
-                if now < end.time + wait {
+                if f.now < end.time + wait {
                     return out(.mustNotProceed, .processingSpacing(ended: end.time, success: end.success, nextAt: end.time + wait),
                                next: end.time + wait)
                 }
                 return out(.canProceed(1), .processingEnded(end.time))
             }
-            guard let last = scheduler.apps[ai].lastBackgroundLaunch, let firstUse = scheduler.apps[ai].usage.firstUse else {
+            guard let last = apps[ai].lastBackgroundLaunch, let firstUse = apps[ai].usage.firstUse else {
                 return out(.canProceed(1), .noRecentBackgroundLaunch)
             }
-            let perDay = scheduler.apps[ai].usage.usesPerDay(todayWall: wall(now), firstUseWall: wall(firstUse))
+            let perDay = apps[ai].usage.usesPerDay(todayWall: f.wall(f.now), firstUseWall: f.wall(firstUse))
             var spacing = perDay >= 3 ? p.spacingFrequentApp : perDay >= 1 ? p.spacingDailyApp : p.spacingRareApp
-            spacing <<= Int64(min(scheduler.apps[ai].penalties, p.maxPenaltyDoublings))
+            spacing <<= Int64(min(apps[ai].penalties, p.maxPenaltyDoublings))
             if c.kind == .fetch { spacing = Nanoseconds(Double(spacing) * fetchSpacingFactor(c.app)) }
-            if now < last + spacing {
+            if f.now < last + spacing {
                 return out(.mustNotProceed, .launchSpacing(last: last, nextAt: last + spacing, perDay: perDay,
-                                                           penalties: scheduler.apps[ai].penalties,
+                                                           penalties: apps[ai].penalties,
                                                            fetchReputation: c.kind == .fetch
-                                                               ? scheduler.apps[ai].fetchStanding.reputation : nil),
+                                                               ? apps[ai].fetchStanding.reputation : nil),
                            next: last + spacing)
             }
             return out(.canProceed(1), .spacingRespected(last))
         case .energyBudget:
             guard c.kind != .processing else { return out(.canProceed(1), .processingOwnBudget) }
-            let day = wall(now) / Time.days(1)
-            let used = scheduler.apps[ai].energy.spent(at: now)
+            let day = f.wall(f.now) / Time.days(1)
+            let used = apps[ai].energy.spent(at: f.now)
             if used >= p.dailyEnergyBudget {
-                let nextDay = (day + 1) * Time.days(1) - wallClockOffset
+                let nextDay = (day + 1) * Time.days(1) - f.wallClockOffset
                 return out(.mustNotProceed, .energySpent(budget: p.dailyEnergyBudget), next: nextDay)
             }
             return out(.canProceed(1 - Double(used) / Double(p.dailyEnergyBudget)),
@@ -325,21 +340,21 @@ extension Engine {
         case .cpuUsage:
             // Processing waits while the system is busy [O]; other launches do not.
             guard c.kind == .processing else { return out(.canProceed(1), .cpuNotConsidered) }
-            if device.cpuLoad > p.maxCPUUsageForProcessing {
-                return out(.mustNotProceed, .cpuBusy(required: p.maxCPUUsageForProcessing, observed: device.cpuLoad))
+            if f.device.cpuLoad > p.maxCPUUsageForProcessing {
+                return out(.mustNotProceed, .cpuBusy(required: p.maxCPUUsageForProcessing, observed: f.device.cpuLoad))
             }
-            return out(.canProceed(1), .cpuLevel(device.cpuLoad))
+            return out(.canProceed(1), .cpuLevel(f.device.cpuLoad))
         case .memoryPressure:
-            let a = memoryPressureAnswer()
+            let a = Self.memoryPressureAnswer(f.device)
             return out(a.verdict, a.words)
         case .activityGroup:
             // A group runs at most `processingGroupLimit` activities at once [O]
             // (TN3163's `currentAvailableLimit == 0`): a second processing task
             // of the app waits for the first to end.
             guard c.kind == .processing else { return out(.canProceed(1), .groupNotLimited) }
-            let running = taskScheduler.apps[ai].running.reduce(0) { $0 + ($1.kind == .processing ? 1 : 0) }
+            let running = f.processingTasksRunning(c.app)
             if running >= p.processingGroupLimit {
-                return out(.mustNotProceed, .groupFull(apps[ai].manifest.bundleIdentifier))
+                return out(.mustNotProceed, .groupFull(f.bundleIdentifier(c.app)))
             }
             return out(.canProceed(1), .groupAvailable(p.processingGroupLimit - running))
         case .fileProtection:
@@ -347,16 +362,16 @@ extension Engine {
             // `completeUntilFirstUserAuthentication` for pushes [O] (as public
             // reverse-engineered dasd sources build a push launch), data locked
             // until the first unlock after boot. bgx gives BGTasks the same class.
-            let a = fileProtectionAnswer()
+            let a = Self.fileProtectionAnswer(f.device)
             return out(a.verdict, a.words)
         case .dataBudget:
             // Until transfers are simulated, data is counted in launches made
             // over cellular; Wi-Fi is not budgeted.
-            guard device.network == .cellular else { return out(.canProceed(1), .notCellular) }
-            let day = wall(now) / Time.days(1)
-            let used = scheduler.apps[ai].cellularLaunches.spent(at: now)
+            guard f.device.network == .cellular else { return out(.canProceed(1), .notCellular) }
+            let day = f.wall(f.now) / Time.days(1)
+            let used = apps[ai].cellularLaunches.spent(at: f.now)
             if used >= p.dailyCellularLaunches {
-                return out(.mustNotProceed, .cellularSpent(used), next: (day + 1) * Time.days(1) - wallClockOffset)
+                return out(.mustNotProceed, .cellularSpent(used), next: (day + 1) * Time.days(1) - f.wallClockOffset)
             }
             return out(.canProceed(1 - Double(used) / Double(p.dailyCellularLaunches)),
                        .cellularUsed(used, limit: p.dailyCellularLaunches))
@@ -366,86 +381,24 @@ extension Engine {
     /// The app's next predicted use after now (virtual time), cached per
     /// quarter-hour and usage history: evaluations within one quarter-hour
     /// share the answer.
-    func predictedUse(of app: AppID, firstUse: Nanoseconds) -> Nanoseconds? {
+    func predictedUse<F: SchedulingFacts>(of app: AppID, firstUse: Nanoseconds, _ f: F) -> Nanoseconds? {
         let i = Int(app.index)
-        let bin = wall(now) / UsageHistory.bin
-        if let cached = scheduler.apps[i].predictionCache, cached.bin == bin, cached.uses == scheduler.apps[i].usage.version {
+        let bin = f.wall(f.now) / UsageHistory.bin
+        if let cached = apps[i].predictionCache, cached.bin == bin, cached.uses == apps[i].usage.version {
             return cached.predicted
         }
-        return scheduler.apps[i].usage.predictedUse(afterWall: wall(now), firstUseWall: wall(firstUse),
-                                          threshold: schedulerSettings.usageProbabilityThreshold).map { $0 - wallClockOffset }
-    }
-
-    /// Brings the device-use prediction to the present (judgements only read it).
-    mutating func refreshDeviceUsePrediction() {
-        let horizonBins = Int(max(1, schedulerSettings.deviceUseHorizon / UsageHistory.bin))
-        scheduler.deviceUse.refresh(now: now, wallClockOffset: wallClockOffset, horizonBins: horizonBins)
-    }
-
-    /// Fills the prediction cache (the scheduler's loop is mutating; `evaluate` is not).
-    mutating func refreshPredictionCache(_ app: AppID) {
-        let i = Int(app.index)
-        guard let firstUse = scheduler.apps[i].usage.firstUse else { return }
-        let bin = wall(now) / UsageHistory.bin
-        if let cached = scheduler.apps[i].predictionCache, cached.bin == bin, cached.uses == scheduler.apps[i].usage.version { return }
-        let day = wall(now) / Time.days(1)
-        if scheduler.apps[i].usageTableDay != day || scheduler.apps[i].usageTableUses != scheduler.apps[i].usage.version {
-            let (counts, observed) = scheduler.apps[i].usage.binCounts(beforeDay: day, firstUseWall: wall(firstUse))
-            scheduler.apps[i].usageTableDay = day
-            scheduler.apps[i].usageTableUses = scheduler.apps[i].usage.version
-            scheduler.apps[i].usageCounts = counts
-            scheduler.apps[i].usageObserved = observed
-        }
-        let predicted = UsageHistory.predictedUse(afterWall: wall(now), counts: scheduler.apps[i].usageCounts,
-                                                  observed: scheduler.apps[i].usageObserved,
-                                                  threshold: schedulerSettings.usageProbabilityThreshold)
-        scheduler.apps[i].predictionCache = PredictionCache(bin: bin, uses: scheduler.apps[i].usage.version,
-                                                           predicted: predicted.map { $0 - wallClockOffset })
-    }
-
-    /// What decided: the first policy that said Must Not Proceed, or the one
-    /// weighing most for (run) or against (defer) — the reason, before words.
-    enum DecisionKey: Equatable, Sendable, Codable {
-        case mustNot(SchedulingPolicy)
-        case absolutelyMust
-        case ran(SchedulingPolicy?)
-        case waits(SchedulingPolicy?)
-        /// The policies said run; the launch policy (rules §11) said no.
-        case launchRefused(LaunchRefusal)
-
-        /// The policy whose rationale explains the decision, if one does.
-        var policy: SchedulingPolicy? {
-            switch self {
-            case let .mustNot(p): p
-            case let .ran(p), let .waits(p): p
-            case .absolutelyMust, .launchRefused: nil
-            }
-        }
-    }
-
-    struct Judgement {
-        var run: Bool
-        var score: Double
-        var threshold: Double
-        var key: DecisionKey
-        var nextChange: Nanoseconds?
-        /// Which policies said Must Not Proceed (bit `index`).
-        var mustNotMask: UInt32
-        /// Σ weight·score and Σ weight over the policies that said Can Proceed
-        /// (dasd's `sumScores` and `denominator`): `explain`, its holds and
-        /// `dasdDecision` read them here rather than adding them up again.
-        var weightedSum: Double
-        var totalWeight: Double
+        return apps[i].usage.predictedUse(afterWall: f.wall(f.now), firstUseWall: f.wall(firstUse),
+                                          threshold: settings.usageProbabilityThreshold).map { $0 - f.wallClockOffset }
     }
 
     /// All policies for one candidate and the decision they add up to —
-    /// without words (`decision(_:_:)` adds the deciding policy's when
+    /// without words (`decision(_:_:_:)` adds the deciding policy's when
     /// someone will read them) and without allocating. Every policy is
     /// asked even after a veto: the mask (for `explain`'s holds) and the
     /// next change (the scheduler's wake) need every answer.
-    @inline(__always) func decide(_ c: Candidate) -> Judgement {
+    @inline(__always) func decide<F: SchedulingFacts>(_ c: Candidate, _ f: F) -> Engine.Judgement {
         let processing = c.kind == .processing
-        let weights = processing ? scheduler.processingWeights : scheduler.refreshWeights
+        let weights = processing ? processingWeights : refreshWeights
         var total = 0.0, weighted = 0.0
         // Policies, not their outcomes, are kept: the deciding one is asked for its rationale at the end.
         var mustNot: SchedulingPolicy?
@@ -455,8 +408,8 @@ extension Engine {
         var bestGain = 0.0, worstShortfall = 0.0
         var best: SchedulingPolicy?, worst: SchedulingPolicy?
         for policy in SchedulingPolicy.ordered {
-            let o = answer(policy, c, NoWords.self)
-            if let n = o.nextChange, n > now { next = min(next ?? n, n) }
+            let o = answer(policy, c, f, NoWords.self)
+            if let n = o.nextChange, n > f.now { next = min(next ?? n, n) }
             switch o.verdict {
             case .mustNotProceed, .absolutelyMustNotProceed:
                 mask |= 1 << UInt32(policy.index)
@@ -471,8 +424,8 @@ extension Engine {
             }
         }
         let score = total > 0 ? weighted / total : 1
-        let threshold = thresholdScore(c)
-        var j = Judgement(run: false, score: score, threshold: threshold, key: .waits(nil), nextChange: next,
+        let threshold = thresholdScore(c, f)
+        var j = Engine.Judgement(run: false, score: score, threshold: threshold, key: .waits(nil), nextChange: next,
                           mustNotMask: mask, weightedSum: weighted, totalWeight: total)
         if let m = mustNot { j.key = .mustNot(m) }
         else if must { (j.run, j.key) = (true, .absolutelyMust) }
@@ -480,7 +433,7 @@ extension Engine {
         else {
             j.key = .waits(worst)
             // The threshold falls as the request waits: wake when it reaches this score.
-            if let t = thresholdReaches(score, c), t > now { j.nextChange = min(j.nextChange ?? t, t) }
+            if let t = thresholdReaches(score, c, f), t > f.now { j.nextChange = min(j.nextChange ?? t, t) }
         }
         return j
     }
@@ -488,24 +441,9 @@ extension Engine {
     /// The decision as a value, with the deciding policy's rationale (asked
     /// again, now with words): the trace and the history keep it and put it
     /// into words only when they are read. Ask before anything changes.
-    func decision(_ j: Judgement, _ c: Candidate) -> DecisionWords {
+    func decision<F: SchedulingFacts>(_ j: Engine.Judgement, _ c: Candidate, _ f: F) -> DecisionWords {
         DecisionWords(key: j.key, score: j.score, threshold: j.threshold,
-                      rationale: j.key.policy.flatMap { answer($0, c, Rationale?.self).words })
-    }
-
-    /// `0.79`, `1.0`: the score as a rationale shows it (truncated, as before),
-    /// without formatting a Double.
-    static func twoDecimals(_ v: Double) -> String {
-        let hundredths = Int(v * 100)
-        let whole = hundredths / 100, rest = hundredths % 100
-        if rest == 0 { return "\(whole).0" }
-        return rest % 10 == 0 ? "\(whole).\(rest / 10)" : (rest < 10 ? "\(whole).0\(rest)" : "\(whole).\(rest)")
-    }
-
-    /// `0.91`: a threshold rounded to two decimals (the threshold moves, so it is rarely round).
-    static func rounded(_ v: Double) -> String {
-        let hundredths = Int((v * 100).rounded())
-        return twoDecimals(Double(hundredths) / 100 + 0.000_001)
+                      rationale: j.key.policy.flatMap { answer($0, c, f, Rationale?.self).words })
     }
 
     /// dasd's `ThresholdScore`: the score a candidate must reach. It moves
@@ -522,11 +460,11 @@ extension Engine {
     /// until the quietest predicted quarter-hour at or after the request became
     /// eligible, then lowers it evenly to the window's end (dasd: in ten
     /// steps). Without a prediction the best moment is the start.
-    func thresholdScore(_ c: Candidate) -> Double {
-        let p = schedulerSettings
+    func thresholdScore<F: SchedulingFacts>(_ c: Candidate, _ f: F) -> Double {
+        let p = settings
         guard c.kind == .processing else { return p.appRefreshThreshold }
-        let (from, end) = thresholdRelaxation(c)
-        let waited = min(1, Double(max(0, now - from)) / Double(max(1, end - from)))
+        let (from, end) = thresholdRelaxation(c, f)
+        let waited = min(1, Double(max(0, f.now - from)) / Double(max(1, end - from)))
         return p.processingThresholdStart - (p.processingThresholdStart - p.processingThreshold) * waited
     }
 
@@ -534,28 +472,28 @@ extension Engine {
     /// moment) and when it reaches `processingThreshold` (the best-effort window's end).
     /// The best moment is looked for from when the request may first run: its
     /// earliest date, and the spacing after the app's last processing task.
-    func thresholdRelaxation(_ c: Candidate) -> (from: Nanoseconds, end: Nanoseconds) {
-        let p = schedulerSettings
+    func thresholdRelaxation<F: SchedulingFacts>(_ c: Candidate, _ f: F) -> (from: Nanoseconds, end: Nanoseconds) {
+        let p = settings
         let since = max(c.submittedAt, c.earliest)
         let end = since + p.processingBestEffort
         var eligible = since
-        if let last = scheduler.apps[Int(c.app.index)].lastProcessingEnd {
+        if let last = apps[Int(c.app.index)].lastProcessingEnd {
             eligible = max(eligible, last.time + (last.success ? p.spacingProcessing : p.processingRetryDelay))
         }
-        let weights = scheduler.processingWeights
-        let best = scheduler.deviceUse.bestMoment(atOrAfterWall: wall(eligible), floor: p.deviceActivityScoreSoonAfterLock,
+        let weights = processingWeights
+        let best = deviceUse.bestMoment(atOrAfterWall: f.wall(eligible), floor: p.deviceActivityScoreSoonAfterLock,
                                                   deviceActivityWeight: weights[SchedulingPolicy.deviceActivity.index],
                                                   chargerWeight: weights[SchedulingPolicy.chargerPluggedIn.index])
-            .map { $0 - wallClockOffset } ?? since
+            .map { $0 - f.wallClockOffset } ?? since
         return (min(best, end), end)
     }
 
     /// When `thresholdScore(c)` will have fallen to `score` (nil if it never will).
-    func thresholdReaches(_ score: Double, _ c: Candidate) -> Nanoseconds? {
-        let p = schedulerSettings
+    func thresholdReaches<F: SchedulingFacts>(_ score: Double, _ c: Candidate, _ f: F) -> Nanoseconds? {
+        let p = settings
         guard c.kind == .processing, p.processingThresholdStart > p.processingThreshold,
               score >= p.processingThreshold else { return nil }
-        let (from, end) = thresholdRelaxation(c)
+        let (from, end) = thresholdRelaxation(c, f)
         let fraction = (p.processingThresholdStart - score) / (p.processingThresholdStart - p.processingThreshold)
         // A second late, so that rounding never leaves the threshold a hair above the score.
         return from + Nanoseconds((fraction * Double(end - from)).rounded(.up)) + Time.seconds(1)
@@ -566,13 +504,13 @@ extension Engine {
     /// launches wait — every one for 300 s (`timeSinceThunderingHerdTriggerEvent
     /// < 300`), and for 900 s while the person goes on using the device
     /// (`deviceInUse == 1 AND … < 900`; locking it ends that). A hard block.
-    func thunderingHerd() -> (words: Rationale, until: Nanoseconds)? {
-        guard let at = scheduler.herd.at, let reason = scheduler.herd.reason else { return nil }
-        let p = schedulerSettings
-        if now - at < p.thunderingHerdBootWindow {
+    func thunderingHerd<F: SchedulingFacts>(_ f: F) -> (words: Rationale, until: Nanoseconds)? {
+        guard let at = herd.at, let reason = herd.reason else { return nil }
+        let p = settings
+        if f.now - at < p.thunderingHerdBootWindow {
             return (.herdAfterTrigger(window: p.thunderingHerdBootWindow, reason), at + p.thunderingHerdBootWindow)
         }
-        if scheduler.herd.waitingForInactivity, !device.locked, now - at < p.thunderingHerdWindow {
+        if herd.waitingForInactivity, !f.device.locked, f.now - at < p.thunderingHerdWindow {
             return (.herdWhileInUse(window: p.thunderingHerdWindow, reason), at + p.thunderingHerdWindow)
         }
         return nil
@@ -581,7 +519,7 @@ extension Engine {
     /// MemoryPressurePolicy [O], for tasks and pushes alike: no background
     /// launch while the camera is in use (`cameraIsActive == 1`) or memory is
     /// critically short; 0.5 at `warning`.
-    @inline(__always) func memoryPressureAnswer() -> (verdict: PolicyVerdict, words: Rationale) {
+    @inline(__always) static func memoryPressureAnswer(_ device: DeviceState) -> (verdict: PolicyVerdict, words: Rationale) {
         if device.cameraActive { return (.mustNotProceed, .cameraActive) }
         if device.memoryPressure == .critical { return (.mustNotProceed, .memoryCritical) }
         return (device.memoryPressure == .warning ? .canProceed(0.5) : .canProceed(1), .memoryPressure(device.memoryPressure))
@@ -590,7 +528,7 @@ extension Engine {
     /// FileProtectionPolicy [O], for tasks and pushes alike: launch
     /// activities' data (`completeUntilFirstUserAuthentication`) is locked
     /// until the first unlock after a boot.
-    @inline(__always) func fileProtectionAnswer() -> (verdict: PolicyVerdict, words: Rationale) {
+    @inline(__always) static func fileProtectionAnswer(_ device: DeviceState) -> (verdict: PolicyVerdict, words: Rationale) {
         device.unlockedSinceBoot ? (.canProceed(1), .protectedDataAvailable) : (.mustNotProceed, .protectedDataLocked)
     }
 }

@@ -66,19 +66,21 @@ public struct TaskSchedulerDump: ControllerDump, Equatable {
     }
 }
 
-extension Engine {
-    /// The task scheduler controller's state for the app now.
-    public func taskSchedulerDump(of app: AppID) -> TaskSchedulerDump {
-        let tasks = taskScheduler.apps[Int(app.index)]
+extension TaskSchedulerController {
+    /// The controller's state for the app, whose process is of `epoch`
+    /// (`text` puts an identifier into words).
+    func dump(of app: AppID, epoch: UInt32, expirationLeadTime: Nanoseconds,
+              text: (TextID) -> String) -> TaskSchedulerDump {
+        let tasks = apps[Int(app.index)]
         let registered = tasks.registered.map { id in
             TaskSchedulerDump.Registration(identifier: text(id), queue: tasks.onMain.contains(id) ? "main" : "background")
         }
         return TaskSchedulerDump(
-            registered: registered.sorted { $0.identifier < $1.identifier }, launchFinished: tasks.launchFinishedIn == apps[Int(app.index)].epoch,
+            registered: registered.sorted { $0.identifier < $1.identifier }, launchFinished: tasks.launchFinishedIn == epoch,
             running: tasks.running.map {
                 .init(identifier: text($0.identifier), kind: $0.kind.description, started: $0.started, expired: $0.expired,
                       hasExpirationHandler: $0.hasExpirationHandler, simulated: $0.simulated)
             },
-            budgetDeadline: tasks.deadline, expirationLeadTime: schedulerSettings.taskExpirationLeadTime)
+            budgetDeadline: tasks.deadline, expirationLeadTime: expirationLeadTime)
     }
 }

@@ -46,10 +46,10 @@ struct UsageHistory: Sendable, Codable {
         if days[slot].day != day { version += 1 }
         let b = Int((wall % Time.days(1)) / Self.bin)
         // One access to the ring for the whole update.
-        Self.record(&days[slot], day: day, bin: b)
+        Self.tally(&days[slot], day: day, bin: b)
     }
 
-    private static func record(_ d: inout DayUse, day: Int64, bin b: Int) {
+    private static func tally(_ d: inout DayUse, day: Int64, bin b: Int) {
         if d.day != day { d = DayUse(day: day) }
         d.noteBin(b)
         d.uses += 1

@@ -405,7 +405,7 @@ extension Engine {
             e.predictedUse = predicted - wallClockOffset
         }
         if let id {
-            e.history = scheduler.taskHistory.filter { $0.app == app && $0.identifier.index == id }.suffix(12).map { ($0.time, words(of: $0)) }
+            e.history = scheduler.taskHistory.filter { $0.app == app && $0.identifier.index == id }.suffix(12).map { ($0.time, $0.words(text: { text($0) }, clock: { clockText($0) })) }
         }
         return e
     }
@@ -466,8 +466,8 @@ extension Engine {
             if j.run { return (copy.now, copy.decision(j, c).text(wallClockOffset: wallClockOffset)) }
             guard let next = j.nextChange, next > copy.now else { return nil }
             copy.now = next
-            copy.refreshPredictionCache(app)
-            copy.refreshDeviceUsePrediction()
+            copy.scheduler.refreshPredictionCache(app, now: next, wallClockOffset: wallClockOffset)
+            copy.scheduler.refreshDeviceUse(now: next, wallClockOffset: wallClockOffset)
         }
         return nil
     }

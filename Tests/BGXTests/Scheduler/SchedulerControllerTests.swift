@@ -26,7 +26,7 @@ import Testing
     @Test("After a device change every app is judged, so marking one app adds nothing")
     func everythingDirtyMarksNoApp() {
         var c = controller()
-        c.dirty = true
+        c.judgeEverything()
         c.markDirty(news, running: true)
         #expect(c.dirtyApps.isEmpty)
     }
@@ -38,18 +38,19 @@ import Testing
         c.wake(news, at: Time.minutes(20))
         #expect(c.wakeAt[news.index] == Time.minutes(10))
         c.wake(mail, at: Time.minutes(5))
-        let first = c.nextWakeEvent()
-        #expect(first?.event == .schedulerWake(generation: 1))
-        #expect(first?.at == Time.minutes(5))
+        let first = c.nextWake()
+        #expect(first == .schedule(.schedulerWake(generation: 1), at: Time.minutes(5)))
         // Already queued for that moment: no second event.
-        #expect(c.nextWakeEvent() == nil)
+        let again = c.nextWake()
+        #expect(again == nil)
         #expect(c.wake == Time.minutes(5))
     }
 
     @Test("With no wake left the scheduler has nothing queued")
     func noWakeNoEvent() {
         var c = controller()
-        #expect(c.nextWakeEvent() == nil)
+        let wake = c.nextWake()
+        #expect(wake == nil)
         #expect(c.wake == nil)
     }
 
@@ -73,12 +74,12 @@ import Testing
     @Test("rules §6: a process's end ends its fetch in flight; what the scheduler knows of the app stays")
     func processEndKeepsTheKnowledge() {
         var c = controller()
-        c.apps[0].fetchInFlight = FetchInFlight(number: 1, started: 0)
-        c.apps[0].penalties = 2
-        c.apps[0].usage.noteUse(at: Time.hours(9), wall: Time.hours(9))
+        _ = c.fetchStarted(news, now: 0)
+        c.tasksNeverCompleted(news, [], now: 0)
+        c.noteUse(news, at: Time.hours(9), wallClockOffset: 0)
         c.processEnded(news)
         #expect(c.apps[0].fetchInFlight == nil)
-        #expect(c.apps[0].penalties == 2)
+        #expect(c.apps[0].penalties == 1)
         #expect(c.apps[0].usage.lastUse == Time.hours(9))
     }
 
@@ -156,14 +157,17 @@ import Testing
     @Test("rules §6: a fetch start puts one fetch in flight, numbered, and counts as the app's last fetch and background launch")
     func fetchStartRecords() {
         var c = controller()
-        c.apps[0].fetchDeferKey = .waits(nil)
-        #expect(c.fetchStarted(news, now: Time.hours(1)) == 1)
+        let changed = c.fetchDeferralChanged(news, to: .waits(nil))
+        #expect(changed)
+        let number = c.fetchStarted(news, now: Time.hours(1))
+        #expect(number == 1)
         #expect(c.apps[0].fetchInFlight?.number == 1)
         #expect(c.apps[0].fetchInFlight?.started == Time.hours(1))
         #expect(c.apps[0].lastFetch == Time.hours(1))
         #expect(c.apps[0].lastBackgroundLaunch == Time.hours(1))
         #expect(c.apps[0].fetchDeferKey == nil)
-        #expect(c.fetchStarted(news, now: Time.hours(2)) == 2)
+        let second = c.fetchStarted(news, now: Time.hours(2))
+        #expect(second == 2)
     }
 
     @Test("rules §6, §12: waking for background work starts the energy clock once, and over cellular spends a launch of the data budget")

@@ -25,12 +25,13 @@ struct TaskSchedulerControllerTests {
         var controller = Self.fresh()
         let first = controller.register(app, refresh, onMain: false)
         let second = controller.register(app, refresh, onMain: true)
-        #expect(first && !second)
+        // The first is traced; the second is refused (the engine ends the app for it).
+        #expect(first == .trace(app, .taskRegister(identifier: refresh)) && second == nil)
         #expect(controller.isRegistered(app, refresh) && !controller.isRegistered(app, index))
         // The refused registration did not move the handler to the main queue.
         #expect(!controller.runsOnMain(app, refresh))
         let onMain = controller.register(app, index, onMain: true)
-        #expect(onMain && controller.runsOnMain(app, index))
+        #expect(onMain != nil && controller.runsOnMain(app, index))
     }
 
     @Test("rules §5: the tasks of one launch share one budget — a second task opens none and moves no deadline")
