@@ -113,12 +113,16 @@ extension Engine {
         if !hookEffects.effects.isEmpty { carryOutHookEffects() }
     }
 
-    /// The effects the controllers appended at a moment, taken out of the
-    /// buffer first (carrying them out may start another moment).
+    /// The effects controllers appended to the buffer, taken out of it first
+    /// (carrying them out may start another moment, which appends anew), and
+    /// the buffer's storage handed back afterwards: copying the effects out
+    /// and emptying the buffer in place allocated at every moment with effects.
     mutating func carryOutHookEffects() {
-        let effects = hookEffects.effects
-        hookEffects.effects.removeAll(keepingCapacity: true)
-        apply(effects)
+        var effects: [Effect] = []
+        swap(&effects, &hookEffects.effects)
+        for effect in effects { apply(effect) }
+        effects.removeAll(keepingCapacity: true)
+        if hookEffects.effects.isEmpty { swap(&effects, &hookEffects.effects) }
     }
 
     /// The same controllers, in the same order, asked a question (nothing changes).

@@ -2,18 +2,6 @@
 /// `SchedulerController` or `TaskSchedulerController`, and carries out what
 /// it answers. What decides is in the controllers (Scheduler/).
 extension Engine {
-    /// Carries out what a scheduler controller appended to the engine's
-    /// effect buffer (outside any moment of `forEachController`, so the
-    /// buffer held nothing before), handing the buffer's storage back for
-    /// the next call: a task's start or a fetch's allocates nothing.
-    mutating func carryOutSchedulerEffects() {
-        var effects: [Effect] = []
-        swap(&effects, &hookEffects.effects)
-        for effect in effects { apply(effect) }
-        effects.removeAll(keepingCapacity: true)
-        if hookEffects.effects.isEmpty { swap(&effects, &hookEffects.effects) }
-    }
-
     /// The scheduler controller's state for the app now.
     public func schedulerControllerDump(of app: AppID) -> SchedulerControllerDump {
         scheduler.dump(of: app, now: now) { text($0) }
@@ -154,7 +142,7 @@ extension Engine {
         scheduler.tasksStarted(app, tasks, why: why, simulated: simulated, now: now)
         taskScheduler.start(tasks, for: app, why: why, simulated: simulated, now: now, epoch: apps[i].epoch,
                             budget: budget, leadTime: schedulerSettings.taskExpirationLeadTime, &hookEffects.effects)
-        carryOutSchedulerEffects()
+        carryOutHookEffects()
     }
 
     /// The identifier a task's launch handler is registered under: itself,
@@ -197,20 +185,20 @@ extension Engine {
         }
         hookEffects.effects.append(scheduler.taskCompleted(app, id, kind, success: success, now: now))
         if kind == .continuedProcessing {
-            carryOutSchedulerEffects()
+            carryOutHookEffects()
             continuedTaskEnded(app, id)
             suspendIfThreadFree(app)
             return
         }
         taskScheduler.closeBudgetIfDone(app, &hookEffects.effects)
-        carryOutSchedulerEffects()
+        carryOutHookEffects()
     }
 
     /// The budget's expiry (its ticket is outstanding: the budget is the one it was queued for).
     mutating func taskExpiryFired(_ app: AppID, _ ticket: Ticket) {
         apps[Int(app.index)].stats.scheduledTasksExpired += taskScheduler.budgetExpiring(app, ticket, now: now,
                                                                                          &hookEffects.effects)
-        carryOutSchedulerEffects()
+        carryOutHookEffects()
     }
 
     /// The budget's deadline (its ticket is outstanding): a task not completed ends the app.
@@ -238,7 +226,7 @@ extension Engine {
         apps[i].stats.scheduledTasksExpired += taskScheduler.expireNow(
             app, because: why, now: now, epoch: apps[i].epoch, leadTime: schedulerSettings.taskExpirationLeadTime,
             &hookEffects.effects)
-        carryOutSchedulerEffects()
+        carryOutHookEffects()
     }
 
     /// Launches, resumes or leaves running an app the scheduler hands work
@@ -290,7 +278,7 @@ extension Engine {
     public mutating func completeFetch(for app: AppID, result: BackgroundFetchResult) {
         scheduler.completeFetch(app, result, now: now, inBackground: apps[Int(app.index)].state == .background,
                                 &hookEffects.effects)
-        carryOutSchedulerEffects()
+        carryOutHookEffects()
     }
 }
 

@@ -31,7 +31,7 @@ extension Engine {
         guard wakeForBackgroundWork(app, cause: .fetch) else { return }  // killed as it launched
         apps[i].stats.fetches += 1
         scheduler.startFetch(app, now: now, epoch: apps[i].epoch, &hookEffects.effects)
-        carryOutSchedulerEffects()
+        carryOutHookEffects()
     }
 
     /// The fetch's timeout (its ticket is outstanding: the fetch is still in flight): the app is ended.
