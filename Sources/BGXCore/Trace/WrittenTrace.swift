@@ -1,38 +1,5 @@
-/// A host that writes its trace out as it goes (the live daemon) tells the
-/// engine so, and the engine lets go of the one-off texts — scheduling
-/// decisions, transfer and notification reasons — that only written trace
-/// events referred to. Without it, a daemon that runs for months would keep
-/// every decision it ever made (one per 11 inputs of the live soak's mix).
-/// A simulation never calls it: its trace and text identifiers stay as they
-/// are, byte for byte.
-extension Engine {
-    /// The host has taken and written every trace event so far (`trace` is
-    /// empty). Text identifiers the engine's state still holds — task
-    /// identifiers, names, interned words, the decisions in the task history
-    /// `explain` reads — keep resolving; those held only by written events
-    /// may name other text from now on.
-    /// The work is done once `batch` one-off texts have gathered (the daemon
-    /// calls it after every input), so a run keeps at most that many more.
-    public mutating func traceWritten(batch: Int = 256) {
-        texts.lettingGo = true
-        // Events not yet taken may refer to anything: forget nothing then.
-        guard trace.isEmpty, texts.strings.count - Int(texts.writtenUpTo) + texts.reusedSince.count >= batch else { return }
-        var candidates = texts.retained + texts.reusedSince
-        for k in Int(texts.writtenUpTo)..<texts.strings.count where texts.index[texts.strings[k]] != Int32(k) {
-            candidates.append(Int32(k))
-        }
-        var held = Set<Int32>()
-        for entry in scheduler.taskHistory { if let d = entry.detail { held.insert(d.index) } }
-        texts.retained = candidates.filter { held.contains($0) }
-        texts.forget(candidates.filter { !held.contains($0) })
-        // `updateTraceNames` has read the slots reused since the last pass (the host updates
-        // its names before writing, then calls this), so they are no longer news.
-        texts.reusedSince.removeAll(keepingCapacity: true)
-        texts.writtenUpTo = Int32(texts.strings.count)
-    }
-
-}
-
+/// What the engine's text table does when a host has written its trace
+/// (`Engine.traceWritten`): slots let go, and reused.
 extension TextTable {
     /// Lets the slots go: their strings and decisions are released, the slots reused.
     mutating func forget(_ slots: [Int32]) {
