@@ -45,15 +45,24 @@ enum Effect: Sendable, Equatable {
     case enforceMemoryLimits
     /// Free memory is compared with jetsam's levels.
     case checkMemoryPressure
-    /// Floating calendar triggers follow the device's new time zone.
-    case notificationsFollowTimeZone
-    /// Held pushes are tried again.
-    case retryHeldPushes
     /// The transfer daemon settles progress at the old conditions; then looks again.
     case settleTransfers
     case reviewTransfers
     /// Sessions held for a launch (before the first unlock) go.
     case reviewHeldTransferSessions
+
+    // MARK: Push
+    /// The app's held push meets the gate again, under the conditions now (`PushController.retryHeld`).
+    case retryHeldPush(AppID)
+    /// The launch policy refused a launch or wake for `cause`: the launch controller keeps the verdict.
+    case noteRefusedLaunch(AppID, LaunchCause, LaunchRefusal)
+    /// The app's process is ended, with the words of why.
+    case terminate(AppID, TerminationReason, detail: String)
+
+    // MARK: Notifications
+    /// The person tapped a notification: the tap, and why it opens nothing
+    /// when the notification is not in Notification Center (then no app).
+    case notificationTap(AppID?, NotificationID, reason: String?)
 }
 
 extension Engine {
@@ -108,16 +117,23 @@ extension Engine {
             for i in residentApps.sorted() where apps[Int(i)].state != .notRunning { _ = enforceLimit(AppID(index: i)) }
         case .checkMemoryPressure:
             checkMemoryPressure()
-        case .notificationsFollowTimeZone:
-            deviceTimeZoneChanged()
-        case .retryHeldPushes:
-            retryHeldPushes()
         case .settleTransfers:
             settleTransfers()
         case .reviewTransfers:
             reviewTransfers()
         case .reviewHeldTransferSessions:
             reviewHeldTransferSessions()
+        // MARK: Push
+        case let .retryHeldPush(app):
+            apply(pushes.retryHeld(app, pushConditions(of: app), settings: profile.push))
+        case let .noteRefusedLaunch(app, cause, refusal):
+            noteRefusedLaunch(app, cause, refusal)
+        case let .terminate(app, reason, detail):
+            terminate(app, reason, detail: detail)
+        // MARK: Notifications
+        case let .notificationTap(app, id, reason):
+            record(app, .user(.tapNotification))
+            record(app, .notificationTap(id: id, reason: reason.map { appendText($0) }))
         }
     }
 }
