@@ -63,6 +63,10 @@ enum Effect: Sendable, Equatable {
     /// The person tapped a notification: the tap, and why it opens nothing
     /// when the notification is not in Notification Center (then no app).
     case notificationTap(AppID?, NotificationID, reason: String?)
+
+    // MARK: Memory
+    /// The system closed one of the app's sockets, with why.
+    case socketClose(AppID, name: String, kind: SocketKind, reason: String)
 }
 
 extension Engine {
@@ -134,6 +138,9 @@ extension Engine {
         case let .notificationTap(app, id, reason):
             record(app, .user(.tapNotification))
             record(app, .notificationTap(id: id, reason: reason.map { appendText($0) }))
+        // MARK: Memory
+        case let .socketClose(app, name, kind, reason):
+            record(app, .socketClose(name: text(name), kind: kind, reason: text(reason)))
         }
     }
 }

@@ -133,17 +133,11 @@ extension Engine {
         let free = freeMemory
         guard free < memoryWarningLevel else { memory.lowMemoryEnded(); return }
         if memory.lowMemoryBegins() {
-            for index in residentApps.sorted() where apps[Int(index)].state.isRunning && memory.apps[Int(index)].jettison == nil {
-                let i = Int(index)
-                let app = AppID(index: index)
-                record(app, .memoryWarning(footprint: footprint(of: app), free: free))
-                apps[i].jobs.append(.memoryWarning)
-                pump(app)
+            for index in residentApps.sorted() where apps[Int(index)].state.isRunning {
+                carryOut(memory.warn(AppID(index: index), free: free))
             }
         }
-        if free < memoryCriticalLevel, memory.queueJetsamCheck() {
-            queue.push(.jetsamCheck, at: now + profile.memory.killDelay)
-        }
+        if free < memoryCriticalLevel, let check = memory.queueJetsamCheck(now: now) { apply(check) }
     }
 
     /// Kills from the lowest band up until free memory (counting what the
