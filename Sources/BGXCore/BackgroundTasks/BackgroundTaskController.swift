@@ -79,25 +79,6 @@ struct BackgroundTaskController: Sendable, Codable {
         apps[Int(app.index)].windowNeedingTimers()
     }
 
-    /// The window's first timer, if not yet scheduled: its expiration
-    /// warning, `leadTime` before the budget ends (the deadline is queued
-    /// when the warning fires: most windows end, their tasks ended, before
-    /// either). Its ticket carries the process's `epoch` and the window's number.
-    @inline(__always) mutating func budgetTimer(_ app: AppID, epoch: UInt32, now: Nanoseconds,
-                                                leadTime: Nanoseconds) -> Effect? {
-        let i = Int(app.index)
-        guard let window = apps[i].windowNeedingTimers() else { return nil }
-        return .schedule(.expirationWarning(app, Ticket(epoch: epoch, number: apps[i].windowNumber)),
-                         at: max(now, window.deadline - leadTime))
-    }
-
-    /// The window's expiration warning came due: its deadline is queued
-    /// (nil: the window is closed, its timers stale).
-    func budgetDeadline(_ app: AppID, _ ticket: Ticket, now: Nanoseconds) -> Effect? {
-        guard let window = apps[Int(app.index)].window else { return nil }
-        return .schedule(.budgetDeadline(app, ticket), at: max(now, window.deadline))
-    }
-
     /// Whether the budget is spent but for the expiration lead time: no new assertion is granted then.
     @inline(__always) func windowExpired(_ app: AppID, now: Nanoseconds, leadTime: Nanoseconds) -> Bool {
         guard let window = apps[Int(app.index)].window else { return false }

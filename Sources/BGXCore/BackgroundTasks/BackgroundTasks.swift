@@ -78,16 +78,17 @@ extension Engine {
     }
 
     mutating func scheduleBudgetTimers(_ app: AppID) {
-        if let warning = backgroundTasks.budgetTimer(app, epoch: apps[Int(app.index)].epoch, now: now,
-                                                     leadTime: profile.expirationLeadTime) {
-            apply(warning)
-        }
+        guard let window = backgroundTasks.windowNeedingTimers(app) else { return }
+        // The deadline is queued when the warning fires: most windows end
+        // (their tasks ended) before either.
+        queue.push(.expirationWarning(app, ticket(app, backgroundTasks.apps[Int(app.index)].windowNumber)),
+                   at: max(now, window.deadline - profile.expirationLeadTime))
     }
 
     mutating func expirationWarningFired(_ app: AppID, _ ticket: Ticket) {
         let i = Int(app.index)
-        guard let deadline = backgroundTasks.budgetDeadline(app, ticket, now: now) else { return }
-        apply(deadline)
+        guard let budget = backgroundTasks.apps[i].window else { return }
+        queue.push(.budgetDeadline(app, ticket), at: max(now, budget.deadline))
         var t = 0
         while let task = backgroundTasks.expirationDue(app, from: &t) {
             if task.isExpiringActivity { expireActivity(app, task); continue }

@@ -122,21 +122,22 @@ struct MemoryController: Sendable, Codable {
         return true
     }
 
-    /// Below the critical level: jetsam looks `killDelay` from now, once
-    /// the warned apps' handlers have had their turn (one check at a time).
-    mutating func queueJetsamCheck(now: Nanoseconds) -> Effect? {
-        if jetsamCheckQueued { return nil }
+    /// Below the critical level: true if a jetsam check is to be queued (one at a time).
+    mutating func queueJetsamCheck() -> Bool {
+        if jetsamCheckQueued { return false }
         jetsamCheckQueued = true
-        return .schedule(.jetsamCheck, at: now + settings.killDelay)
+        return true
     }
 
-    /// The running app hears `didReceiveMemoryWarning` (once per episode of
-    /// low memory; not if jetsam has already chosen it).
-    func warn(_ app: AppID, free: Int64) -> [Effect] {
-        let i = Int(app.index)
-        guard apps[i].jettison == nil else { return [] }
-        return [.trace(app, .memoryWarning(footprint: declared[i] + apps[i].allocated, free: free)),
-                .enqueue(app, .memoryWarning)]
+    /// Whether suspension has anything of the app's to look at (a file lock,
+    /// a socket): nearly every app holds neither, and is asked in place.
+    @inline(__always) func holdsLockOrSocket(_ app: AppID) -> Bool {
+        !apps[Int(app.index)].locks.isEmpty || !apps[Int(app.index)].sockets.isEmpty
+    }
+
+    /// Whether a resume has anything of the app's to look at (a socket open, or closed while suspended).
+    @inline(__always) func hasSocketsToReview(_ app: AppID) -> Bool {
+        !apps[Int(app.index)].sockets.isEmpty || !apps[Int(app.index)].closedWhileSuspended.isEmpty
     }
 
     /// The queued jetsam check came due.
@@ -203,10 +204,6 @@ struct MemoryController: Sendable, Codable {
         return .socketClose(app, name: socket.name, kind: socket.kind, reason: reason)
     }
 
-    /// The app-switcher snapshot, taken now with what the UI shows.
-    func snapshot(_ app: AppID) -> Effect {
-        .trace(app, .snapshot(sensitiveContentVisible: apps[Int(app.index)].sensitiveContentVisible))
-    }
 
     mutating func takeClosedSockets(_ app: AppID) -> [ClosedSocket] {
         let i = Int(app.index)

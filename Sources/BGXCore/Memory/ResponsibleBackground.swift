@@ -51,6 +51,7 @@ extension Engine {
     /// About to be suspended: a held lock kills the app [S] (0xdead10cc).
     /// Returns false if it did.
     mutating func releaseResourcesForSuspension(_ app: AppID) -> Bool {
+        guard memory.holdsLockOrSocket(app) else { return true }
         let (suspends, effects) = memory.releaseForSuspension(app)
         carryOut(effects)
         return suspends
@@ -75,6 +76,7 @@ extension Engine {
     /// Back from suspension: connections left idle that long are gone; the
     /// app hears of every socket closed meanwhile.
     mutating func noteSocketsOnResume(_ app: AppID, suspendedFor: Nanoseconds) {
+        guard memory.hasSocketsToReview(app) else { return }
         let (tellApp, effects) = memory.resumed(app, suspendedFor: suspendedFor,
                                                 teardown: profile.memory.suspendedSocketTeardown)
         carryOut(effects)
@@ -104,8 +106,10 @@ extension Engine {
         takeSnapshot(app)
     }
 
+    /// Traced here, not as an effect: it runs at every entry into the
+    /// background (see `checkMemoryPressure` for what effects cost there).
     mutating func takeSnapshot(_ app: AppID) {
-        apply(memory.snapshot(app))
+        record(app, .snapshot(sensitiveContentVisible: memory.apps[Int(app.index)].sensitiveContentVisible))
     }
 
     // MARK: Unsaved changes

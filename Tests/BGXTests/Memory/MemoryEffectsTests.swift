@@ -14,27 +14,6 @@ import Testing
         return c
     }
 
-    @Test("rules §10: a running app is warned with its footprint, unless jetsam has already chosen it")
-    func warningUnlessChosen() {
-        var c = controller()
-        c.allocate(app, bytes: 5 << 20)
-        #expect(c.warn(app, free: 42) == [.trace(app, .memoryWarning(footprint: 105 << 20, free: 42)),
-                                          .enqueue(app, .memoryWarning)])
-        c.choose(other, JetsamKill(footprint: 1, level: 2, memory: 3, band: .idle, cause: .pressure))
-        #expect(c.warn(other, free: 42).isEmpty)
-    }
-
-    @Test("rules §10: below the critical level one jetsam check is queued, the kill delay from now, until it is due")
-    func oneJetsamCheckAtATime() {
-        var settings = MemorySettings()
-        settings.killDelay = Time.seconds(2)
-        var c = MemoryController(settings: settings)
-        #expect(c.queueJetsamCheck(now: Time.seconds(10)) == .schedule(.jetsamCheck, at: Time.seconds(12)))
-        #expect(c.queueJetsamCheck(now: Time.seconds(11)) == nil)
-        c.jetsamCheckDue()
-        #expect(c.queueJetsamCheck(now: Time.seconds(13)) == .schedule(.jetsamCheck, at: Time.seconds(15)))
-    }
-
     @Test("rules §10 [O]: at its check, a background app busy over 80 % of 60 s is killed (cpuLimit); under it, checked again later")
     func cpuCheckKillsOrLooksAgain() {
         var c = controller()
