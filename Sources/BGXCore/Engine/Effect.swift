@@ -45,10 +45,6 @@ enum Effect: Sendable, Equatable {
     case enforceMemoryLimits
     /// Free memory is compared with jetsam's levels.
     case checkMemoryPressure
-    /// Floating calendar triggers follow the device's new time zone.
-    case notificationsFollowTimeZone
-    /// Held pushes are tried again.
-    case retryHeldPushes
 
     // MARK: transfers
     /// A transfer's trace line with words of its own (interned as it is written).
@@ -77,6 +73,21 @@ enum Effect: Sendable, Equatable {
     indirect case taskReject(AppID, TextID, BGTaskSchedulerError, reason: String)
     /// A processing task of the app ended: the scheduler spaces the next after it.
     case processingTaskEnded(AppID, success: Bool)
+
+    // MARK: Push
+    /// The app's held push meets the gate again, under the conditions now (`PushController.retryHeld`).
+    case retryHeldPush(AppID)
+    /// The launch policy refused a launch or wake for `cause`: the launch controller keeps the verdict.
+    case noteRefusedLaunch(AppID, LaunchCause, LaunchRefusal)
+
+    // MARK: Notifications
+    /// The person tapped a notification: the tap, and why it opens nothing
+    /// when the notification is not in Notification Center (then no app).
+    case notificationTap(AppID?, NotificationID, reason: String?)
+
+    // MARK: Memory
+    /// The system closed one of the app's sockets, with why.
+    case socketClose(AppID, name: String, kind: SocketKind, reason: String)
 }
 
 extension Engine {
@@ -131,10 +142,6 @@ extension Engine {
             for i in residentApps.sorted() where apps[Int(i)].state != .notRunning { _ = enforceLimit(AppID(index: i)) }
         case .checkMemoryPressure:
             checkMemoryPressure()
-        case .notificationsFollowTimeZone:
-            deviceTimeZoneChanged()
-        case .retryHeldPushes:
-            retryHeldPushes()
         // MARK: transfers
         case let .transferNote(app, note):
             switch note {
@@ -182,6 +189,18 @@ extension Engine {
             record(app, .taskReject(identifier: id, error: error, reason: text(reason)))
         case let .processingTaskEnded(app, success):
             scheduler.processingTaskEnded(app, success: success, now: now)
+        // MARK: Push
+        case let .retryHeldPush(app):
+            apply(pushes.retryHeld(app, pushConditions(of: app), settings: profile.push))
+        case let .noteRefusedLaunch(app, cause, refusal):
+            noteRefusedLaunch(app, cause, refusal)
+        // MARK: Notifications
+        case let .notificationTap(app, id, reason):
+            record(app, .user(.tapNotification))
+            record(app, .notificationTap(id: id, reason: reason.map { appendText($0) }))
+        // MARK: Memory
+        case let .socketClose(app, name, kind, reason):
+            record(app, .socketClose(name: text(name), kind: kind, reason: text(reason)))
         }
     }
 }

@@ -36,7 +36,7 @@ public struct Engine: Sendable, Codable {
     /// What each process holds of memory and CPU, and jetsam's books (rules §10).
     var memory: MemoryController
     /// Local notifications and Notification Center (rules §9).
-    var notifications = NotificationController()
+    var notifications: NotificationController
     /// The transfer daemon and each app's events wake and rate limiter (rules §8).
     var transfers = TransferController()
     var texts = TextTable()
@@ -97,6 +97,8 @@ public struct Engine: Sendable, Codable {
             locked: device.locked, charging: device.charging, online: device.network != .none))
         self.memory = MemoryController(settings: profile.memory)
         self.continuedProcessing = ContinuedProcessingController(settings: profile.continuedProcessing)
+        self.notifications = NotificationController(settings: profile.notifications,
+                                                    startEpochSeconds: self.startEpochSeconds)
         self.launches = LaunchController(policy: LaunchPolicy(
             relaunchLocationAfterForceQuit: profile.relaunchLocationAfterForceQuit,
             launchVoIPPushAfterForceQuit: profile.launchVoIPPushAfterForceQuit))
@@ -349,7 +351,7 @@ public struct Engine: Sendable, Codable {
             relaunchVoIPAppsAtBoot()
         }
         // The person put the device down: the herd's in-use window is over, held pushes may go.
-        if firstUnlock || (herdChanged && locked) { retryHeldPushes() }
+        if firstUnlock || (herdChanged && locked) { apply(pushes.heldPushRetries()) }
     }
 
     /// The device is shutting down (the live host's SIGTERM): a running app

@@ -24,22 +24,19 @@ extension Engine {
 
     /// Checks when the busy time in the trailing window would reach the limit.
     mutating func scheduleCPUCheck(_ app: AppID) {
-        guard let t = memory.nextCPUCheck(app, now: now, window: schedulerSettings.cpuLimitWindow, limit: cpuLimitBusy)
-        else { return }
-        queue.push(.cpuCheck(app, ticket(app, memory.cpu[Int(app.index)].checkNumber)), at: t)
+        if let check = memory.nextCPUCheck(app, now: now, epoch: apps[Int(app.index)].epoch,
+                                           window: schedulerSettings.cpuLimitWindow, limit: cpuLimitBusy) {
+            apply(check)
+        }
     }
 
     mutating func cpuCheckFired(_ app: AppID) {
         let i = Int(app.index)
         guard apps[i].state == .background,
               !isExemptFromCPUMonitor(app) else { return }
-        let window = schedulerSettings.cpuLimitWindow
-        let b = memory.busy(app, from: now - window, to: now)
-        if b >= cpuLimitBusy {
-            terminate(app, .cpuLimit, detail: "CPU time \(Time.describe(b)) over the last \(Time.describe(window)) "
-                      + "in the background exceeds \(Int(schedulerSettings.cpuLimitFraction * 100)) %")
-        } else {
-            scheduleCPUCheck(app)
+        if let effect = memory.cpuCheckDue(app, now: now, epoch: apps[i].epoch, window: schedulerSettings.cpuLimitWindow,
+                                           fraction: schedulerSettings.cpuLimitFraction) {
+            apply(effect)
         }
     }
 }

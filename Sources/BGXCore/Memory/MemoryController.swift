@@ -129,6 +129,17 @@ struct MemoryController: Sendable, Codable {
         return true
     }
 
+    /// Whether suspension has anything of the app's to look at (a file lock,
+    /// a socket): nearly every app holds neither, and is asked in place.
+    @inline(__always) func holdsLockOrSocket(_ app: AppID) -> Bool {
+        !apps[Int(app.index)].locks.isEmpty || !apps[Int(app.index)].sockets.isEmpty
+    }
+
+    /// Whether a resume has anything of the app's to look at (a socket open, or closed while suspended).
+    @inline(__always) func hasSocketsToReview(_ app: AppID) -> Bool {
+        !apps[Int(app.index)].sockets.isEmpty || !apps[Int(app.index)].closedWhileSuspended.isEmpty
+    }
+
     /// The queued jetsam check came due.
     mutating func jetsamCheckDue() { jetsamCheckQueued = false }
 
@@ -157,26 +168,42 @@ struct MemoryController: Sendable, Codable {
         apps[Int(app.index)].sockets.removeAll { $0.name == name }
     }
 
-    /// Suspension closes listening sockets and Bonjour services: returns
-    /// them, in the order opened; connections stay.
-    mutating func closeOnSuspension(_ app: AppID) -> [OpenSocket] {
+    /// About to be suspended [S]: a held file lock kills the app
+    /// (0xdead10cc); otherwise listening sockets and Bonjour services close
+    /// (in the order opened; connections stay). Whether the app may be suspended.
+    mutating func releaseForSuspension(_ app: AppID) -> (suspends: Bool, effects: [Effect]) {
         let i = Int(app.index)
+        if let lock = apps[i].locks.first {
+            return (false, [.terminate(app, .lockHeldWhileSuspended,
+                                       detail: "held the file lock '\(lock)' when it was suspended (0xdead10cc)")])
+        }
+        guard !apps[i].sockets.isEmpty else { return (true, []) }
         let closing = apps[i].sockets.filter { $0.kind != .connection }
         if !closing.isEmpty { apps[i].sockets.removeAll { $0.kind != .connection } }
-        return closing
+        return (true, closing.map { close(app, $0, reason: "listening sockets and Bonjour services are closed on suspension") })
     }
 
-    /// Every socket goes (torn down while suspended): returns them.
-    mutating func tearDownSockets(_ app: AppID) -> [OpenSocket] {
+    /// Back from `suspendedFor` suspended: connections left idle that long
+    /// are torn down (`teardown`; nil: never). Whether the app has sockets
+    /// closed meanwhile to hear of, and the closes.
+    mutating func resumed(_ app: AppID, suspendedFor: Nanoseconds,
+                          teardown: Nanoseconds?) -> (tellApp: Bool, effects: [Effect]) {
         let i = Int(app.index)
-        defer { apps[i].sockets.removeAll() }
-        return apps[i].sockets
+        var effects: [Effect] = []
+        if let teardown, suspendedFor >= teardown {
+            let gone = apps[i].sockets
+            apps[i].sockets.removeAll()
+            effects = gone.map { close(app, $0, reason: "torn down after \(Time.describe(suspendedFor)) suspended") }
+        }
+        return (!apps[i].closedWhileSuspended.isEmpty, effects)
     }
 
-    /// A socket the system closed, kept to tell the app when it runs again.
-    mutating func noteClosed(_ app: AppID, _ socket: OpenSocket, reason: String) {
+    /// A socket the system closed: traced, and kept to tell the app when it runs again.
+    private mutating func close(_ app: AppID, _ socket: OpenSocket, reason: String) -> Effect {
         apps[Int(app.index)].closedWhileSuspended.append(ClosedSocket(name: socket.name, reason: reason))
+        return .socketClose(app, name: socket.name, kind: socket.kind, reason: reason)
     }
+
 
     mutating func takeClosedSockets(_ app: AppID) -> [ClosedSocket] {
         let i = Int(app.index)
@@ -188,12 +215,12 @@ struct MemoryController: Sendable, Codable {
         apps[Int(app.index)].sensitiveContentVisible = visible
     }
 
-    /// Returns true if changes were unsaved and now are saved (traced `changes.save`).
-    mutating func setUnsavedChanges(_ app: AppID, _ unsaved: Bool) -> Bool {
+    /// Changes unsaved, or saved: unsaved ones now saved are traced (`changes.save`).
+    mutating func setUnsavedChanges(_ app: AppID, _ unsaved: Bool) -> Effect? {
         let i = Int(app.index)
         let saved = !unsaved && apps[i].hasUnsavedChanges
         apps[i].hasUnsavedChanges = unsaved
-        return saved
+        return saved ? .trace(app, .changesSave) : nil
     }
 
     // MARK: The CPU monitor
@@ -221,8 +248,9 @@ struct MemoryController: Sendable, Codable {
     /// The first moment the busy time in the trailing window reaches
     /// `limit` (busy time grows at most one second per second, so each step
     /// never overshoots); nil if the busy time counted so far never does.
-    /// A check found is numbered: its ticket carries the number.
-    mutating func nextCPUCheck(_ app: AppID, now: Nanoseconds, window: Nanoseconds, limit: Nanoseconds) -> Nanoseconds? {
+    /// A check found is numbered: its ticket (of the process's `epoch`) carries the number.
+    mutating func nextCPUCheck(_ app: AppID, now: Nanoseconds, epoch: UInt32, window: Nanoseconds,
+                               limit: Nanoseconds) -> Effect? {
         let i = Int(app.index)
         guard let lastEnd = cpu[i].intervals.last?.end else { return nil }
         var t = now
@@ -233,7 +261,19 @@ struct MemoryController: Sendable, Codable {
             if t > lastEnd { return nil }
         }
         cpu[i].checkNumber &+= 1
-        return t
+        return .schedule(.cpuCheck(app, Ticket(epoch: epoch, number: cpu[i].checkNumber)), at: t)
+    }
+
+    /// The CPU monitor's check came due for a background app (not exempt):
+    /// over `fraction` of `window` busy, it is killed (`cpuLimit`) [O];
+    /// otherwise it is checked again when it could be.
+    mutating func cpuCheckDue(_ app: AppID, now: Nanoseconds, epoch: UInt32, window: Nanoseconds,
+                              fraction: Double) -> Effect? {
+        let limit = Nanoseconds(fraction * Double(window))
+        let b = busy(app, from: now - window, to: now)
+        guard b >= limit else { return nextCPUCheck(app, now: now, epoch: epoch, window: window, limit: limit) }
+        return .terminate(app, .cpuLimit, detail: "CPU time \(Time.describe(b)) over the last \(Time.describe(window)) "
+                          + "in the background exceeds \(Int(fraction * 100)) %")
     }
 }
 

@@ -51,17 +51,10 @@ extension Engine {
     /// About to be suspended: a held lock kills the app [S] (0xdead10cc).
     /// Returns false if it did.
     mutating func releaseResourcesForSuspension(_ app: AppID) -> Bool {
-        let i = Int(app.index)
-        if let lock = memory.apps[i].locks.first {
-            terminate(app, .lockHeldWhileSuspended,
-                      detail: "held the file lock '\(lock)' when it was suspended (0xdead10cc)")
-            return false
-        }
-        guard !memory.apps[i].sockets.isEmpty else { return true }
-        for socket in memory.closeOnSuspension(app) {
-            closeSocket(app, socket, reason: "listening sockets and Bonjour services are closed on suspension")
-        }
-        return true
+        guard memory.holdsLockOrSocket(app) else { return true }
+        let (suspends, effects) = memory.releaseForSuspension(app)
+        carryOut(effects)
+        return suspends
     }
 
     // MARK: Sockets
@@ -80,21 +73,14 @@ extension Engine {
         memory.apps[Int(app.index)].sockets.map { ($0.name, $0.kind) }
     }
 
-    mutating func closeSocket(_ app: AppID, _ socket: OpenSocket, reason: String) {
-        record(app, .socketClose(name: text(socket.name), kind: socket.kind, reason: text(reason)))
-        memory.noteClosed(app, socket, reason: reason)
-    }
-
     /// Back from suspension: connections left idle that long are gone; the
     /// app hears of every socket closed meanwhile.
     mutating func noteSocketsOnResume(_ app: AppID, suspendedFor: Nanoseconds) {
-        let i = Int(app.index)
-        if let limit = profile.memory.suspendedSocketTeardown, suspendedFor >= limit {
-            for socket in memory.tearDownSockets(app) {
-                closeSocket(app, socket, reason: "torn down after \(Time.describe(suspendedFor)) suspended")
-            }
-        }
-        if !memory.apps[i].closedWhileSuspended.isEmpty { apps[i].jobs.append(.socketsClosed) }
+        guard memory.hasSocketsToReview(app) else { return }
+        let (tellApp, effects) = memory.resumed(app, suspendedFor: suspendedFor,
+                                                teardown: profile.memory.suspendedSocketTeardown)
+        carryOut(effects)
+        if tellApp { apps[Int(app.index)].jobs.append(.socketsClosed) }
     }
 
     /// The sockets closed while the app was suspended (the host tells the app's objects).
@@ -120,6 +106,8 @@ extension Engine {
         takeSnapshot(app)
     }
 
+    /// Traced here, not as an effect: it runs at every entry into the
+    /// background (see `checkMemoryPressure` for what effects cost there).
     mutating func takeSnapshot(_ app: AppID) {
         record(app, .snapshot(sensitiveContentVisible: memory.apps[Int(app.index)].sensitiveContentVisible))
     }
@@ -131,7 +119,7 @@ extension Engine {
     public mutating func setUnsavedChanges(for app: AppID, _ unsaved: Bool) {
         let i = Int(app.index)
         guard apps[i].state.isRunning else { return }
-        if memory.setUnsavedChanges(app, unsaved) { record(app, .changesSave) }
+        if let saved = memory.setUnsavedChanges(app, unsaved) { apply(saved) }
     }
 
     public func hasUnsavedChanges(_ app: AppID) -> Bool { memory.apps[Int(app.index)].hasUnsavedChanges }

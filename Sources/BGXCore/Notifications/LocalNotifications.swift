@@ -101,10 +101,9 @@ extension Engine {
     /// with its reason in the trace.
     public mutating func scheduleNotification(for app: AppID, id name: String, trigger: NotificationTrigger,
                                               content: NotificationContent) throws(NotificationError) {
-        try NotificationController.check(trigger, settings: profile.notifications)
+        try notifications.check(trigger)
         let id = notifications.intern(name)
-        apply(notifications.schedule(app, id, trigger: trigger, content: content, clock: notificationClock,
-                                     settings: profile.notifications))
+        apply(notifications.schedule(app, id, trigger: trigger, content: content, clock: notificationClock))
     }
 
     /// When a trigger would first fire if added now (`nextTriggerDate()`); nil if never.
@@ -165,8 +164,7 @@ extension Engine {
     mutating func notificationFired(_ app: AppID, _ id: NotificationID, generation: UInt32) {
         let inFront = frontApp == app && apps[Int(app.index)].state == .active
         apply(notifications.fired(app, id, generation: generation, inFront: inFront,
-                                  sounds: apps[Int(app.index)].manifest.sounds, clock: notificationClock,
-                                  settings: profile.notifications))
+                                  sounds: apps[Int(app.index)].manifest.sounds, clock: notificationClock))
     }
 
     /// The app in front answered `willPresent` with `options`: whatever it
@@ -175,16 +173,7 @@ extension Engine {
         guard !options.isEmpty, let i = notifications.indexByName[name] else { return }
         let id = NotificationID(index: i)
         apply(notifications.deliverToUser(app, id, notificationContent(for: app, id), present: options,
-                                          sounds: apps[Int(app.index)].manifest.sounds, now: now,
-                                          settings: profile.notifications))
-    }
-
-    // MARK: The device's clock
-
-    /// The device's time zone changed: floating calendar triggers follow the
-    /// new clock; fixed-zone and interval ones keep their moment.
-    mutating func deviceTimeZoneChanged() {
-        apply(notifications.timeZoneChanged(clock: notificationClock, settings: profile.notifications))
+                                          sounds: apps[Int(app.index)].manifest.sounds, now: now))
     }
 
     // MARK: The person taps one
@@ -194,14 +183,11 @@ extension Engine {
     /// `notification`) or brought to the front, then told of the response.
     /// A tap on one not there is recorded with its reason and does nothing.
     mutating func tapNotification(_ id: NotificationID) {
-        guard let app = notifications.takeDelivered(id) else {
-            record(nil, .user(.tapNotification))
-            record(nil, .notificationTap(id: id, reason: appendText(notifications.whyNotInCenter(id))))
-            return
-        }
+        let tapped = notifications.tap(id)
+        apply(tapped.effects)
+        guard let app = tapped.app else { return }
+        // Opening the app is its lifecycle: the coordinator's.
         let i = Int(app.index)
-        record(app, .user(.tapNotification))
-        record(app, .notificationTap(id: id, reason: nil))
         markSchedulerDirty(for: app)
         setLocked(false)
         frontAppWhenLocked = nil

@@ -61,58 +61,78 @@ extension NotificationPresentation {
     }
 }
 
-extension Engine {
-    public func notificationAuthorization(of app: AppID) -> NotificationAuthorization {
-        notifications.apps[Int(app.index)].authorization
-    }
-
+extension NotificationController {
     /// `requestAuthorization(options:)`: the first request asks the person,
-    /// later ones return what they answered. Returns whether it is granted.
-    public mutating func requestNotificationAuthorization(for app: AppID, options: NotificationPresentation) -> Bool {
-        let i = Int(app.index)
-        var auth = notifications.apps[i].authorization
-        guard auth.status == .notDetermined else { return auth.status == .authorized }
+    /// later ones return what they answered. Whether it is granted, and the
+    /// person's answer in words when they were asked.
+    mutating func requestAuthorization(_ app: AppID,
+                                       options: NotificationPresentation) -> (granted: Bool, effects: [Effect]) {
+        var auth = apps[Int(app.index)].authorization
+        guard auth.status == .notDetermined else { return (auth.status == .authorized, []) }
         auth.status = auth.answer ? .authorized : .denied
         auth.allowedRaw = auth.answer ? options.rawValue : 0
-        notifications.setAuthorization(app, auth)
-        log(app, auth.answer
+        setAuthorization(app, auth)
+        return (auth.answer, [.log(app, auth.answer
             ? "notifications: the person allowed \(options.names) when the app asked"
-            : "notifications: the person did not allow notifications when the app asked (\(options.names))")
-        return auth.answer
+            : "notifications: the person did not allow notifications when the app asked (\(options.names))")])
     }
 
     /// The person's choice as a scenario's app gives it (`notifications:`),
     /// before the run begins: the app asked in an earlier run and was
     /// answered, or it has not asked and `answer` is what it will hear.
-    public mutating func presetNotificationAuthorization(_ preset: NotificationAuthorization, for app: AppID) {
-        notifications.setAuthorization(app, preset)
+    mutating func presetAuthorization(_ preset: NotificationAuthorization, for app: AppID) -> [Effect] {
+        setAuthorization(app, preset)
         switch preset.status {
         case .notDetermined:
-            if !preset.answer { log(app, "notifications: the person will not allow them when the app asks") }
+            return preset.answer ? [] : [.log(app, "notifications: the person will not allow them when the app asks")]
         case .denied:
-            log(app, "notifications: the app asked before the run began and the person did not allow them")
+            return [.log(app, "notifications: the app asked before the run began and the person did not allow them")]
         case .authorized:
-            log(app, "notifications: the app asked before the run began and the person allowed \(preset.allowed.names)")
+            return [.log(app, "notifications: the app asked before the run began and the person allowed \(preset.allowed.names)")]
         }
     }
 
     /// The person's choice: the answer they will give when the app asks, or,
     /// once it has, the app's switch in Settings › Notifications.
-    public mutating func setNotificationsAllowed(_ allowed: Bool, for app: AppID) {
-        let i = Int(app.index)
-        var auth = notifications.apps[i].authorization
+    mutating func setAllowed(_ allowed: Bool, for app: AppID) -> [Effect] {
+        var auth = apps[Int(app.index)].authorization
+        let effect: Effect
         switch auth.status {
         case .notDetermined:
             auth.answer = allowed
-            log(app, "notifications: the person will " + (allowed ? "allow" : "not allow") + " them when the app asks")
+            effect = .log(app, "notifications: the person will " + (allowed ? "allow" : "not allow") + " them when the app asks")
         case .denied, .authorized:
             auth.status = allowed ? .authorized : .denied
             if allowed && auth.allowedRaw == 0 {
                 auth.allowedRaw = NotificationPresentation([.alert, .sound, .badge]).rawValue
             }
-            log(app, "notifications: the person turned this app's notifications "
-                + (allowed ? "on" : "off") + " in Settings")
+            effect = .log(app, "notifications: the person turned this app's notifications "
+                          + (allowed ? "on" : "off") + " in Settings")
         }
-        notifications.setAuthorization(app, auth)
+        setAuthorization(app, auth)
+        return [effect]
+    }
+}
+
+extension Engine {
+    public func notificationAuthorization(of app: AppID) -> NotificationAuthorization {
+        notifications.apps[Int(app.index)].authorization
+    }
+
+    /// `requestAuthorization(options:)`: returns whether it is granted.
+    public mutating func requestNotificationAuthorization(for app: AppID, options: NotificationPresentation) -> Bool {
+        let (granted, effects) = notifications.requestAuthorization(app, options: options)
+        carryOut(effects)
+        return granted
+    }
+
+    /// The person's choice as a scenario's app gives it, before the run begins.
+    public mutating func presetNotificationAuthorization(_ preset: NotificationAuthorization, for app: AppID) {
+        carryOut(notifications.presetAuthorization(preset, for: app))
+    }
+
+    /// The person's choice: the answer they will give, or the app's switch in Settings.
+    public mutating func setNotificationsAllowed(_ allowed: Bool, for app: AppID) {
+        apply(notifications.setAllowed(allowed, for: app))
     }
 }

@@ -49,6 +49,15 @@ struct NotificationController: Sendable, Codable {
     /// Notification Center: delivered to the user and not yet opened or removed, oldest first.
     private(set) var delivered: [Delivered] = []
     private(set) var generation: UInt32 = 0
+    /// The numbers it decides by (its limit, the shortest repeat, the longest alert sound).
+    let settings: NotificationSettings
+    /// Unix seconds at t = 0: a calendar trigger is read on a clock.
+    let startEpochSeconds: Int64
+
+    init(settings: NotificationSettings = NotificationSettings(), startEpochSeconds: Int64 = 0) {
+        self.settings = settings
+        self.startEpochSeconds = startEpochSeconds
+    }
 
     mutating func appInstalled() { apps.append(AppNotifications()) }
 
@@ -82,7 +91,7 @@ struct NotificationController: Sendable, Codable {
     // MARK: Scheduling
 
     /// What `UNTimeIntervalNotificationTrigger` raises for.
-    static func check(_ trigger: NotificationTrigger, settings: NotificationSettings) throws(NotificationError) {
+    func check(_ trigger: NotificationTrigger) throws(NotificationError) {
         guard case let .timeInterval(interval, repeats) = trigger else { return }
         guard interval > 0 else { throw .notInFuture }
         if repeats, interval < settings.minimumRepeatInterval {
@@ -94,8 +103,7 @@ struct NotificationController: Sendable, Codable {
     /// same identifier; a request the limit or the calendar rules out is
     /// dropped with its reason.
     mutating func schedule(_ app: AppID, _ id: NotificationID, trigger: NotificationTrigger,
-                           content: NotificationContent, clock: NotificationClock,
-                           settings: NotificationSettings) -> [Effect] {
+                           content: NotificationContent, clock: NotificationClock) -> [Effect] {
         let i = Int(app.index)
         let replaced = apps[i].pending.contains { $0.id == id }
         if replaced { apps[i].pending.removeAll { $0.id == id } }
@@ -115,12 +123,12 @@ struct NotificationController: Sendable, Codable {
         generation &+= 1
         apps[i].pending.append(Pending(id: id, trigger: trigger, content: content, fireAt: fireAt, generation: generation))
         effects.append(.schedule(.notificationFire(app, id, generation: generation), at: fireAt))
-        if trigger != .immediate { effects += enforceLimit(app, settings: settings) }
+        if trigger != .immediate { effects += enforceLimit(app) }
         return effects
     }
 
     /// Keeps the app's `limit` soonest-firing; the rest are dropped.
-    mutating func enforceLimit(_ app: AppID, settings: NotificationSettings) -> [Effect] {
+    mutating func enforceLimit(_ app: AppID) -> [Effect] {
         let i = Int(app.index)
         guard apps[i].pending.count > settings.limit else { return [] }
         let bySoonest = apps[i].pending.indices.sorted {
@@ -154,7 +162,7 @@ struct NotificationController: Sendable, Codable {
     /// A notification's moment came: to the app if it is active in front,
     /// otherwise to the user; a repeating one is scheduled again.
     mutating func fired(_ app: AppID, _ id: NotificationID, generation: UInt32, inFront: Bool,
-                        sounds: [BundleSound], clock: NotificationClock, settings: NotificationSettings) -> [Effect] {
+                        sounds: [BundleSound], clock: NotificationClock) -> [Effect] {
         let i = Int(app.index)
         guard let index = apps[i].pending.firstIndex(where: { $0.id == id && $0.generation == generation }) else {
             return []
@@ -172,7 +180,7 @@ struct NotificationController: Sendable, Codable {
                        .enqueue(app, .notification(id))]
         } else {
             effects = deliverToUser(app, id, entry.content, present: [.alert, .sound, .badge], why: why,
-                                    sounds: sounds, now: clock.now, settings: settings)
+                                    sounds: sounds, now: clock.now)
         }
         let next: Nanoseconds? = switch entry.trigger {
         case .immediate, .timeInterval(_, repeats: false), .calendar(_, _, repeats: false): nil
@@ -182,7 +190,7 @@ struct NotificationController: Sendable, Codable {
         if let next {
             apps[i].pending[index].fireAt = next
             effects.append(.schedule(.notificationFire(app, id, generation: generation), at: next))
-            effects += enforceLimit(app, settings: settings)
+            effects += enforceLimit(app)
         } else {
             apps[i].pending.remove(at: index)
         }
@@ -192,7 +200,7 @@ struct NotificationController: Sendable, Codable {
     /// The user sees it: an alert in Notification Center, a sound, the badge.
     mutating func deliverToUser(_ app: AppID, _ id: NotificationID, _ content: NotificationContent,
                                 present: NotificationPresentation, why: String? = nil, sounds: [BundleSound],
-                                now: Nanoseconds, settings: NotificationSettings) -> [Effect] {
+                                now: Nanoseconds) -> [Effect] {
         let (present, refusal) = apps[Int(app.index)].authorization.filter(present)
         if present.isEmpty, let refusal {
             return [.notificationDrop(app, id, reason: why.map { $0 + "; " + refusal } ?? refusal)]
@@ -237,7 +245,7 @@ struct NotificationController: Sendable, Codable {
     /// The device's time zone changed: floating calendar triggers follow the
     /// new clock (in the order they were added, across apps); fixed-zone and
     /// interval ones keep their moment.
-    mutating func timeZoneChanged(clock: NotificationClock, settings: NotificationSettings) -> [Effect] {
+    mutating func timeZoneChanged(clock: NotificationClock) -> [Effect] {
         var floating: [(generation: UInt32, app: Int, index: Int)] = []
         for i in apps.indices {
             for k in apps[i].pending.indices {
@@ -269,11 +277,20 @@ struct NotificationController: Sendable, Codable {
             effects.append(.schedule(.notificationFire(app, id, generation: generation), at: next))
         }
         for i in never.sorted() { apps[i].pending.removeAll { $0.fireAt == .max } }
-        for i in moved.sorted() { effects += enforceLimit(AppID(index: Int32(i)), settings: settings) }
+        for i in moved.sorted() { effects += enforceLimit(AppID(index: Int32(i))) }
         return effects
     }
 
     // MARK: The person taps one
+
+    /// The person taps a notification: the newest of that identifier in
+    /// Notification Center is taken out of it, and its app is the one to
+    /// open (the coordinator opens it: the app's lifecycle is its own). A tap
+    /// on one not there opens nothing, with its reason.
+    mutating func tap(_ id: NotificationID) -> (app: AppID?, effects: [Effect]) {
+        guard let app = takeDelivered(id) else { return (nil, [.notificationTap(nil, id, reason: whyNotInCenter(id))]) }
+        return (app, [.notificationTap(app, id, reason: nil)])
+    }
 
     /// The newest notification of that identifier in Notification Center,
     /// taken out of it; nil when there is none.
@@ -317,8 +334,11 @@ struct NotificationClock {
 extension NotificationController: Controller {
     mutating func appInstalled(_ manifest: AppManifest) { appInstalled() }
 
-    /// Floating calendar triggers follow a new time zone.
-    func deviceChanged(_ change: DeviceChange, _ context: ControllerContext, _ effects: inout [Effect]) {
-        if case .timeZone = change { effects.append(.notificationsFollowTimeZone) }
+    /// The device's time zone changed: floating calendar triggers follow the
+    /// new clock; fixed-zone and interval ones keep their moment.
+    mutating func deviceChanged(_ change: DeviceChange, _ context: ControllerContext, _ effects: inout [Effect]) {
+        guard case let .timeZone(zone) = change else { return }
+        effects += timeZoneChanged(clock: NotificationClock(now: context.now, startEpochSeconds: startEpochSeconds,
+                                                            deviceZone: zone))
     }
 }

@@ -33,7 +33,7 @@ public struct NotificationControllerDump: ControllerDump, Equatable {
 }
 
 extension NotificationController {
-    func dump(_ app: AppID, settings: NotificationSettings) -> NotificationControllerDump {
+    func dump(_ app: AppID) -> NotificationControllerDump {
         NotificationControllerDump(
             scheduled: pendingSoonestFirst(app).map { .init(id: name($0.id), fireAt: $0.fireAt, repeats: $0.trigger.repeats) },
             limit: settings.limit, refusesPastLimit: settings.overflow == .refuseNew,
@@ -44,6 +44,6 @@ extension NotificationController {
 extension Engine {
     /// The notification controller's state for the app now.
     public func notificationControllerDump(of app: AppID) -> NotificationControllerDump {
-        notifications.dump(app, settings: profile.notifications)
+        notifications.dump(app)
     }
 }

@@ -133,6 +133,102 @@ struct PushController: Sendable, Codable {
     }
 }
 
+// MARK: Decisions
+
+extension PushController {
+    /// A push reaches the device for the app (not a VoIP push: the coordinator
+    /// gives those to the long-running services, rules §4). An alert is shown
+    /// to the person unless the app is in front; a background push to an app
+    /// in front is the app's; otherwise the gate decides: delivered (waking or
+    /// launching the app), dropped, or held.
+    mutating func receive(_ app: AppID, _ push: Push, _ c: PushConditions, settings: PushSettings) -> [Effect] {
+        switch push.type {
+        case .alert:
+            let effects: [Effect] = [.trace(app, .pushDeliver(type: .alert, priority: push.priority, toApp: c.inFront))]
+            return c.inFront ? effects + handToApp(app, push, c, settings: settings) : effects
+        case .background:
+            if c.inFront {
+                return [.trace(app, .pushDeliver(type: .background, priority: push.priority, toApp: true))]
+                    + handToApp(app, push, c, settings: settings)
+            }
+            switch gate(app, push, c, settings: settings) {
+            case nil: return deliverInBackground(app, push, now: c.now)
+            case let .drop(reason): return drop(app, push, reason, launchRefusal: c.launchRefusal)
+            case let .hold(reason, retryAt):
+                return Self.refusedLaunch(app, push, reason, c.launchRefusal)
+                    + hold(app, push, reason, retryAt: retryAt, now: c.now)
+            }
+        case .voip:
+            assertionFailure("VoIP pushes are the long-running services' (rules §4)")
+            return []
+        }
+    }
+
+    /// Hands a push to the app in front (or launched by the user): not watched, it holds nothing.
+    private mutating func handToApp(_ app: AppID, _ push: Push, _ c: PushConditions, settings: PushSettings) -> [Effect] {
+        handToApp(app, push, watched: false, epoch: c.epoch, now: c.now, completionTimeout: settings.completionTimeout)
+    }
+
+    /// The push is dropped with its reason; when the reason is the launch
+    /// policy's refusal (`launchRefusal`, for the push's cause), that is a
+    /// refused launch for the launch controller.
+    func drop(_ app: AppID, _ push: Push, _ reason: String, launchRefusal: LaunchRefusal?) -> [Effect] {
+        Self.refusedLaunch(app, push, reason, launchRefusal) + [.pushDrop(app, push, reason: reason, held: false)]
+    }
+
+    /// A push dropped or held because the launch policy refused the app (its
+    /// reason is the refusal's) is a refused launch.
+    private static func refusedLaunch(_ app: AppID, _ push: Push, _ reason: String,
+                                      _ refusal: LaunchRefusal?) -> [Effect] {
+        guard let refusal, refusal.reason == reason else { return [] }
+        return [.noteRefusedLaunch(app, push.type == .voip ? .voipPush : .silentPush, refusal)]
+    }
+
+    /// Each app with a push held, in index order: conditions changed (the
+    /// device, an unlock, a reboot), its push may go now (`retryHeld`).
+    func heldPushRetries() -> [Effect] {
+        heldApps.sorted().compactMap { apps[Int($0)].held != nil ? .retryHeldPush(AppID(index: $0)) : nil }
+    }
+
+    /// The retry event of this generation came due: the held push is tried
+    /// again if it is the retry still wanted.
+    mutating func retryFired(_ app: AppID, generation: UInt32) -> [Effect] {
+        retryDue(app, generation: generation) ? [.retryHeldPush(app)] : []
+    }
+
+    /// The held push meets the gate again: delivered, dropped, or held on
+    /// (with a retry when time alone will let it go). Nothing for an app in
+    /// front: the person's launch delivered it.
+    mutating func retryHeld(_ app: AppID, _ c: PushConditions, settings: PushSettings) -> [Effect] {
+        guard let push = apps[Int(app.index)].held, !c.isFrontApp else { return [] }
+        switch gate(app, push, c, settings: settings) {
+        case nil:
+            _ = takeHeld(app)
+            return deliverInBackground(app, push, now: c.now)
+        case let .drop(reason):
+            _ = takeHeld(app)
+            return drop(app, push, reason, launchRefusal: c.launchRefusal)
+        case let .hold(_, retryAt):
+            return scheduleRetry(app, at: retryAt)
+        }
+    }
+
+    /// rules §7 [D]: a held push is delivered at once when the person launches the app.
+    mutating func deliverHeldOnUserLaunch(_ app: AppID, epoch: UInt32, now: Nanoseconds,
+                                          settings: PushSettings) -> [Effect] {
+        guard let push = takeHeld(app) else { return [] }
+        return [.trace(app, .pushDeliver(type: push.type, priority: push.priority, toApp: true))]
+            + handToApp(app, push, watched: false, epoch: epoch, now: now, completionTimeout: settings.completionTimeout)
+    }
+
+    /// A watched push's completion handler was not called in time: the app is ended.
+    func completionTimedOut(_ app: AppID, settings: PushSettings) -> [Effect] {
+        [.terminate(app, .completionHandlerTimeout,
+                    detail: "didReceiveRemoteNotification: the completion handler was not called within "
+                        + Time.describe(settings.completionTimeout) + " (handler: silent push)")]
+    }
+}
+
 /// The push controller's state for one app, as data (AOSP's
 /// `dumpControllerStateLocked`): what `explain` puts into words and a live
 /// host's status can show as it is.
@@ -224,7 +320,7 @@ extension PushController: Controller {
 
     /// Conditions changed: held pushes may go now.
     func deviceChanged(_ change: DeviceChange, _ context: ControllerContext, _ effects: inout [Effect]) {
-        if !heldApps.isEmpty { effects.append(.retryHeldPushes) }
+        if !heldApps.isEmpty { effects += heldPushRetries() }
     }
 
     func heldAssertions(of app: AppID, _ context: ControllerContext) -> BackgroundAssertions {

@@ -12,30 +12,25 @@ struct PushPolicyResponse: Sendable, Equatable {
     var until: Nanoseconds?
 }
 
-extension Engine {
-    /// dasd's policies for a background push to `app` arriving now.
-    func pushPolicyResponses(_ app: AppID) -> [PushPolicyResponse] {
-        let i = Int(app.index)
-        let p = profile.push
+extension PushController {
+    /// dasd's policies for a background push arriving now, under these conditions.
+    static func policyResponses(_ c: PushConditions, settings p: PushSettings) -> [PushPolicyResponse] {
         var out: [PushPolicyResponse] = []
-        if frontApp == app && apps[i].state.isRunning {
+        if c.inFront {
             out.append(.init(policy: .application, verdict: .absolutelyMustProceed, words: .appIsForeground))
-        } else if p.pushDisallowedAfterReboot, let boot = lastBoot,
-                  (scheduler.apps[i].usage.lastUse.map { $0 < boot } ?? true) {
+        } else if p.pushDisallowedAfterReboot, let boot = c.lastBoot, (c.lastUse.map { $0 < boot } ?? true) {
             out.append(.init(policy: .application, verdict: .absolutelyMustNotProceed, words: .pushDisallowed))
         } else {
             out.append(.init(policy: .application, verdict: .canProceed(1), words: .pushAllowed))
         }
-        if let herd = thunderingHerd() {
+        if let herd = c.herd {
             out.append(.init(policy: .thunderingHerd, verdict: .mustNotProceed, words: herd.words, until: herd.until))
         } else {
             out.append(.init(policy: .thunderingHerd, verdict: .canProceed(1), words: .noCrowd))
         }
-        let memory = memoryPressureAnswer()
-        out.append(.init(policy: .memoryPressure, verdict: memory.verdict, words: memory.words))
-        let data = fileProtectionAnswer()
-        out.append(.init(policy: .fileProtection, verdict: data.verdict, words: data.words))
-        let active = !device.locked
+        out.append(.init(policy: .memoryPressure, verdict: c.memoryPressure.verdict, words: c.memoryPressure.words))
+        out.append(.init(policy: .fileProtection, verdict: c.fileProtection.verdict, words: c.fileProtection.words))
+        let active = !c.locked
         out.append(.init(policy: .deviceActivity,
                          verdict: .canProceed(active ? p.deviceActivityScoreInUse : p.deviceActivityScoreLocked),
                          words: .deviceActive(active)))
@@ -43,8 +38,9 @@ extension Engine {
     }
 
     /// What the responses add up to: the verdict, Σ weight·score, Σ weight.
-    func pushVerdict(_ responses: [PushPolicyResponse]) -> (verdict: PolicyVerdict, sum: Double, denominator: Double) {
-        let weights = profile.push.dasdWeights
+    static func verdict(_ responses: [PushPolicyResponse],
+                        settings p: PushSettings) -> (verdict: PolicyVerdict, sum: Double, denominator: Double) {
+        let weights = p.dasdWeights
         var sum = 0.0, denominator = 0.0
         var must = false, mustNot = false
         for r in responses {
@@ -64,12 +60,12 @@ extension Engine {
     }
 
     /// The push gate's dasd step: nil when dasd lets the push launch the app.
-    func dasdPushGate(_ app: AppID) -> PushGate? {
-        guard profile.push.judgedByDasd else { return nil }
-        let responses = pushPolicyResponses(app)
-        let (verdict, _, _) = pushVerdict(responses)
+    static func dasdGate(_ c: PushConditions, settings p: PushSettings) -> PushGate? {
+        guard p.judgedByDasd else { return nil }
+        let responses = policyResponses(c, settings: p)
+        let (verdict, _, _) = verdict(responses, settings: p)
         func why(_ r: PushPolicyResponse) -> String {
-            "\(r.policy.rawValue): \(r.verdict.dasdName) \(r.words.text(wallClockOffset: wallClockOffset))"
+            "\(r.policy.rawValue): \(r.verdict.dasdName) \(r.words.text(wallClockOffset: c.wallClockOffset))"
         }
         switch verdict {
         case .absolutelyMustProceed: return nil
@@ -77,8 +73,8 @@ extension Engine {
             let deciding = responses.first { $0.verdict == verdict } ?? responses[0]
             return .hold(why(deciding), retryAt: deciding.until)
         case let .canProceed(score):
-            if score >= profile.push.dasdThreshold { return nil }
-            return .hold("score \(Engine.twoDecimals(score)) < \(Engine.rounded(profile.push.dasdThreshold))", retryAt: nil)
+            if score >= p.dasdThreshold { return nil }
+            return .hold("score \(Engine.twoDecimals(score)) < \(Engine.rounded(p.dasdThreshold))", retryAt: nil)
         }
     }
 }

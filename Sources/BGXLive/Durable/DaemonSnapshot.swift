@@ -30,7 +30,8 @@ struct DaemonSnapshot: Codable {
     /// app's work queued for now holds it awake (AppProcess.queuedNow).
     /// 4: the controllers keep their own settings; the thundering herd is the
     /// scheduler's; the memory controller keeps each app's declared footprint.
-    static let format = 4
+    /// 5: the notification controller keeps its settings and the start's Unix time.
+    static let format = 5
 
     var engine: Engine
     var steps: Int64

@@ -21,17 +21,16 @@ struct MemoryControllerTests {
     func cpuCheckAtTheLimit() throws {
         var controller = Self.fresh()
         controller.noteBusy(app, now: 0, for: Time.seconds(100), window: window)
-        let found = controller.nextCPUCheck(app, now: 0, window: window, limit: limit)
-        let check = try #require(found)
-        #expect(check == limit)
-        #expect(controller.busy(app, from: check - window, to: check) == limit)
+        let found = controller.nextCPUCheck(app, now: 0, epoch: 2, window: window, limit: limit)
+        #expect(found == .schedule(.cpuCheck(app, Ticket(epoch: 2, number: 1)), at: limit))
+        #expect(controller.busy(app, from: limit - window, to: limit) == limit)
     }
 
     @Test("busy time that ends below the limit schedules no check; busy time back to back is counted from its end")
     func cpuBelowTheLimit() {
         var controller = Self.fresh()
         controller.noteBusy(app, now: 0, for: Time.seconds(30), window: window)
-        let found = controller.nextCPUCheck(app, now: 0, window: window, limit: limit)
+        let found = controller.nextCPUCheck(app, now: 0, epoch: 0, window: window, limit: limit)
         #expect(found == nil)
         controller.noteBusy(app, now: Time.seconds(10), for: Time.seconds(10), window: window)
         let last = controller.cpu[0].intervals.last
@@ -43,9 +42,9 @@ struct MemoryControllerTests {
     func cpuCheckNumbers() {
         var controller = Self.fresh()
         controller.noteBusy(app, now: 0, for: Time.seconds(100), window: window)
-        _ = controller.nextCPUCheck(app, now: 0, window: window, limit: limit)
+        _ = controller.nextCPUCheck(app, now: 0, epoch: 0, window: window, limit: limit)
         let first = controller.cpu[0].checkNumber
-        _ = controller.nextCPUCheck(app, now: 0, window: window, limit: limit)
+        _ = controller.nextCPUCheck(app, now: 0, epoch: 0, window: window, limit: limit)
         #expect(controller.cpu[0].checkNumber != first)
         let second = controller.cpu[0].checkNumber
         controller.processEnded(app)

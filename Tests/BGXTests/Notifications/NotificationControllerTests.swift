@@ -9,8 +9,8 @@ import Testing
     let settings = NotificationSettings(limit: 2)
     let clock = NotificationClock(now: 0, startEpochSeconds: 0, deviceZone: .utc)
 
-    func controller() -> NotificationController {
-        var c = NotificationController()
+    func controller(_ settings: NotificationSettings? = nil) -> NotificationController {
+        var c = NotificationController(settings: settings ?? self.settings)
         c.appInstalled()
         return c
     }
@@ -27,22 +27,22 @@ import Testing
     func limitKeepsTheSoonest() {
         var c = controller()
         let (a, b, late) = (c.intern("a"), c.intern("b"), c.intern("late"))
-        _ = c.schedule(app, a, trigger: after(10), content: .init(), clock: clock, settings: settings)
-        _ = c.schedule(app, late, trigger: after(30), content: .init(), clock: clock, settings: settings)
-        let effects = c.schedule(app, b, trigger: after(20), content: .init(), clock: clock, settings: settings)
+        _ = c.schedule(app, a, trigger: after(10), content: .init(), clock: clock)
+        _ = c.schedule(app, late, trigger: after(30), content: .init(), clock: clock)
+        let effects = c.schedule(app, b, trigger: after(20), content: .init(), clock: clock)
         #expect(effects.last == .notificationDrop(app, late, reason: "only the 2 soonest-firing notifications of an app are kept"))
         #expect(c.pendingSoonestFirst(app).map(\.id) == [a, b])
     }
 
     @Test("rules §9 ios6: a request past the limit is refused, and the ones held stay")
     func ios6RefusesPastTheLimit() {
-        var c = controller()
         var refusing = settings
         refusing.overflow = .refuseNew
+        var c = controller(refusing)
         let (a, b, late) = (c.intern("a"), c.intern("b"), c.intern("c"))
-        _ = c.schedule(app, a, trigger: after(10), content: .init(), clock: clock, settings: refusing)
-        _ = c.schedule(app, b, trigger: after(30), content: .init(), clock: clock, settings: refusing)
-        let effects = c.schedule(app, late, trigger: after(20), content: .init(), clock: clock, settings: refusing)
+        _ = c.schedule(app, a, trigger: after(10), content: .init(), clock: clock)
+        _ = c.schedule(app, b, trigger: after(30), content: .init(), clock: clock)
+        let effects = c.schedule(app, late, trigger: after(20), content: .init(), clock: clock)
         #expect(effects.last == .notificationDrop(app, late, reason:
             "the app already has 2 scheduled notifications: the new one is refused"))
         #expect(c.pendingSoonestFirst(app).map(\.id) == [a, b])
@@ -52,14 +52,12 @@ import Testing
     func replacedRequestsEventIsStale() {
         var c = controller()
         let id = c.intern("a")
-        let first = c.schedule(app, id, trigger: after(10), content: .init(body: "old"), clock: clock, settings: settings)
+        let first = c.schedule(app, id, trigger: after(10), content: .init(body: "old"), clock: clock)
         #expect(first.contains(.schedule(.notificationFire(app, id, generation: 1), at: Time.minutes(10))))
-        let second = c.schedule(app, id, trigger: after(20), content: .init(body: "new"), clock: clock, settings: settings)
+        let second = c.schedule(app, id, trigger: after(20), content: .init(body: "new"), clock: clock)
         #expect(second.first == .trace(app, .notificationSchedule(id: id, fireIn: Time.minutes(20), replaced: true)))
-        #expect(c.fired(app, id, generation: 1, inFront: false, sounds: [], clock: at(Time.minutes(10)),
-                        settings: settings).isEmpty)
-        #expect(!c.fired(app, id, generation: 2, inFront: false, sounds: [], clock: at(Time.minutes(20)),
-                         settings: settings).isEmpty)
+        #expect(c.fired(app, id, generation: 1, inFront: false, sounds: [], clock: at(Time.minutes(10))).isEmpty)
+        #expect(!c.fired(app, id, generation: 2, inFront: false, sounds: [], clock: at(Time.minutes(20))).isEmpty)
     }
 
     @Test("rules §9: fired while the app is active in front it goes to the app quietly, and not into Notification Center")
@@ -67,8 +65,8 @@ import Testing
         var c = controller()
         let id = c.intern("a")
         _ = c.schedule(app, id, trigger: after(1), content: .init(title: "T", body: "B", sound: .default, badge: 3),
-                       clock: clock, settings: settings)
-        let effects = c.fired(app, id, generation: 1, inFront: true, sounds: [], clock: at(Time.minutes(1)), settings: settings)
+                       clock: clock)
+        let effects = c.fired(app, id, generation: 1, inFront: true, sounds: [], clock: at(Time.minutes(1)))
         #expect(effects == [.notificationDeliver(app, id, toApp: true, alert: "T: B", sound: nil, badge: nil, reason: nil),
                             .enqueue(app, .notification(id))])
         #expect(c.delivered.isEmpty && c.apps[0].badge == 0 && c.apps[0].pending.isEmpty)
@@ -79,8 +77,8 @@ import Testing
         var c = controller()
         let id = c.intern("a")
         _ = c.schedule(app, id, trigger: after(5, repeats: true), content: .init(body: "B", sound: .default, badge: 3),
-                       clock: clock, settings: settings)
-        let effects = c.fired(app, id, generation: 1, inFront: false, sounds: [], clock: at(Time.minutes(5)), settings: settings)
+                       clock: clock)
+        let effects = c.fired(app, id, generation: 1, inFront: false, sounds: [], clock: at(Time.minutes(5)))
         #expect(effects == [.notificationDeliver(app, id, toApp: false, alert: "B", sound: "default", badge: 3, reason: nil),
                             .schedule(.notificationFire(app, id, generation: 1), at: Time.minutes(10))])
         #expect(c.delivered.map(\.id) == [id] && c.apps[0].badge == 3)
@@ -106,11 +104,11 @@ import Testing
         let (floating, fixed) = (c.intern("floating"), c.intern("fixed"))
         let eight = DateMatch(hour: 8)
         _ = c.schedule(app, floating, trigger: .calendar(eight, timeZone: nil, repeats: false), content: .init(),
-                       clock: clock, settings: settings)
+                       clock: clock)
         _ = c.schedule(app, fixed, trigger: .calendar(eight, timeZone: .utc, repeats: false), content: .init(),
-                       clock: clock, settings: settings)
+                       clock: clock)
         let plusTwo = TimeZoneRules(identifier: "Plus2", offsets: [.init(from: .min, seconds: 7200)])
-        let effects = c.timeZoneChanged(clock: at(0, zone: plusTwo), settings: settings)
+        let effects = c.timeZoneChanged(clock: at(0, zone: plusTwo))
         #expect(effects == [.schedule(.notificationFire(app, floating, generation: 3), at: Time.hours(6))])
         #expect(c.pendingSoonestFirst(app).map(\.fireAt) == [Time.hours(6), Time.hours(8)])
     }
@@ -121,9 +119,9 @@ extension NotificationControllerTests {
     func dumpsItsState() throws {
         var c = controller()
         let id = c.intern("standup")
-        #expect(c.dump(app, settings: settings).isEmpty)
-        _ = c.schedule(app, id, trigger: after(15, repeats: true), content: .init(badge: 1), clock: clock, settings: settings)
-        let dump = c.dump(app, settings: settings)
+        #expect(c.dump(app).isEmpty)
+        _ = c.schedule(app, id, trigger: after(15, repeats: true), content: .init(badge: 1), clock: clock)
+        let dump = c.dump(app)
         #expect(dump.scheduled == [.init(id: "standup", fireAt: Time.minutes(15), repeats: true)])
         #expect(dump.lines { "\($0 / Time.minutes(1))m" } == [
             "1 of 2 scheduled notifications (past the limit only the soonest-firing are kept)",
