@@ -178,7 +178,7 @@ extension Engine {
     }
 
     // Inlining measured (callgrind, `bgx bench`, November 2026): removing every `@inline(__always)`
-    // in Lifecycle/ (3 of them in this file) cost the engine 36 instructions per event.
+    // in the lifecycle (3 of them in this file) cost the engine 36 instructions per event.
     /// Something holds a background app running: a callback or queued job
     /// on one of its threads, app code's work queued for now until it has
     /// run (`InFlightJob.queuedForNow`), or a reason in its assertion set (a background
