@@ -94,25 +94,5 @@ extension LaunchControllerDump.Verdict {
     }
 }
 
-extension Engine {
-    /// How many of an app's recent verdicts its dump keeps.
-    static let recentLaunchesShown = 8
-
-    /// The launch controller's recent verdicts for the app.
-    public func launchControllerDump(of app: AppID) -> LaunchControllerDump {
-        LaunchControllerDump(recent: launches.recent(of: app, limit: Self.recentLaunchesShown).map(LaunchControllerDump.Verdict.init))
-    }
-
-    /// The app was launched or woken for `cause`.
-    @inline(__always) mutating func noteLaunch(_ app: AppID, _ cause: LaunchCause, woken: Bool) {
-        launches.note(LaunchRecord(time: now, app: app, cause: cause, outcome: woken ? .woken : .launched, refusal: nil))
-    }
-
-    /// A launch or wake for `cause` was refused by the launch policy.
-    mutating func noteRefusedLaunch(_ app: AppID, _ cause: LaunchCause, _ refusal: LaunchRefusal) {
-        launches.note(LaunchRecord(time: now, app: app, cause: cause, outcome: .refused, refusal: refusal))
-    }
-}
-
 /// The launch controller keeps verdicts, not processes: no moment but its own concerns it.
 extension LaunchController: Controller {}
