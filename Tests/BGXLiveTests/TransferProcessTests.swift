@@ -28,15 +28,26 @@ struct TransferProcessTests {
         return String(decoding: try file.readToEnd() ?? Data(), as: UTF8.self)
     }
 
-    @Test("a download's bytes move in bgx-transferd: the daemon never maps URLSession, libcurl or libcrypto")
-    func networkStackOutsideTheDaemon() throws {
+    /// A host whose app has begun a gated download: its first attempt is running in the transfer process.
+    static func downloadHeldAtTheGate() throws -> (TransferServer, LiveHost) {
         let server = try TransferServer()
         let host = try LiveHost(timeScale: 10)
+        do {
+            try host.install(LiveTransferTests.app, behaviour: "download \(server.url("gated")) \(TransferServer.size)",
+                             executable: LiveTransferTests.executable)
+            try host.ctl("launch", LiveTransferTests.app)
+            try host.wait(for: ["kind": "transfer.attempt", "offset": "0"])
+        } catch {
+            host.stop()
+            throw error
+        }
+        return (server, host)
+    }
+
+    @Test("a download's bytes move in bgx-transferd: the daemon never maps URLSession, libcurl or libcrypto")
+    func networkStackOutsideTheDaemon() throws {
+        let (server, host) = try Self.downloadHeldAtTheGate()
         defer { host.stop() }
-        try host.install(LiveTransferTests.app, behaviour: "download \(server.url("gated")) \(TransferServer.size)",
-                         executable: LiveTransferTests.executable)
-        try host.ctl("launch", LiveTransferTests.app)
-        try host.wait(for: ["kind": "transfer.attempt", "offset": "0"])
         let daemon = host.process.processIdentifier
         let movers = Self.transferProcesses(of: daemon)
         #expect(movers.count == 1, "\(movers)")
@@ -52,13 +63,8 @@ struct TransferProcessTests {
 
     @Test("a transfer process killed mid-download: the attempt is retried from the bytes kept, in a new process")
     func killedTransferProcessIsARetry() throws {
-        let server = try TransferServer()
-        let host = try LiveHost(timeScale: 10)
+        let (server, host) = try Self.downloadHeldAtTheGate()
         defer { host.stop() }
-        try host.install(LiveTransferTests.app, behaviour: "download \(server.url("gated")) \(TransferServer.size)",
-                         executable: LiveTransferTests.executable)
-        try host.ctl("launch", LiveTransferTests.app)
-        try host.wait(for: ["kind": "transfer.attempt", "offset": "0"])
         let daemon = host.process.processIdentifier
         let first = try #require(Self.transferProcesses(of: daemon).first)
         #expect(kill(first, SIGKILL) == 0)
