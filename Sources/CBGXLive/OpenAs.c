@@ -12,7 +12,10 @@
 // signalling every thread, but the raw setgroups system call and
 // setfsuid/setfsgid change only the calling thread. So this thread alone
 // becomes the user for one open(2), and then root again.
+static int regular_or_refused(int fd);
+
 int bgx_open_as(const char *path, uid_t uid, gid_t gid) {
+    if (uid == (uid_t)-1) return regular_or_refused(open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
     gid_t groups[256];
     int count = getgroups(256, groups);
     if (count < 0) return -1;
@@ -32,16 +35,19 @@ int bgx_open_as(const char *path, uid_t uid, gid_t gid) {
         if (fd >= 0) close(fd);
         _exit(70);
     }
-    if (fd >= 0) {
-        // Only a regular file: not a FIFO the app could leave the reader blocked on, nor a device.
-        int flags = fcntl(fd, F_GETFL);
-        struct stat info;
-        if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode) || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
-            close(fd);
-            errno = EINVAL;
-            return -1;
-        }
-    }
     errno = saved;
+    return regular_or_refused(fd);
+}
+
+// Only a regular file: not a FIFO the app could leave the reader blocked on, nor a device.
+static int regular_or_refused(int fd) {
+    if (fd < 0) return fd;
+    int flags = fcntl(fd, F_GETFL);
+    struct stat info;
+    if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode) || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+        close(fd);
+        errno = EINVAL;
+        return -1;
+    }
     return fd;
 }

@@ -119,7 +119,7 @@ extension LiveDaemon {
                 // Ended (delivered, cancelled, failed or timed out): bytes still partial are of no more use.
                 transfers.retryAt[task] = nil
                 transfers.failures[task] = nil
-                discarded = unlink(request.destination + ".partial") == 0
+                discarded = unlink(request.partialPath) == 0
             }
             if finished {
                 transfers.requests[task] = nil
@@ -193,7 +193,7 @@ extension LiveDaemon {
         default:
             transfers.failures[task] = nil
             engine.transferFailedByHost(task, reason: detail)
-            if let request = transfers.requests[task] { unlink(request.destination + ".partial") }
+            if let request = transfers.requests[task] { unlink(request.partialPath) }
         }
     }
 

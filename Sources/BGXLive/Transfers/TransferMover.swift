@@ -14,8 +14,10 @@ public struct LiveTransfer: Sendable, Equatable, Codable {
     public var headers: [String: String]
     /// An upload's body.
     public var file: String?
-    /// Where a download's verified file goes (its bytes so far are in `destination + ".partial"`).
+    /// Where a download's verified file goes (its bytes so far are in `partialPath`).
     public var destination: String
+    /// A download's bytes so far, kept for the next attempt's `Range` (`DownloadRequest`'s too).
+    public var partialPath: String { destination + ".partial" }
     /// The length the app said to expect; nil: the server's word.
     public var expectedLength: Int64?
     /// Seconds without a byte before an attempt is given up (the session's `timeoutIntervalForRequest`).

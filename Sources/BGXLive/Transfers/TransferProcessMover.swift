@@ -95,7 +95,7 @@ public final class TransferProcessMover: TransferMover, @unchecked Sendable {
     private static func bytesKept(_ transfer: LiveTransfer) -> Int64 {
         guard !transfer.isUpload else { return 0 }
         var info = stat()
-        return stat(transfer.destination + ".partial", &info) == 0 ? Int64(info.st_size) : 0
+        return stat(transfer.partialPath, &info) == 0 ? Int64(info.st_size) : 0
     }
 
     /// Starts `bgx-transferd` with its standard input and output on pipes,

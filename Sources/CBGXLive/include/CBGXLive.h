@@ -21,7 +21,8 @@ pid_t bgx_spawn(const char *path, char *const argv[], char *const envp[],
 /// supplementary groups (this thread only; root's again before it returns):
 /// what an app may read, checked by the kernel at the open itself, so a file
 /// swapped for a symbolic link after a check gains nothing. Only a regular
-/// file is returned (else -1, EINVAL). Returns the descriptor, or -1 with errno.
+/// file is returned (else -1, EINVAL). A `uid` of -1: this thread's own rights,
+/// the same check. Returns the descriptor, or -1 with errno.
 int bgx_open_as(const char *path, uid_t uid, gid_t gid);
 
 /// pidfd_open(2): a handle on the process that a reused pid cannot fool.
