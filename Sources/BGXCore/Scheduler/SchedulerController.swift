@@ -324,7 +324,7 @@ struct SchedulerController: Sendable, Codable {
     // Inlining measured (callgrind, `bgx bench`, November 2026): removing every `@inline(__always)`
     // in Scheduler/ cost the engine 23 instructions per event.
     /// Which policies hold the request back, and since when (for `explain`'s "since").
-    @inline(__always) mutating func noteVetoes(_ serial: UInt64, mask: UInt32, now: Nanoseconds) {
+    @inline(__always) private mutating func noteVetoes(_ serial: UInt64, mask: UInt32, now: Nanoseconds) {
         guard pendingTasks[serial].blockedMask != mask else { return }
         pendingTasks[serial].blockedMask = mask
         Self.noteBlocked(&pendingTasks[serial].blockedSince, mask: mask, now: now)
@@ -342,11 +342,40 @@ struct SchedulerController: Sendable, Codable {
         }
     }
 
-    /// What holds the request back is `key`: true when it changed (a deferral is traced then).
-    @inline(__always) mutating func deferralChanged(_ serial: UInt64, to key: Engine.DecisionKey) -> Bool {
+    /// A pending request was judged (the launch policy's word included): the
+    /// policies that hold it back are noted, and one that may not run is
+    /// judged again when time alone changes the answer. True when it may
+    /// not run and what holds it back changed: a deferral is traced then.
+    @inline(__always) mutating func judged(_ serial: UInt64, _ j: Engine.Judgement, now: Nanoseconds) -> Bool {
+        noteVetoes(serial, mask: j.mustNotMask, now: now)
+        if j.run { return false }
+        if let next = j.nextChange { wake(pendingTasks.app(serial), at: next) }
+        return deferralChanged(serial, to: j.key)
+    }
+
+    /// What holds the request back is `key`: true when it changed.
+    @inline(__always) private mutating func deferralChanged(_ serial: UInt64, to key: Engine.DecisionKey) -> Bool {
         guard pendingTasks[serial].lastDeferKey != key else { return false }
         pendingTasks[serial].lastDeferKey = key
         return true
+    }
+
+    /// The requests chosen at one evaluation (`serials`, in the order judged),
+    /// taken out to be started: one launch per app, the apps in index order,
+    /// each app's tasks in the order judged; `first` is the position in
+    /// `serials` of the app's first task, whose decision the launch carries.
+    mutating func takeForLaunch(_ serials: [UInt64]) -> [(app: AppID, tasks: [PendingTask], first: Int)] {
+        let chosen = serials.map { take($0) }
+        let order = chosen.indices.sorted { (chosen[$0].app.index, $0) < (chosen[$1].app.index, $1) }
+        var launches: [(app: AppID, tasks: [PendingTask], first: Int)] = []
+        for k in order {
+            if let last = launches.last, last.app == chosen[k].app {
+                launches[launches.count - 1].tasks.append(chosen[k])
+            } else {
+                launches.append((chosen[k].app, [chosen[k]], k))
+            }
+        }
+        return launches
     }
 
     /// A request deferred for a new reason (`why`, the decision kept as trace
@@ -356,10 +385,25 @@ struct SchedulerController: Sendable, Codable {
         return .trace(app, .taskDefer(identifier: id, reason: why))
     }
 
-    /// What holds the app's fetch opportunity back is `key`: true when it changed (traced then).
-    mutating func fetchDeferralChanged(_ app: AppID, to key: Engine.DecisionKey) -> Bool {
-        guard apps[Int(app.index)].fetchDeferKey != key else { return false }
-        apps[Int(app.index)].fetchDeferKey = key
+    /// The app's next fetch opportunity, to be judged: nil while it has
+    /// none (no interval, no `fetch` mode, a fetch in flight, or the app
+    /// never used) — from the app's first use or its last fetch, plus the interval.
+    func fetchCandidate(_ app: AppID, declaresFetch: Bool) -> Candidate? {
+        let i = Int(app.index)
+        guard let interval = apps[i].fetchInterval, declaresFetch, apps[i].fetchInFlight == nil,
+              let firstUse = apps[i].usage.firstUse else { return nil }
+        let since = apps[i].lastFetch ?? firstUse
+        return Candidate(app: app, kind: .fetch, earliest: since + interval, submittedAt: since,
+                         requiresNetwork: false, requiresPower: false)
+    }
+
+    /// The app's fetch opportunity was judged and may not run: judged again
+    /// when time alone changes the answer. True when what holds it back
+    /// changed: a deferral is traced then.
+    mutating func fetchHeld(_ app: AppID, _ j: Engine.Judgement) -> Bool {
+        if let next = j.nextChange { wake(app, at: next) }
+        guard apps[Int(app.index)].fetchDeferKey != j.key else { return false }
+        apps[Int(app.index)].fetchDeferKey = j.key
         return true
     }
 
@@ -628,4 +672,11 @@ extension SchedulerController: Controller {
     func heldAssertions(of app: AppID, _ context: ControllerContext) -> BackgroundAssertions {
         apps[Int(app.index)].fetchInFlight != nil ? .fetch : []
     }
+}
+
+/// An app's requests to judge again at `time` (the scheduler's wakes, earliest first).
+struct SchedulerWakeEntry: Sendable, Comparable, Codable {
+    var time: Nanoseconds
+    var app: Int32
+    static func < (a: Self, b: Self) -> Bool { (a.time, a.app) < (b.time, b.app) }
 }

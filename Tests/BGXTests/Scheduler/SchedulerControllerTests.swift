@@ -1,6 +1,12 @@
 @testable import BGXCore
 import Testing
 
+/// A judgement that holds the request back (`key`, the policies of `mustNot`), due to change at `next`.
+private func held(by key: Engine.DecisionKey, mustNot: UInt32 = 0, next: Nanoseconds? = nil) -> Engine.Judgement {
+    Engine.Judgement(run: false, score: 0, threshold: 1, key: key, nextChange: next, mustNotMask: mustNot,
+                     weightedSum: 0, totalWeight: 0)
+}
+
 /// rules §5, §6's scheduler controller on its own: no engine, no device —
 /// when it looks again, which apps it judges, what it keeps of an app.
 @Suite struct SchedulerControllerTests {
@@ -21,6 +27,63 @@ import Testing
         #expect(c.dirtyApps.isEmpty)
         c.markDirty(news, running: true)
         #expect(c.dirtyApps.contains(news.index))
+    }
+
+    func submit(_ c: inout SchedulerController, _ app: AppID, _ name: Int32, kind: BGTaskKind = .appRefresh) -> UInt64 {
+        _ = c.submit(app, TextID(index: name), TaskRequestSpec(identifier: "task\(name)", kind: kind), now: 0,
+                     runsTask: false)
+        return c.pendingTasks.serial(of: app, TextID(index: name))!
+    }
+
+    @Test("rules §6: a deferral is news only when what holds the request back changes; time alone wakes the scheduler then")
+    func deferralTracedWhenItsReasonChanges() {
+        var c = controller()
+        let s = submit(&c, news, 1)
+        let networkBit = UInt32(1) << UInt32(SchedulingPolicy.networkQuality.index)
+        let first = c.judged(s, held(by: .mustNot(.networkQuality), mustNot: networkBit, next: Time.minutes(15)), now: 10)
+        #expect(first)
+        #expect(c.pendingTasks[s].blockedSince[SchedulingPolicy.networkQuality.index] == 10)
+        #expect(c.wakeAt[news.index] == Time.minutes(15))
+        let same = c.judged(s, held(by: .mustNot(.networkQuality), mustNot: networkBit), now: 20)
+        #expect(!same)
+        #expect(c.pendingTasks[s].blockedSince[SchedulingPolicy.networkQuality.index] == 10)
+        let other = c.judged(s, held(by: .waits(nil)), now: 30)
+        #expect(other)
+        #expect(c.pendingTasks[s].blockedSince[SchedulingPolicy.networkQuality.index] == nil)
+    }
+
+    @Test("rules §6: a request that may run is no deferral and queues no wake")
+    func runningIsNoDeferral() {
+        var c = controller()
+        let s = submit(&c, news, 1)
+        var run = held(by: .ran(nil), next: Time.minutes(5))
+        run.run = true
+        let traced = c.judged(s, run, now: 10)
+        #expect(!traced)
+        #expect(c.wakeAt[news.index] == nil)
+    }
+
+    @Test("rules §5: the requests chosen together launch once per app, apps in index order, each app's tasks in the order judged")
+    func oneLaunchPerApp() {
+        var c = controller()
+        let a = submit(&c, mail, 1), b = submit(&c, news, 2), d = submit(&c, mail, 3, kind: .processing)
+        let launches = c.takeForLaunch([a, b, d])
+        #expect(launches.map(\.app) == [news, mail])
+        #expect(launches.map(\.first) == [1, 0])
+        #expect(launches[1].tasks.map(\.identifier) == [TextID(index: 1), TextID(index: 3)])
+        #expect(c.pendingTasks.isEmpty)
+    }
+
+    @Test("rules §6: an app's fetch opportunity comes an interval after its last fetch, or its first use; none while one is in flight")
+    func fetchOpportunity() {
+        var c = controller()
+        #expect(c.fetchCandidate(news, declaresFetch: true) == nil)
+        c.setFetchInterval(news, Time.minutes(30))
+        #expect(c.fetchCandidate(news, declaresFetch: false) == nil)
+        c.noteUse(news, at: Time.hours(1), wallClockOffset: 0)
+        #expect(c.fetchCandidate(news, declaresFetch: true)?.earliest == Time.hours(1) + Time.minutes(30))
+        _ = c.fetchStarted(news, now: Time.hours(2))
+        #expect(c.fetchCandidate(news, declaresFetch: true) == nil)
     }
 
     @Test("After a device change every app is judged, so marking one app adds nothing")
@@ -157,7 +220,7 @@ import Testing
     @Test("rules §6: a fetch start puts one fetch in flight, numbered, and counts as the app's last fetch and background launch")
     func fetchStartRecords() {
         var c = controller()
-        let changed = c.fetchDeferralChanged(news, to: .waits(nil))
+        let changed = c.fetchHeld(news, held(by: .waits(nil)))
         #expect(changed)
         let number = c.fetchStarted(news, now: Time.hours(1))
         #expect(number == 1)

@@ -1,16 +1,22 @@
-import HeapModule
-
-/// rules §6: when the scheduler decides. Event-driven: any change that can
-/// matter (a submission, a device change, a user action, a task ending)
-/// marks the scheduler dirty and it judges every candidate at that moment;
-/// where only time will change an answer (an earliest date, a predicted use,
-/// idle time, a rate limit) it wakes at exactly that moment. No polling.
+/// rules §6: when the scheduler decides, carried out. Event-driven: any
+/// change that can matter (a submission, a device change, a user action, a
+/// task ending) marks the scheduler dirty and it judges every candidate at
+/// that moment; where only time will change an answer (an earliest date, a
+/// predicted use, idle time, a rate limit) it wakes at exactly that moment.
+/// No polling.
+///
+/// The coordinator's part: the judgement is `SchedulerController`'s (its
+/// policies read the engine through `SchedulingFacts`), what it keeps of a
+/// judgement is its own (`judged`, `fetchHeld`), and it groups what starts
+/// (`takeForLaunch`); the launch policy (rules §11, `LaunchController`) has
+/// the last word on a launch, and starting work wakes the app — which
+/// crosses every concern, so it happens here, between judgements, in the
+/// order the trace shows.
 extension Engine {
 
     /// Judges what has changed (`SchedulerController.beginEvaluation` says
-    /// which requests and fetch apps): the policies are asked of each, a
-    /// deferral is traced when what holds it back changes, the requests
-    /// that may run start, and the next wake is queued.
+    /// which requests and fetch apps): a deferral is traced when what holds
+    /// it back changes, the requests that may run start, and the next wake is queued.
     mutating func evaluateScheduler() {
         guard let (serials, fetchers) = scheduler.beginEvaluation() else { return }
         scheduler.refreshDeviceUse(now: now, wallClockOffset: wallClockOffset)
@@ -32,26 +38,16 @@ extension Engine {
             scheduler.countJudgements(1)
             var judgement = decide(candidate)
             if judgement.run { refuseIfLaunchPolicySaysNo(&judgement, app, cause: .bgTask, taskIdentifier: identifier) }
-            scheduler.noteVetoes(s, mask: judgement.mustNotMask, now: now)
+            let deferralChanged = scheduler.judged(s, judgement, now: now)
             if judgement.run {
                 starting.append(s)
                 reasons.append(decision(judgement, candidate))
-            } else {
-                // A deferral is traced when what holds the task back changes.
-                if scheduler.deferralChanged(s, to: judgement.key) {
-                    if let refusal = launchRefusal(behind: judgement.key, app, cause: .bgTask) {
-                        noteRefusedLaunch(app, .bgTask, refusal)
-                    }
-                    let why = appendDecision(decision(judgement, candidate))
-                    apply(scheduler.deferred(app, identifier, why: why, now: now))
-                }
-                if let n = judgement.nextChange { scheduler.wake(app, at: n) }
+            } else if deferralChanged {
+                traceDeferral(app, identifier, judgement, candidate)
             }
         }
         scheduler.countJudgements(fetchers.count)
-        for app in fetchers {
-            if let n = evaluateFetch(app) { scheduler.wake(app, at: n) }
-        }
+        for app in fetchers { evaluateFetch(app) }
         if !starting.isEmpty {
             if scheduler.recordsDasdDecisions {
                 for s in starting {
@@ -61,19 +57,21 @@ extension Engine {
                     }
                 }
             }
-            let chosen = starting.map { scheduler.take($0) }
-            // By app in index order, each app's tasks in submission order, with its first task's reason.
-            let order = chosen.indices.sorted { (chosen[$0].app.index, $0) < (chosen[$1].app.index, $1) }
-            var k = 0
-            while k < order.count {
-                let app = chosen[order[k]].app
-                var end = k + 1
-                while end < order.count && chosen[order[end]].app == app { end += 1 }
-                start(order[k..<end].map { chosen[$0] }, for: app, reason: appendDecision(reasons[order[k]]))
-                k = end
+            for launch in scheduler.takeForLaunch(starting) {
+                start(launch.tasks, for: launch.app, reason: appendDecision(reasons[launch.first]))
             }
         }
         scheduleNextSchedulerWake()
+    }
+
+    /// A request held back for a new reason: the launch refusal behind it, if
+    /// one decided, is noted; the decision's words go into the trace.
+    private mutating func traceDeferral(_ app: AppID, _ identifier: TextID, _ judgement: Judgement, _ candidate: Candidate) {
+        if let refusal = launchRefusal(behind: judgement.key, app, cause: .bgTask) {
+            noteRefusedLaunch(app, .bgTask, refusal)
+        }
+        let why = appendDecision(decision(judgement, candidate))
+        apply(scheduler.deferred(app, identifier, why: why, now: now))
     }
 
     /// One event in the queue, at the earliest wake of any app.
@@ -126,11 +124,41 @@ extension Engine {
         guard let id = texts.index[identifier] else { return nil }
         return scheduler.pendingTasks.serial(of: app, TextID(index: Int32(id))).map { scheduler.pendingTasks[$0] }
     }
-}
 
-/// An app's requests to judge again at `time` (the scheduler's wakes, earliest first).
-struct SchedulerWakeEntry: Sendable, Comparable, Codable {
-    var time: Nanoseconds
-    var app: Int32
-    static func < (a: Self, b: Self) -> Bool { (a.time, a.app) < (b.time, b.app) }
+    // MARK: Background fetch (rules §6)
+    // `setMinimumBackgroundFetchInterval` (default never); `performFetch` with
+    // newData / noData / failed within 30 s or the app is terminated
+    // (0x2182bad4). Apps that finish fast and report honestly get more
+    // opportunities [S] (the controller's fetch standing).
+
+    /// Judges the app's next fetch opportunity: starts it, or traces why not
+    /// when that changed (and the controller wakes when time alone would change it).
+    mutating func evaluateFetch(_ app: AppID) {
+        let declaresFetch = apps[Int(app.index)].manifest.backgroundModes.contains(.fetch)
+        guard let candidate = scheduler.fetchCandidate(app, declaresFetch: declaresFetch) else { return }
+        var judgement = decide(candidate)
+        if judgement.run { refuseIfLaunchPolicySaysNo(&judgement, app, cause: .fetch) }
+        if judgement.run { return startFetch(app) }
+        guard scheduler.fetchHeld(app, judgement) else { return }
+        if let refusal = launchRefusal(behind: judgement.key, app, cause: .fetch) { noteRefusedLaunch(app, .fetch, refusal) }
+        apply(.trace(app, .fetchDefer(reason: appendDecision(decision(judgement, candidate)))))
+    }
+
+    /// The app is woken for its fetch (unless it came to the front, or its launch was killed at once).
+    mutating func startFetch(_ app: AppID) {
+        let i = Int(app.index)
+        if apps[i].state.isForeground { return }
+        guard wakeForBackgroundWork(app, cause: .fetch) else { return }  // killed as it launched
+        apps[i].stats.fetches += 1
+        scheduler.startFetch(app, now: now, epoch: apps[i].epoch, &hookEffects.effects)
+        carryOutHookEffects()
+    }
+
+    /// The fetch's timeout (its ticket is outstanding: the fetch is still in flight): the app is ended.
+    mutating func fetchTimeoutFired(_ app: AppID) {
+        guard scheduler.fetchTimedOut(app, now: now) else { return }
+        terminate(app, .completionHandlerTimeout,
+                  detail: "performFetch: the completion handler was not called within "
+                    + Time.describe(schedulerSettings.fetchTimeout) + " (handler: fetch)")
+    }
 }
