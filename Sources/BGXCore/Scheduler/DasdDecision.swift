@@ -100,7 +100,7 @@ extension SchedulerController {
     /// A pending request judged now in dasd's terms: each policy's answer
     /// with its weight and rationale, and the final decision `j` adds up to
     /// (the launch policy's word included, as the engine asked it).
-    func dasdDecision<F: SchedulingFacts>(_ pending: PendingTask, _ j: Engine.Judgement, identifier: String,
+    func dasdDecision<F: SchedulingFacts>(_ pending: PendingTask, _ j: Judgement, identifier: String,
                                           _ f: F) -> DasdDecision {
         let c = pending.candidate
         let processing = c.kind == .processing

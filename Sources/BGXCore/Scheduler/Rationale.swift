@@ -172,7 +172,7 @@ enum Rationale: Sendable, Equatable, Codable {
 /// A scheduling decision — run, wait, or refused — as a value, put into
 /// words (`reason`) when a trace line, `explain` or the history is read.
 struct DecisionWords: Sendable, Equatable, Codable {
-    var key: Engine.DecisionKey
+    var key: DecisionKey
     var score: Double
     var threshold: Double
     /// The rationale of the deciding policy (`key.policy`).

@@ -346,7 +346,7 @@ struct SchedulerController: Sendable, Codable {
     /// policies that hold it back are noted, and one that may not run is
     /// judged again when time alone changes the answer. True when it may
     /// not run and what holds it back changed: a deferral is traced then.
-    @inline(__always) mutating func judged(_ serial: UInt64, _ j: Engine.Judgement, now: Nanoseconds) -> Bool {
+    @inline(__always) mutating func judged(_ serial: UInt64, _ j: Judgement, now: Nanoseconds) -> Bool {
         noteVetoes(serial, mask: j.mustNotMask, now: now)
         if j.run { return false }
         if let next = j.nextChange { wake(pendingTasks.app(serial), at: next) }
@@ -354,7 +354,7 @@ struct SchedulerController: Sendable, Codable {
     }
 
     /// What holds the request back is `key`: true when it changed.
-    @inline(__always) private mutating func deferralChanged(_ serial: UInt64, to key: Engine.DecisionKey) -> Bool {
+    @inline(__always) private mutating func deferralChanged(_ serial: UInt64, to key: DecisionKey) -> Bool {
         guard pendingTasks[serial].lastDeferKey != key else { return false }
         pendingTasks[serial].lastDeferKey = key
         return true
@@ -400,7 +400,7 @@ struct SchedulerController: Sendable, Codable {
     /// The app's fetch opportunity was judged and may not run: judged again
     /// when time alone changes the answer. True when what holds it back
     /// changed: a deferral is traced then.
-    mutating func fetchHeld(_ app: AppID, _ j: Engine.Judgement) -> Bool {
+    mutating func fetchHeld(_ app: AppID, _ j: Judgement) -> Bool {
         if let next = j.nextChange { wake(app, at: next) }
         guard apps[Int(app.index)].fetchDeferKey != j.key else { return false }
         apps[Int(app.index)].fetchDeferKey = j.key
@@ -549,7 +549,7 @@ struct SchedulerAppState: Sendable, Codable {
     var fetchStanding = FetchStanding()
     var fetchNumber: UInt32 = 0
     /// What held the last fetch opportunity back (a deferral is traced when it changes).
-    var fetchDeferKey: Engine.DecisionKey?
+    var fetchDeferKey: DecisionKey?
 
     // MARK: Budgets and spacing (dasd's policies)
     var lastBackgroundLaunch: Nanoseconds?

@@ -396,7 +396,7 @@ extension SchedulerController {
     /// someone will read them) and without allocating. Every policy is
     /// asked even after a veto: the mask (for `explain`'s holds) and the
     /// next change (the scheduler's wake) need every answer.
-    @inline(__always) func decide<F: SchedulingFacts>(_ c: Candidate, _ f: F) -> Engine.Judgement {
+    @inline(__always) func decide<F: SchedulingFacts>(_ c: Candidate, _ f: F) -> Judgement {
         let processing = c.kind == .processing
         let weights = processing ? processingWeights : refreshWeights
         var total = 0.0, weighted = 0.0
@@ -425,7 +425,7 @@ extension SchedulerController {
         }
         let score = total > 0 ? weighted / total : 1
         let threshold = thresholdScore(c, f)
-        var j = Engine.Judgement(run: false, score: score, threshold: threshold, key: .waits(nil), nextChange: next,
+        var j = Judgement(run: false, score: score, threshold: threshold, key: .waits(nil), nextChange: next,
                           mustNotMask: mask, weightedSum: weighted, totalWeight: total)
         if let m = mustNot { j.key = .mustNot(m) }
         else if must { (j.run, j.key) = (true, .absolutelyMust) }
@@ -441,7 +441,7 @@ extension SchedulerController {
     /// The decision as a value, with the deciding policy's rationale (asked
     /// again, now with words): the trace and the history keep it and put it
     /// into words only when they are read. Ask before anything changes.
-    func decision<F: SchedulingFacts>(_ j: Engine.Judgement, _ c: Candidate, _ f: F) -> DecisionWords {
+    func decision<F: SchedulingFacts>(_ j: Judgement, _ c: Candidate, _ f: F) -> DecisionWords {
         DecisionWords(key: j.key, score: j.score, threshold: j.threshold,
                       rationale: j.key.policy.flatMap { answer($0, c, f, Rationale?.self).words })
     }

@@ -85,7 +85,7 @@ struct PendingTask: Sendable, Codable {
     /// rewritten only when they change, not at every judgement.
     var blockedMask: UInt32 = 0
     /// What held the task back at its last `task.defer` event.
-    var lastDeferKey: Engine.DecisionKey?
+    var lastDeferKey: DecisionKey?
 
     /// What the scheduler judges for this request.
     var candidate: Candidate {

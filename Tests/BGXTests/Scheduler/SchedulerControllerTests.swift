@@ -2,8 +2,8 @@
 import Testing
 
 /// A judgement that holds the request back (`key`, the policies of `mustNot`), due to change at `next`.
-private func held(by key: Engine.DecisionKey, mustNot: UInt32 = 0, next: Nanoseconds? = nil) -> Engine.Judgement {
-    Engine.Judgement(run: false, score: 0, threshold: 1, key: key, nextChange: next, mustNotMask: mustNot,
+private func held(by key: DecisionKey, mustNot: UInt32 = 0, next: Nanoseconds? = nil) -> Judgement {
+    Judgement(run: false, score: 0, threshold: 1, key: key, nextChange: next, mustNotMask: mustNot,
                      weightedSum: 0, totalWeight: 0)
 }
 
