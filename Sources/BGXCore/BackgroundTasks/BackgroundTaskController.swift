@@ -1,8 +1,17 @@
 /// rules §2's controller (and §13's `performExpiringActivity`, which holds
 /// the app the same way): each app's open background-time assertions and
-/// its background-time window. It takes what it is told — the time, the
-/// budget — and answers; the engine records the trace, schedules the
-/// window's timers and suspends the app when nothing holds it.
+/// its background-time window. The budget is the app's, counted from
+/// entering the background [S][A]; the expiration handlers run
+/// `expirationLeadTime` before it ends [D]; a task still open at the end
+/// terminates the app (`backgroundTaskTimeout`) [D].
+///
+/// It takes what it is told — the time, the budget, the app's facts — and
+/// decides: whether an assertion may be taken and why not, the window's
+/// timers (returned as `BudgetTimer`s for the coordinator to schedule),
+/// which expiration handlers are owed, and the words of a budget's kill.
+/// The coordinator (`Engine/BackgroundTaskCalls.swift`) records the trace,
+/// schedules the timers and suspends the app when nothing holds it; on this
+/// hot path the answers are small values, not arrays of effects.
 ///
 /// Every change is one mutating call on the app's `BackgroundTaskState`, in
 /// one access to `apps` (field by field, each write checked the array's
@@ -79,6 +88,88 @@ struct BackgroundTaskController: Sendable, Codable {
         apps[Int(app.index)].windowNeedingTimers()
     }
 
+    /// Why no background-time assertion can be taken now, if it cannot
+    /// (`beginBackgroundTask` and `performExpiringActivity` alike).
+    @inline(__always) func refusal(_ app: AppID, _ facts: AssertionFacts, now: Nanoseconds,
+                                   leadTime: Nanoseconds) -> AssertionRefusal? {
+        if !facts.running { return .notRunning }
+        if !facts.multitasking { return .noMultitasking }
+        if facts.exitsOnSuspend { return .exitsOnSuspend }
+        if facts.inBackground, windowExpired(app, now: now, leadTime: leadTime) { return .backgroundTimeExpired }
+        return nil
+    }
+
+    /// The window's first timer, if not yet scheduled: its expiration
+    /// warning, `leadTime` before the budget ends. The deadline is queued
+    /// when the warning fires: most windows end (their tasks ended) before
+    /// either. Its ticket carries the process's `epoch` and the window's number.
+    @inline(__always) mutating func budgetWarning(_ app: AppID, epoch: UInt32, now: Nanoseconds,
+                                                  leadTime: Nanoseconds) -> BudgetTimer? {
+        let i = Int(app.index)
+        guard let window = apps[i].windowNeedingTimers() else { return nil }
+        return BudgetTimer(event: .expirationWarning(app, Ticket(epoch: epoch, number: apps[i].windowNumber)),
+                           at: max(now, window.deadline - leadTime))
+    }
+
+    /// The window's expiration warning came due (its ticket outstanding):
+    /// its deadline, with the same ticket; nil when no window is open.
+    @inline(__always) func budgetDeadline(_ app: AppID, _ ticket: Ticket, now: Nanoseconds) -> BudgetTimer? {
+        guard let window = apps[Int(app.index)].window else { return nil }
+        return BudgetTimer(event: .budgetDeadline(app, ticket), at: max(now, window.deadline))
+    }
+
+    /// The budget's deadline came (its ticket outstanding): what is still
+    /// open ends the app; nil when nothing is.
+    func budgetTimeout(_ app: AppID, budget: Nanoseconds) -> BudgetTimeout? {
+        let i = Int(app.index)
+        // Read in place: a copy of the tasks would retain and release them.
+        guard !apps[i].tasks.isEmpty else { return nil }
+        // Names, not identifiers: the same few texts recur, so the interned
+        // table stays small however long the run. With one task open (the
+        // usual case) the words are the name's, made once by the coordinator.
+        if apps[i].tasks.count == 1, !apps[i].tasks[0].isExpiringActivity { return .task(apps[i].tasks[0].nameText) }
+        let open = apps[i].tasks
+            .map { ($0.isExpiringActivity ? "expiring activity " : "") + "\"\($0.name)\"" }
+            .joined(separator: ", ")
+        return .several(Self.timeoutDetail(open, budget: budget))
+    }
+
+    /// The words of a budget's kill with the app's one task open (`budgetTimeout`'s `.task`).
+    func onlyTaskTimeoutDetail(_ app: AppID, budget: Nanoseconds) -> String {
+        Self.timeoutDetail("\"\(apps[Int(app.index)].tasks[0].name)\"", budget: budget)
+    }
+
+    static func timeoutDetail(_ open: String, budget: Nanoseconds) -> String {
+        "background task \(open) still open when the \(Time.describe(budget)) background budget ran out"
+    }
+
+    /// As the window opens: the next `beginBackgroundTask` assertion (from
+    /// `t` on) open for `age` or longer, as iOS's console warns of it (iOS
+    /// 13 and later); nil when no more is.
+    func staleTaskWarning(_ app: AppID, from t: inout Int, now: Nanoseconds, age: Nanoseconds) -> String? {
+        let i = Int(app.index)
+        // In place: a copy of the tasks would retain and release them at every window.
+        while t < apps[i].tasks.count {
+            let k = t
+            t += 1
+            guard now - apps[i].tasks[k].began >= age, !apps[i].tasks[k].isExpiringActivity else { continue }
+            let task = apps[i].tasks[k]
+            return "Background Task \(task.id) (\"\(task.name)\"), was created over "
+                + "\(Time.describe(age)) ago. In applications running in the background, "
+                + "this creates a risk of termination. Remember to call "
+                + "UIApplication.endBackgroundTask(_:) for your task in a timely manner "
+                + "to avoid this."
+        }
+        return nil
+    }
+
+    /// iOS's console line for `endBackgroundTask` with no such task open: it logs it and carries on [O].
+    static func unknownTaskEnded(_ id: Int) -> String {
+        "Can't end BackgroundTask: no background task exists with identifier \(id), "
+            + "or it may have already been ended. "
+            + "Break in UIApplicationEndBackgroundTaskError() to debug."
+    }
+
     /// Whether the budget is spent but for the expiration lead time: no new assertion is granted then.
     @inline(__always) func windowExpired(_ app: AppID, now: Nanoseconds, leadTime: Nanoseconds) -> Bool {
         guard let window = apps[Int(app.index)].window else { return false }
@@ -98,6 +189,43 @@ struct BackgroundTaskController: Sendable, Codable {
     @inline(__always) mutating func processEnded(_ app: AppID) {
         if apps[Int(app.index)].holdsSomething { apps[Int(app.index)].processEnded() }
     }
+}
+
+/// What the coordinator reads of the app and the device before an assertion is taken.
+struct AssertionFacts {
+    var running: Bool
+    var inBackground: Bool
+    var multitasking: Bool
+    /// `UIApplicationExitsOnSuspend`.
+    var exitsOnSuspend: Bool
+}
+
+/// Why no background-time assertion can be taken now.
+enum AssertionRefusal: Sendable, Equatable {
+    case notRunning, noMultitasking, exitsOnSuspend, backgroundTimeExpired
+
+    var words: String {
+        switch self {
+        case .notRunning: "the app is not running"
+        case .noMultitasking: "this device does not support multitasking"
+        case .exitsOnSuspend: "the app exits on suspend (UIApplicationExitsOnSuspend)"
+        case .backgroundTimeExpired: "the app's background time has expired"
+        }
+    }
+}
+
+/// A timer of the window the controller asks the coordinator to schedule.
+struct BudgetTimer: Sendable, Equatable {
+    var event: EngineEvent
+    var at: Nanoseconds
+}
+
+/// What is still open when a window's budget runs out: the app is ended for it.
+enum BudgetTimeout: Sendable, Equatable {
+    /// One `beginBackgroundTask` assertion, by its name's text (the coordinator keeps the kill's words by it).
+    case task(TextID)
+    /// Several, or an expiring activity: the kill's words.
+    case several(String)
 }
 
 /// What the engine needs of an assertion whose expiration is owed: not its

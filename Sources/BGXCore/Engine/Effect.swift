@@ -37,14 +37,16 @@ enum Effect: Sendable, Equatable {
     // A concern's routine that is still written as `extension Engine` (it
     // reads or changes more than its controller): the controller says when
     // it is due, the coordinator runs it. Each is to become effects of its own.
-    /// Free continued-processing slots take queued tasks.
-    case startQueuedContinuedTasks
-    /// Thermal pressure ends continued-processing tasks.
-    case relieveContinuedProcessingPressure(DeviceState.Thermal)
     /// Every process is checked against the per-process memory limit.
     case enforceMemoryLimits
     /// Free memory is compared with jetsam's levels.
     case checkMemoryPressure
+
+    // MARK: background tasks
+    /// The continued-processing controller goes on from `ContinuedProcessingStep` once what came before is carried out.
+    indirect case continueContinuedProcessing(ContinuedProcessingStep)
+    /// A continued-processing trace line with words of its own (interned as it is written).
+    indirect case continuedProcessingNote(AppID?, ContinuedProcessingNote)
 
     // MARK: transfers
     /// A transfer's trace line with words of its own (interned as it is written).
@@ -134,14 +136,15 @@ extension Engine {
             noteTaskHistory(app, id, what)
         case let .cancelQueuedContinuedTask(app, id, why):
             cancelQueued(app, id, because: why)
-        case .startQueuedContinuedTasks:
-            startQueuedContinuedTasks()
-        case let .relieveContinuedProcessingPressure(thermal):
-            relieveContinuedProcessingPressure(thermal)
         case .enforceMemoryLimits:
             for i in residentApps.sorted() where apps[Int(i)].state != .notRunning { _ = enforceLimit(AppID(index: i)) }
         case .checkMemoryPressure:
             checkMemoryPressure()
+        // MARK: background tasks
+        case let .continueContinuedProcessing(step):
+            continueContinuedProcessing(step)
+        case let .continuedProcessingNote(app, note):
+            recordContinuedProcessingNote(app, note)
         // MARK: transfers
         case let .transferNote(app, note):
             switch note {

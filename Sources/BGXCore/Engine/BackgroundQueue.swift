@@ -22,7 +22,20 @@ struct BackgroundQueueState: Sendable, Codable {
     var timerTokens: Set<Int32> = []
 }
 
+/// The process's second thread, as the main thread is its first
+/// (`Lifecycle.swift`): the coordinator's, like the main thread. What runs
+/// there is asked of the controllers that own it (a task still running, an
+/// activity still open) as a job comes up.
 extension Engine {
+    /// The queue a delivered callback runs on, for the host.
+    public func queue(of callback: Callback, for app: AppID) -> ExecutionQueue {
+        switch callback {
+        case let .bgTask(id): launchHandlerQueue(for: app, identifier: id)
+        case .expiringActivity(_, expired: false): .background
+        default: .main
+        }
+    }
+
     /// The queue an app's launch handler for `identifier` runs on: the queue
     /// it was registered with — under the identifier or its wildcard.
     public func launchHandlerQueue(for app: AppID, identifier: TextID) -> ExecutionQueue {
@@ -49,7 +62,7 @@ extension Engine {
     }
 
     // Inlining measured (callgrind, `bgx bench`, November 2026): removing every `@inline(__always)`
-    // in BackgroundTasks/ (2 of them in this file) cost the engine 69 instructions per event.
+    // in BackgroundTasks/ (2 of them in this file, then in that folder) cost the engine 69 instructions per event.
     /// The next job when the queue is free. In place: optional chaining
     /// through `apps[i]` copied the whole app on every call (most apps have no queue).
     @inline(__always) static func nextJob(_ queue: inout BackgroundQueueState?) -> MainThreadJob? {
