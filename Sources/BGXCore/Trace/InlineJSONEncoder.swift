@@ -106,22 +106,20 @@ final class InlineJSONValue {
         return out
     }
 
+    // Each append lets go of `shape`'s array first, so the array is not
+    // copied: an output of thousands of apps is written in linear time.
     func append(_ key: String, _ value: InlineJSONValue) {
-        if case var .object(members) = shape {
-            members.append((key, value))
-            shape = .object(members)
-        } else {
-            shape = .object([(key, value)])
-        }
+        guard case var .object(members) = shape else { shape = .object([(key, value)]); return }
+        shape = .scalar("")
+        members.append((key, value))
+        shape = .object(members)
     }
 
     func append(_ value: InlineJSONValue) {
-        if case var .array(items) = shape {
-            items.append(value)
-            shape = .array(items)
-        } else {
-            shape = .array([value])
-        }
+        guard case var .array(items) = shape else { shape = .array([value]); return }
+        shape = .scalar("")
+        items.append(value)
+        shape = .array(items)
     }
 }
 
