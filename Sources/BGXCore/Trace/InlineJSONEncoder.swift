@@ -40,12 +40,13 @@ public struct JSONFragment: Encodable, InlineJSONText {
 
 /// A number written as the text given (`Time.format`'s exact decimals, a
 /// rounding of the output's own), not as Swift would print the value.
+/// (Another encoder, Foundation's, gets it as the Double the text reads as.)
 public struct JSONNumber: Encodable, InlineJSONText {
     public let text: String
     public init(_ text: String) { self.text = text }
     public func encode(to encoder: Encoder) throws {
         var c = encoder.singleValueContainer()
-        try c.encode(text)
+        if let value = Double(text) { try c.encode(value) } else { try c.encode(text) }
     }
 }
 

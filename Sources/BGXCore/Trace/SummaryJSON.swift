@@ -1,7 +1,8 @@
 /// An app's summary as data: its object in `bgx run --json` (docs/cli.md),
 /// written by `InlineJSONEncoder` — times as exact decimals (`Time.format`),
 /// states, causes and errors in their declared order, every key there
-/// (`longestHold` is `null` when nothing held a request back).
+/// (`longestHold` is `null` when nothing held a request back). (Foundation's
+/// encoder writes the same values, with its own key order and nil rule.)
 extension AppSummary: Encodable {
     struct JSON: Encodable {
         struct BackgroundTasks: Encodable { let begun, expired: Int }

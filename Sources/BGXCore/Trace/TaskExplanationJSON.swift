@@ -2,7 +2,8 @@
 /// written by `InlineJSONEncoder` — moments as exact decimals of seconds
 /// (`Time.format`), scores and weights as the text shows them, every key
 /// there (`null` for what is not known), dasd's own score names only when
-/// the task was judged.
+/// the task was judged. (Foundation's encoder writes the same values,
+/// with its own key order and nil rule.)
 extension TaskExplanation: Encodable {
     struct JSON: Encodable {
         let app, identifier: String

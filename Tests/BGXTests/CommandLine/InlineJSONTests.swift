@@ -65,6 +65,8 @@ struct InlineJSONTests {
                                    (key: "a \"q\"", value: JSONNumber("-0"))])
         #expect(try InlineJSONEncoder().encode(members) == #"{"zeta": 1.50, "alpha": 2, "a \"q\"": -0}"#)
         #expect(try InlineJSONEncoder().encode(JSONMembers<Int>([])) == "{}")
+        // Another encoder gets a JSONNumber as a number, not as its text in quotes.
+        #expect(String(decoding: try JSONEncoder().encode([JSONNumber("90.5")]), as: UTF8.self) == "[90.5]")
     }
 
     /// Could write the trace: every line of a week, encoded from the event's
