@@ -162,7 +162,7 @@ extension InlineJSONTests {
             let printed = try CommandLineTests().bgx(["run", path, "--json"]).stdout
             let run = try ScenarioRun(try ScenarioParser.parse(contentsOf: path))
             run.run()
-            let summaries = run.device.summaries().map(\.json).joined(separator: ", ")
+            let summaries = run.device.summaries().map(HandWrittenJSON.summary).joined(separator: ", ")
             let expectations = run.results.map { r -> String in
                 var m = ""
                 TraceRenderer.appendJSONString(r.message, to: &m)
