@@ -282,9 +282,9 @@ struct Explain: ParsableCommand {
         if explanations.isEmpty && !json {
             print("\(bundle) permits no BGTaskScheduler identifiers and has submitted none")
         }
-        let tasksJSON = explanations.count == 1 ? explanations[0].json : "[" + explanations.map(\.json).joined(separator: ", ") + "]"
         if json && task != nil {
-            print(tasksJSON)
+            let encoder = InlineJSONEncoder()
+            print(try explanations.count == 1 ? encoder.encode(explanations[0]) : encoder.encode(explanations))
         } else if json {
             // With --app: the tasks and every controller's dump, as data.
             let engine = run.device.engine
@@ -391,10 +391,7 @@ struct Bench: ParsableCommand {
         let result = Benchmark.run(events: events, apps: apps, rounds: rounds, measure: measure)
         let days = try Benchmark.deviceDays(runs: deviceRuns, rounds: rounds, measure: measure)
         if json {
-            print(String(result.json.dropLast()) + ", \"deviceDaysPerSecond\": \(Int(days.perSecond.rounded())), "
-                  + "\"deviceDays\": \(days.days), \"deviceDayTraceEvents\": \(days.traceEvents), "
-                  + "\"schedulerEvaluationsPerWeek\": \(days.evaluationsPerRun), "
-                  + "\"deviceDaysRoundsPerSecond\": [\(days.rounds.map { String(Int((days.days / $0).rounded())) }.joined(separator: ", "))]}")
+            print(Benchmark.json(result, deviceDays: days))
         } else {
             print(result.text)
             print("demo device:   \(Int(days.perSecond.rounded())) simulated device-days/s "

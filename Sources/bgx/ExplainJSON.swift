@@ -13,10 +13,10 @@ struct ExplainedAppJSON: Encodable {
     }
 
     // The values are Foundation's JSONEncoder's (sorted keys, its escaping),
-    // as they always were; BGXCore writes each task's JSON (`TaskExplanation.json`).
+    // as they always were; each task as BGXCore encodes it (TaskExplanationJSON.swift).
     let app: JSONFragment
     let at: JSONFragment
-    let tasks: [JSONFragment]
+    let tasks: [TaskExplanation]
     let controllers: [Controller]
 }
 
@@ -28,7 +28,7 @@ func explainedAppJSON(bundle: String, at: String, _ explained: ExplainedMoment,
         JSONFragment(String(decoding: try encoder.encode(value), as: UTF8.self))
     }
     let json = ExplainedAppJSON(
-        app: try encoded(bundle), at: try encoded(at), tasks: explained.tasks.map { JSONFragment($0.json) },
+        app: try encoded(bundle), at: try encoded(at), tasks: explained.tasks,
         controllers: try explained.dumps.map {
             ExplainedAppJSON.Controller(concern: try encoded($0.concern), lines: try encoded($0.lines(when: clockText)),
                                         state: try encoded($0))

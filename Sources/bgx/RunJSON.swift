@@ -10,13 +10,13 @@ struct RunJSON: Encodable {
         let message: String
     }
 
-    /// BGXCore writes each app's summary (`AppSummary.json`).
-    let apps: [JSONFragment]
+    /// Each app's summary as BGXCore encodes it (SummaryJSON.swift).
+    let apps: [AppSummary]
     let expectations: [ExpectationVerdict]
     let passed: Bool
 
     init(_ run: ScenarioRun, _ summaries: [AppSummary]) {
-        apps = summaries.map { JSONFragment($0.json) }
+        apps = summaries
         expectations = run.results.map {
             ExpectationVerdict(passed: $0.passed, line: $0.expectation.location.line, message: $0.message)
         }

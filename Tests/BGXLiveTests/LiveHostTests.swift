@@ -404,6 +404,13 @@ struct LiveHostTests {
     func refreshTask() throws {
         let host = try LiveHost()
         try host.install("com.example.news", behaviour: "refresh", modes: ["fetch"], permitted: ["com.example.refresh"])
+        // Installed, not launched: no process, so no process fields (left out, not null).
+        let installed = try #require(JSONSerialization.jsonObject(with: Data(host.ctl("status", "--json").utf8)) as? [String: Any])
+        #expect(installed["now"] is NSNumber && installed["memoryPressure"] is String && installed["freezer"] is String)
+        let notRunning = try #require((installed["apps"] as? [[String: Any]])?.first { $0["app"] as? String == "com.example.news" })
+        #expect(notRunning["state"] as? String == "notRunning")
+        #expect(notRunning["pid"] == nil && notRunning["frozen"] == nil && notRunning["cpuNanoseconds"] == nil, "\(notRunning)")
+        #expect(notRunning["controllers"] is [[String: Any]])
         try host.ctl("launch", "com.example.news")
         try host.wait(for: ["kind": "task.register", "identifier": "com.example.refresh"])
         try host.wait(for: ["kind": "state", "to": "active"])
@@ -419,6 +426,7 @@ struct LiveHostTests {
         let json = try #require(JSONSerialization.jsonObject(with: Data(host.ctl("status", "--json").utf8)) as? [String: Any])
         let app = try #require((json["apps"] as? [[String: Any]])?.first { $0["app"] as? String == "com.example.news" })
         #expect(app["frozen"] as? Bool == true)
+        #expect((app["pid"] as? Int ?? 0) > 0 && app["connected"] as? Bool == true && app["residentBytes"] is NSNumber)
         let controllers = try #require(app["controllers"] as? [[String: Any]])
         #expect(Set(controllers.compactMap { $0["concern"] as? String }).isSuperset(of: ["scheduler", "push", "launch policy"]))
         let scheduler = try #require(controllers.first { $0["concern"] as? String == "scheduler" })

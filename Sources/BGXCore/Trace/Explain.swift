@@ -144,7 +144,7 @@ public struct TaskExplanation: Sendable {
         s.hasPrefix("would start now (") && s.hasSuffix(")") ? String(s.dropFirst(17).dropLast()) : s
     }
 
-    // MARK: Text and JSON
+    // MARK: Text (the JSON: ExplainJSON.swift)
 
     public var text: String {
         var out = "\(identifier) (\(app)) at \(atText)\n"
@@ -200,51 +200,6 @@ public struct TaskExplanation: Sendable {
             for h in history { out += "      \(when(h.time))  \(h.what)\n" }
         }
         return out
-    }
-
-    public var json: String {
-        func s(_ v: String) -> String { var o = ""; TraceRenderer.appendJSONString(v, to: &o); return o }
-        func t(_ v: Nanoseconds?) -> String { v.map { Time.format($0) } ?? "null" }
-        func n(_ v: Double?) -> String { v.map { Self.number($0) } ?? "null" }
-        var status: String
-        switch self.status {
-        case let .pending(since): status = "{\"state\": \"pending\", \"since\": \(t(since))}"
-        case let .running(since, left): status = "{\"state\": \"running\", \"since\": \(t(since)), \"timeLeft\": \(t(left))}"
-        case .notPending: status = "{\"state\": \"notPending\", \"submitted\": \(!history.isEmpty)}"
-        }
-        let policies = self.policies.map { p in
-            "{\"policy\": \(s(p.policy)), \"verdict\": \(s(p.verdict)), \"score\": \(n(p.score)), "
-                + "\"weight\": \(Self.number(p.weight)), \"contribution\": \(n(p.contribution)), \"rationale\": \(s(p.rationale)), "
-                + "\"blockedSince\": \(t(p.blockedSince)), \"changesAt\": \(t(p.changesAt))}"
-        }.joined(separator: ", ")
-        let holds = self.holds.map { h in
-            "{\"policy\": \(s(h.policy)), \"waitsFor\": \(s(h.waitsFor)), \"change\": \(s(h.change)), "
-                + "\"since\": \(t(h.since)), \"changesAt\": \(t(h.changesAt))}"
-        }.joined(separator: ", ")
-        let history = self.history.map { "{\"t\": \(t($0.time)), \"what\": \(s($0.what))}" }.joined(separator: ", ")
-        let started = startedInRun.map { "{\"t\": \(t($0.time)), \"reason\": \(s($0.reason))}" } ?? "null"
-        let submitters = submittedBy.map { "[" + $0.map(s).joined(separator: ", ") + "]" } ?? "null"
-        return "{\"app\": \(s(app)), \"identifier\": \(s(identifier)), \"t\": \(t(at)), "
-            + "\"verdict\": [\(verdictLines.map(s).joined(separator: ", "))], \"status\": \(status), "
-            + "\"kind\": \(kind.map(s) ?? "null"), \"earliestBegin\": \(t(earliestBegin)), "
-            + "\"decision\": \(decision.map(s) ?? "null"), \"wouldStartNow\": \(wouldStartNow), "
-            + "\"score\": \(n(score)), \"threshold\": \(n(threshold)), "
-            + "\"weightedSum\": \(n(weightedSum)), \"totalWeight\": \(n(totalWeight)), " + dasdScores + "\"policies\": [\(policies)], "
-            + "\"waitingSince\": \(t(waitingSince)), \"holds\": [\(holds)], "
-            + "\"nextLook\": \(t(nextLook)), \"nextLookReason\": \(nextLookReason.map(s) ?? "null"), "
-            + "\"predictedStart\": \(t(predictedStart)), \"predictedStartReason\": \(predictedStartReason.map(s) ?? "null"), "
-            + "\"predictedUse\": \(t(predictedUse)), \"startedInRun\": \(started), \"runEnd\": \(t(runEnd)), "
-            + "\"submittedBy\": \(submitters), \"history\": [\(history)]}"
-    }
-
-    /// dasd's own names for the score against the moving threshold
-    /// (`CurrentScore`, `ThresholdScore`, `DecisionToRun`), for JSON readers
-    /// who compare with a device log.
-    var dasdScores: String {
-        guard let score, let threshold else { return "" }
-        func six(_ v: Double) -> String { String(Double(Int((v * 1_000_000).rounded())) / 1_000_000) }
-        return "\"currentScore\": \(six(score)), \"thresholdScore\": \(six(threshold)), "
-            + "\"decisionToRun\": \(decision?.hasPrefix("would start") == true ? 1 : 0), "
     }
 
     static func number(_ d: Double) -> String {

@@ -8,6 +8,7 @@ public struct TraceRenderer: Sendable {
 
     public func fields(of event: TraceEvent) -> [(String, TraceField)] { event.fields(names) }
 
+    /// Written by hand, not by `InlineJSONEncoder`: a line per engine event is the hot path (and a byte contract).
     public func jsonLine(_ event: TraceEvent) -> String {
         var line = "{\"t\": " + Time.format(event.time)
         if let app = event.app {

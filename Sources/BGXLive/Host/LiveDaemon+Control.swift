@@ -178,26 +178,24 @@ extension LiveDaemon {
     /// every controller's dump (its concern, its lines, its state as data
     /// with times in nanoseconds of engine time).
     func statusJSON() throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        func encoded<T: Encodable>(_ value: T) throws -> String { String(decoding: try encoder.encode(value), as: UTF8.self) }
-        var apps: [String] = []
-        for app in engine.appIDs {
-            var fields = ["\"app\": \(try encoded(engine.bundleIdentifier(app)))", "\"state\": \(try encoded("\(engine.state(of: app))"))"]
-            if let p = processes[app] {
-                fields += ["\"pid\": \(p.pid)", "\"frozen\": \(p.frozen)", "\"connected\": \(p.connection != nil)",
-                           "\"awaitingAck\": \(p.awaitingAck.count)", "\"residentBytes\": \(p.reportedBytes)",
-                           "\"cpuNanoseconds\": \(p.cpuSeen)"]
-            }
-            var controllers: [String] = []
-            for dump in engine.controllerDumps(of: app) {
-                controllers.append("{\"concern\": \(try encoded(dump.concern)), \"lines\": \(try encoded(dump.lines(when: relativeTime))), "
-                                   + "\"state\": \(try encoded(dump))}")
-            }
-            fields.append("\"controllers\": [" + controllers.joined(separator: ", ") + "]")
-            apps.append("{" + fields.joined(separator: ", ") + "}")
+        // The dumps are Foundation's JSONEncoder's (sorted keys), as in `bgx explain --app --json`.
+        let foundation = JSONEncoder()
+        foundation.outputFormatting = [.sortedKeys]
+        func encoded<T: Encodable>(_ value: T) throws -> JSONFragment {
+            JSONFragment(String(decoding: try foundation.encode(value), as: UTF8.self))
         }
-        return "{\"freezer\": \(try encoded(freezer.mechanism)), \"now\": \(engine.now), "
-            + "\"memoryPressure\": \(try encoded(pressureLevel.rawValue)), \"apps\": [" + apps.joined(separator: ", ") + "]}"
+        let apps = try engine.appIDs.map { app in
+            let process = processes[app]
+            return StatusJSON.App(
+                app: engine.bundleIdentifier(app), state: "\(engine.state(of: app))",
+                pid: process?.pid, frozen: process?.frozen, connected: process.map { $0.connection != nil },
+                awaitingAck: process?.awaitingAck.count, residentBytes: process?.reportedBytes, cpuNanoseconds: process?.cpuSeen,
+                controllers: try engine.controllerDumps(of: app).map {
+                    StatusJSON.Controller(concern: try encoded($0.concern), lines: try encoded($0.lines(when: relativeTime)),
+                                          state: try encoded($0))
+                })
+        }
+        return try InlineJSONEncoder().encode(StatusJSON(freezer: freezer.mechanism, now: engine.now,
+                                                         memoryPressure: pressureLevel.rawValue, apps: apps))
     }
 }

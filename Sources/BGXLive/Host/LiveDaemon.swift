@@ -382,7 +382,8 @@ public final class LiveDaemon {
         engine.traceWritten()
     }
 
-    /// A line of the host's own (`process.*`, `daemon.*`), in the trace's format and time.
+    /// A line of the host's own (`process.*`, `daemon.*`), in the trace's format and time
+    /// (by hand, as `TraceRenderer.jsonLine` writes the engine's: the trace is a byte contract).
     func hostLine(_ app: AppID?, _ kind: String, _ fields: [(String, TraceField)]) {
         flushTrace()
         var line = "{\"t\": " + Time.format(engine.now)

@@ -39,18 +39,22 @@ public enum Benchmark {
         }
 
         public var json: String {
-            func n(_ d: Double) -> Int64 { Int64(d.rounded()) }
-            let json = JSON(events: events, traceEvents: traceEvents, apps: apps,
-                            engineEventsPerSecond: n(engineEventsPerSecond), bareHeapEventsPerSecond: n(bareHeapEventsPerSecond),
-                            ratio: Double(Int(ratio * 1000)) / 1000,
-                            traceEventsPerSecond: n(Double(traceEvents) / engineSeconds),
-                            deliveriesPerSecond: n(Double(deliveries) / engineSeconds),
-                            engineHeapShare: Double(Int(heapShare * 1000)) / 1000, rounds: engineRounds.count,
-                            engineRoundEventsPerSecond: engineRounds.map { n(Double(events) / $0) },
-                            bareHeapRoundEventsPerSecond: bareHeapRounds.map { n(Double(events) / $0) })
             // Ints, Doubles and arrays of them: nothing that fails to encode.
-            return (try? InlineJSONEncoder().encode(json)) ?? "{}"
+            (try? InlineJSONEncoder().encode(jsonValue)) ?? "{}"
         }
+
+        var jsonValue: JSON {
+            func n(_ d: Double) -> Int64 { Int64(d.rounded()) }
+            return JSON(events: events, traceEvents: traceEvents, apps: apps,
+                        engineEventsPerSecond: n(engineEventsPerSecond), bareHeapEventsPerSecond: n(bareHeapEventsPerSecond),
+                        ratio: Double(Int(ratio * 1000)) / 1000,
+                        traceEventsPerSecond: n(Double(traceEvents) / engineSeconds),
+                        deliveriesPerSecond: n(Double(deliveries) / engineSeconds),
+                        engineHeapShare: Double(Int(heapShare * 1000)) / 1000, rounds: engineRounds.count,
+                        engineRoundEventsPerSecond: engineRounds.map { n(Double(events) / $0) },
+                        bareHeapRoundEventsPerSecond: bareHeapRounds.map { n(Double(events) / $0) })
+        }
+
         public var text: String {
             func m(_ d: Double) -> String { String(Double(Int(d / 10_000)) / 100) + "M" }
             return """

@@ -26,6 +26,49 @@ struct InlineJSONTests {
                 == #"{"zeta": -3, "alpha": 0.125, "list": [1, 2], "empty": [], "inner": {"b": true, "quote": "a \"b\"\n\\/é"}, "raw": {"x": 1}}"#)
     }
 
+    struct Optionals: Encodable {
+        struct Inner: Encodable { let a: Int }
+        let int: Int?
+        let double: Double?
+        let string: String?
+        let bool: Bool?
+        let int64: Int64?
+        let inner: Inner?
+        let list: [String]?
+        let number: JSONNumber?
+        @OmittedWhenNil var gone: Int?
+        @OmittedWhenNil var kept: String?
+        let last: Int
+    }
+
+    @Test("a nil optional is written null, an @OmittedWhenNil nil is left out, a present one is written")
+    func nilRules() throws {
+        let none = Optionals(int: nil, double: nil, string: nil, bool: nil, int64: nil, inner: nil, list: nil, number: nil,
+                             gone: nil, kept: nil, last: 1)
+        #expect(try InlineJSONEncoder().encode(none)
+                == #"{"int": null, "double": null, "string": null, "bool": null, "int64": null, "inner": null, "list": null, "number": null, "last": 1}"#)
+        let some = Optionals(int: -1, double: 0.5, string: "s", bool: false, int64: 1 << 40, inner: .init(a: 2), list: [],
+                             number: JSONNumber("1.000000001"), gone: 3, kept: "k", last: 1)
+        #expect(try InlineJSONEncoder().encode(some)
+                == #"{"int": -1, "double": 0.5, "string": "s", "bool": false, "int64": 1099511627776, "inner": {"a": 2}, "list": [], "number": 1.000000001, "gone": 3, "kept": "k", "last": 1}"#)
+        // In an array a nil is null too.
+        #expect(try InlineJSONEncoder().encode([1, nil, 3] as [Int?]) == "[1, null, 3]")
+    }
+
+    @Test("a JSONNumber is written as its text, JSONMembers in the order given")
+    func numberAndMemberRules() throws {
+        // Time.format's exact decimals, where Swift would print 1e-09 or 90.5 differently.
+        #expect(try InlineJSONEncoder().encode([JSONNumber(Time.format(1)), JSONNumber(Time.format(Time.seconds(90.5))),
+                                                JSONNumber(Time.format(Time.hours(1)))]) == "[0.000000001, 90.5, 3600]")
+        #expect(try InlineJSONEncoder().encode(0.000_000_001) == "1e-09")
+        let members = JSONMembers([(key: "zeta", value: JSONNumber("1.50")), (key: "alpha", value: JSONNumber("2")),
+                                   (key: "a \"q\"", value: JSONNumber("-0"))])
+        #expect(try InlineJSONEncoder().encode(members) == #"{"zeta": 1.50, "alpha": 2, "a \"q\"": -0}"#)
+        #expect(try InlineJSONEncoder().encode(JSONMembers<Int>([])) == "{}")
+        // Another encoder gets a JSONNumber as a number, not as its text in quotes.
+        #expect(String(decoding: try JSONEncoder().encode([JSONNumber("90.5")]), as: UTF8.self) == "[90.5]")
+    }
+
     /// Could write the trace: every line of a week, encoded from the event's
     /// fields, is the line TraceRenderer writes. (The trace stays written by
     /// hand: it is the engine's hot path, see InlineJSONEncoder.)
@@ -119,7 +162,7 @@ extension InlineJSONTests {
             let printed = try CommandLineTests().bgx(["run", path, "--json"]).stdout
             let run = try ScenarioRun(try ScenarioParser.parse(contentsOf: path))
             run.run()
-            let summaries = run.device.summaries().map(\.json).joined(separator: ", ")
+            let summaries = run.device.summaries().map(HandWrittenJSON.summary).joined(separator: ", ")
             let expectations = run.results.map { r -> String in
                 var m = ""
                 TraceRenderer.appendJSONString(r.message, to: &m)

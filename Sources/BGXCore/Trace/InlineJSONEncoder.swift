@@ -1,16 +1,23 @@
-import BGXCore
-
 /// Encodes an `Encodable` as one line of JSON in the style of the trace
 /// (docs/scenarios.md, "The trace"): keys in the order the type encodes them
 /// (a synthesized `Codable` encodes its properties in declaration order),
 /// `": "` and `", "` between, strings escaped as the trace escapes them,
-/// numbers as Swift writes them (a synthesized `Codable` leaves a nil
-/// optional out, as `JSONEncoder` does).
+/// numbers as Swift writes them.
+///
+/// A nil optional is written `null` (a reader finds every key, as bgx's
+/// outputs always wrote them), unless the property is `@OmittedWhenNil`:
+/// then the key is left out. A number whose text is fixed elsewhere
+/// (`Time.format`'s exact decimals) goes in as a `JSONNumber`, JSON written
+/// elsewhere as a `JSONFragment`, an object whose keys are data (in an order
+/// of their own) as `JSONMembers`.
 ///
 /// Foundation's `JSONEncoder` orders keys by hash unless told to sort them,
-/// and leaves no space after `:` and `,`: the
-/// outputs bgx documents (`bgx run --json`, `bgx bench --json`, …) were
-/// written by hand in this style, and keep it byte for byte.
+/// leaves nil optionals out, and leaves no space after `:` and `,`: the
+/// outputs bgx documents (`bgx run --json`, `bgx explain --json`,
+/// `bgx bench --json`, `bgx ctl status --json`, …) were written by hand in
+/// this style, and keep it byte for byte. (Two writers stay by hand: the
+/// trace's lines, `TraceRenderer.jsonLine`, on the engine's hot path, and the
+/// live protocol's frames, `LiveMessage.encoded`, measured faster by hand.)
 public struct InlineJSONEncoder {
     public init() {}
 
@@ -21,8 +28,8 @@ public struct InlineJSONEncoder {
     }
 }
 
-/// JSON written elsewhere (a BGXCore summary's `json`), put in as it is.
-public struct JSONFragment: Encodable {
+/// JSON written elsewhere (a value Foundation's encoder wrote), put in as it is.
+public struct JSONFragment: Encodable, InlineJSONText {
     public let text: String
     public init(_ text: String) { self.text = text }
     public func encode(to encoder: Encoder) throws {
@@ -30,6 +37,56 @@ public struct JSONFragment: Encodable {
         try c.encode(text)
     }
 }
+
+/// A number written as the text given (`Time.format`'s exact decimals, a
+/// rounding of the output's own), not as Swift would print the value.
+/// (Another encoder, Foundation's, gets it as the Double the text reads as.)
+public struct JSONNumber: Encodable, InlineJSONText {
+    public let text: String
+    public init(_ text: String) { self.text = text }
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.singleValueContainer()
+        if let value = Double(text) { try c.encode(value) } else { try c.encode(text) }
+    }
+}
+
+/// Text an `InlineJSONEncoder` writes as it is.
+protocol InlineJSONText { var text: String { get } }
+
+/// An object whose keys are data (states, causes, reasons), in the order
+/// given — a dictionary would lose it.
+public struct JSONMembers<Value: Encodable>: Encodable {
+    public var members: [(key: String, value: Value)]
+    public init(_ members: [(key: String, value: Value)]) { self.members = members }
+
+    struct Key: CodingKey {
+        let stringValue: String
+        init(stringValue: String) { self.stringValue = stringValue }
+        var intValue: Int? { nil }
+        init?(intValue: Int) { nil }
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: Key.self)
+        for (key, value) in members { try c.encode(value, forKey: Key(stringValue: key)) }
+    }
+}
+
+/// A property an `InlineJSONEncoder` leaves out when it is nil (any other
+/// nil is written `null`): fields that are there only sometimes, such as a
+/// process's pid beside an app that has none.
+@propertyWrapper
+public struct OmittedWhenNil<Value: Encodable>: Encodable, InlineJSONOmittable {
+    public var wrappedValue: Value?
+    public init(wrappedValue: Value?) { self.wrappedValue = wrappedValue }
+    var isNil: Bool { wrappedValue == nil }
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.singleValueContainer()
+        if let wrappedValue { try c.encode(wrappedValue) } else { try c.encodeNil() }
+    }
+}
+
+protocol InlineJSONOmittable { var isNil: Bool { get } }
 
 /// A value being written: a scalar's text, or a container's members.
 final class InlineJSONValue {
@@ -50,22 +107,20 @@ final class InlineJSONValue {
         return out
     }
 
+    // Each append lets go of `shape`'s array first, so the array is not
+    // copied: an output of thousands of apps is written in linear time.
     func append(_ key: String, _ value: InlineJSONValue) {
-        if case var .object(members) = shape {
-            members.append((key, value))
-            shape = .object(members)
-        } else {
-            shape = .object([(key, value)])
-        }
+        guard case var .object(members) = shape else { shape = .object([(key, value)]); return }
+        shape = .scalar("")
+        members.append((key, value))
+        shape = .object(members)
     }
 
     func append(_ value: InlineJSONValue) {
-        if case var .array(items) = shape {
-            items.append(value)
-            shape = .array(items)
-        } else {
-            shape = .array([value])
-        }
+        guard case var .array(items) = shape else { shape = .array([value]); return }
+        shape = .scalar("")
+        items.append(value)
+        shape = .array(items)
     }
 }
 
@@ -76,10 +131,10 @@ final class InlineJSONWriter: Encoder {
 
     init(codingPath: [CodingKey]) { self.codingPath = codingPath }
 
-    /// Writes `value` into `root`: a fragment as it is, any other by its own `encode(to:)`.
+    /// Writes `value` into `root`: a fragment or number as it is, any other by its own `encode(to:)`.
     func write<T: Encodable>(_ value: T) throws {
-        if let fragment = value as? JSONFragment {
-            root.shape = .scalar(fragment.text)
+        if let verbatim = value as? InlineJSONText {
+            root.shape = .scalar(verbatim.text)
         } else {
             try value.encode(to: self)
         }
@@ -116,7 +171,30 @@ final class InlineJSONWriter: Encoder {
 
         mutating func encodeNil(forKey key: Key) throws { writer.root.append(key.stringValue, InlineJSONWriter.scalar("null")) }
         mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+            if let omittable = value as? InlineJSONOmittable, omittable.isNil { return }
             writer.root.append(key.stringValue, try writer.nested(value, at: key))
+        }
+
+        // A synthesized `Codable` calls these for its optionals: nil is
+        // written `null` (the protocol's own versions leave the key out).
+        // Each overload is here, so none falls back to those versions.
+        mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws { try present(value, key) }
+        mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws { try present(value, key) }
+        mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws { try present(value, key) }
+        mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws { try present(value, key) }
+        mutating func encodeIfPresent(_ value: Float?, forKey key: Key) throws { try present(value, key) }
+        mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws { try present(value, key) }
+        mutating func encodeIfPresent(_ value: Int8?, forKey key: Key) throws { try present(value, key) }
+        mutating func encodeIfPresent(_ value: Int16?, forKey key: Key) throws { try present(value, key) }
+        mutating func encodeIfPresent(_ value: Int32?, forKey key: Key) throws { try present(value, key) }
+        mutating func encodeIfPresent(_ value: Int64?, forKey key: Key) throws { try present(value, key) }
+        mutating func encodeIfPresent(_ value: UInt?, forKey key: Key) throws { try present(value, key) }
+        mutating func encodeIfPresent(_ value: UInt8?, forKey key: Key) throws { try present(value, key) }
+        mutating func encodeIfPresent(_ value: UInt16?, forKey key: Key) throws { try present(value, key) }
+        mutating func encodeIfPresent(_ value: UInt32?, forKey key: Key) throws { try present(value, key) }
+        mutating func encodeIfPresent(_ value: UInt64?, forKey key: Key) throws { try present(value, key) }
+        private mutating func present<T: Encodable>(_ value: T?, _ key: Key) throws {
+            if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
         }
         mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type,
                                                             forKey key: Key) -> KeyedEncodingContainer<NestedKey> {

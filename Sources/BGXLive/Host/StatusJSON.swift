@@ -1,0 +1,31 @@
+import BGXCore
+
+/// `bgx ctl status --json` (docs/cli.md), written by `InlineJSONEncoder`:
+/// the freezer, the engine's time, PSI memory pressure, and each app — its
+/// state, its process's fields when it has one (left out when it has none),
+/// and each controller's dump.
+struct StatusJSON: Encodable {
+    struct App: Encodable {
+        let app: String
+        let state: String
+        @OmittedWhenNil var pid: Int32?
+        @OmittedWhenNil var frozen: Bool?
+        @OmittedWhenNil var connected: Bool?
+        @OmittedWhenNil var awaitingAck: Int?
+        @OmittedWhenNil var residentBytes: Int64?
+        @OmittedWhenNil var cpuNanoseconds: Int64?
+        let controllers: [Controller]
+    }
+
+    /// A controller's dump as Foundation's encoder writes its parts.
+    struct Controller: Encodable {
+        let concern: JSONFragment
+        let lines: JSONFragment
+        let state: JSONFragment
+    }
+
+    let freezer: String
+    let now: Nanoseconds
+    let memoryPressure: String
+    let apps: [App]
+}
