@@ -41,10 +41,6 @@ enum Effect: Sendable, Equatable {
     case startQueuedContinuedTasks
     /// Thermal pressure ends continued-processing tasks.
     case relieveContinuedProcessingPressure(DeviceState.Thermal)
-    /// Every process is checked against the per-process memory limit.
-    case enforceMemoryLimits
-    /// Free memory is compared with jetsam's levels.
-    case checkMemoryPressure
 
     // MARK: transfers
     /// A transfer's trace line with words of its own (interned as it is written).
@@ -88,6 +84,11 @@ enum Effect: Sendable, Equatable {
     // MARK: Memory
     /// The system closed one of the app's sockets, with why.
     case socketClose(AppID, name: String, kind: SocketKind, reason: String)
+    /// The running app hears `didReceiveMemoryWarning`: traced with its
+    /// footprint and free memory, then run on its main thread.
+    case memoryWarning(AppID, footprint: Int64, free: Int64)
+    /// The memory controller goes on from `MemoryStep` once what came before is carried out.
+    case continueMemory(MemoryStep)
 }
 
 extension Engine {
@@ -138,10 +139,6 @@ extension Engine {
             startQueuedContinuedTasks()
         case let .relieveContinuedProcessingPressure(thermal):
             relieveContinuedProcessingPressure(thermal)
-        case .enforceMemoryLimits:
-            for i in residentApps.sorted() where apps[Int(i)].state != .notRunning { _ = enforceLimit(AppID(index: i)) }
-        case .checkMemoryPressure:
-            checkMemoryPressure()
         // MARK: transfers
         case let .transferNote(app, note):
             switch note {
@@ -201,6 +198,12 @@ extension Engine {
         // MARK: Memory
         case let .socketClose(app, name, kind, reason):
             record(app, .socketClose(name: text(name), kind: kind, reason: text(reason)))
+        case let .memoryWarning(app, footprint, free):
+            record(app, .memoryWarning(footprint: footprint, free: free))
+            apps[Int(app.index)].jobs.append(.memoryWarning)
+            pump(app)
+        case let .continueMemory(step):
+            continueMemory(step)
         }
     }
 }
