@@ -84,9 +84,6 @@ enum Effect: Sendable, Equatable {
     // MARK: Memory
     /// The system closed one of the app's sockets, with why.
     case socketClose(AppID, name: String, kind: SocketKind, reason: String)
-    /// The running app hears `didReceiveMemoryWarning`: traced with its
-    /// footprint and free memory, then run on its main thread.
-    case memoryWarning(AppID, footprint: Int64, free: Int64)
     /// The memory controller goes on from `MemoryStep` once what came before is carried out.
     case continueMemory(MemoryStep)
 }
@@ -198,10 +195,6 @@ extension Engine {
         // MARK: Memory
         case let .socketClose(app, name, kind, reason):
             record(app, .socketClose(name: text(name), kind: kind, reason: text(reason)))
-        case let .memoryWarning(app, footprint, free):
-            record(app, .memoryWarning(footprint: footprint, free: free))
-            apps[Int(app.index)].jobs.append(.memoryWarning)
-            pump(app)
         case let .continueMemory(step):
             continueMemory(step)
         }

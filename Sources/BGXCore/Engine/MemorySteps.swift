@@ -1,22 +1,19 @@
 /// The coordinator's side of the memory controller (rules §10): what it
-/// reads of the engine for jetsam (`ProcessTable`), the moments and events
-/// it forwards, and the controller's decisions carried out — warnings and
-/// the jetsam check come back as effects in the engine's one buffer, a kill
-/// as the victim and how it goes, the snapshot as its trace line.
+/// reads of the engine for jetsam (its process table as `MemoryFacts`), the
+/// moments and events it forwards, and the controller's decisions carried
+/// out — free memory's verdict (who is warned, when the jetsam check comes
+/// due), a kill as the victim and how it goes, the snapshot as its trace line.
 
-/// The process table as jetsam reads it (`MemoryFacts`): built in the call
-/// from the engine's own fields, so the controller can change its books while
-/// it reads them.
-struct ProcessTable: MemoryFacts {
-    let apps: [AppProcess]
-    let residentApps: AppIndexSet
-    let deviceMemory: Int64
-
-    @inline(__always) func state(_ i: Int) -> ProcessState { apps[i].state }
-    @inline(__always) func stateSince(_ i: Int) -> Nanoseconds { apps[i].stateSince }
-    @inline(__always) func holdsAudioOrAccessory(_ i: Int) -> Bool { apps[i].assertions.contains(.audioOrAccessory) }
-    @inline(__always) func keptRunningInBackground(_ i: Int) -> Bool { apps[i].keptRunningInBackground }
-    @inline(__always) func mainThreadFree(_ i: Int) -> Bool { apps[i].inFlight == nil }
+/// The process table answers what jetsam reads of each app (`MemoryFacts`)
+/// itself, so the engine passes its `apps` in place while the controller
+/// changes its books (a view holding the table cost a retain and a release
+/// of it at each question, about 45 instructions per `bgx bench` event, callgrind).
+extension Array: MemoryFacts where Element == AppProcess {
+    @inline(__always) func state(_ i: Int) -> ProcessState { self[i].state }
+    @inline(__always) func stateSince(_ i: Int) -> Nanoseconds { self[i].stateSince }
+    @inline(__always) func holdsAudioOrAccessory(_ i: Int) -> Bool { self[i].assertions.contains(.audioOrAccessory) }
+    @inline(__always) func keptRunningInBackground(_ i: Int) -> Bool { self[i].keptRunningInBackground }
+    @inline(__always) func mainThreadFree(_ i: Int) -> Bool { self[i].inFlight == nil }
 }
 
 extension Engine {
@@ -65,11 +62,11 @@ extension Engine {
 
     /// Which app jetsam would choose now (tests compare the kept LRU order with a full pass).
     mutating func nextJetsamVictim() -> AppID? {
-        memory.nextVictim(ProcessTable(apps: apps, residentApps: residentApps, deviceMemory: device.memory))
+        memory.nextVictim(resident: residentApps, apps)
     }
 
     func jetsamVictimByFullPass() -> AppID? {
-        memory.victimByFullPass(ProcessTable(apps: apps, residentApps: residentApps, deviceMemory: device.memory))
+        memory.victimByFullPass(resident: residentApps, apps)
     }
 
     // MARK: The per-process limit and pressure
@@ -85,18 +82,28 @@ extension Engine {
     /// its per-process limit; true if it survives.
     mutating func enforceLimit(_ app: AppID) -> Bool {
         guard memory.isOverLimit(app, deviceMemory: device.memory),
-              memory.chooseForLimit(app, ProcessTable(apps: apps, residentApps: residentApps,
-                                                      deviceMemory: device.memory)) else { return true }
+              memory.chooseForLimit(app, deviceMemory: device.memory, apps) else { return true }
         terminate(app, .memoryPressure, detailText: nil)  // words from the kill's numbers
         return false
     }
 
-    /// The controller compares free memory with its levels; its warnings and
-    /// jetsam check are carried out at once, in the order it appended them.
+    /// The controller compares free memory with its levels: at an episode's
+    /// start each app it names hears `didReceiveMemoryWarning` (asked in
+    /// index order, each after the one before has run its handler as far as
+    /// it can), then its jetsam check is queued when it says.
     mutating func checkMemoryPressure() {
-        memory.checkPressure(now: now, ProcessTable(apps: apps, residentApps: residentApps, deviceMemory: device.memory),
-                             &hookEffects.effects)
-        if !hookEffects.effects.isEmpty { carryOutHookEffects() }
+        let verdict = memory.checkPressure(now: now, deviceMemory: device.memory)
+        if verdict.warns {
+            for index in residentApps {
+                let i = Int(index)
+                guard let footprint = memory.warning(i, running: apps[i].state.isRunning) else { continue }
+                let app = AppID(index: index)
+                record(app, .memoryWarning(footprint: footprint, free: verdict.free))
+                apps[i].jobs.append(.memoryWarning)
+                pump(app)
+            }
+        }
+        if let due = verdict.jetsamCheckAt { queue.push(.jetsamCheck, at: due) }
     }
 
     /// Carries out a step the memory controller returned.
@@ -114,10 +121,9 @@ extension Engine {
     /// the next is chosen (a kill frees memory; a graceful one frees it when
     /// `willTerminate` returns, and counts as memory on its way back until then).
     mutating func jetsamCheckFired() {
-        var reclaiming = memory.jetsamCheckDue(ProcessTable(apps: apps, residentApps: residentApps,
-                                                            deviceMemory: device.memory))
-        while let victim = memory.nextPressureKill(reclaiming: reclaiming, ProcessTable(
-            apps: apps, residentApps: residentApps, deviceMemory: device.memory)) {
+        var reclaiming = memory.jetsamCheckDue(resident: residentApps, apps)
+        while let victim = memory.nextPressureKill(reclaiming: reclaiming, deviceMemory: device.memory,
+                                                   resident: residentApps, apps) {
             jettison(victim)
             if apps[Int(victim.app.index)].state != .notRunning { reclaiming += victim.footprint }
         }
@@ -141,7 +147,7 @@ extension Engine {
     /// An app entered the idle band's order (it was suspended: `setState`).
     mutating func sweepIdleOrderIfLong() {
         if memory.idleOrderIsLong {
-            memory.sweepIdleOrder(ProcessTable(apps: apps, residentApps: residentApps, deviceMemory: device.memory))
+            memory.sweepIdleOrder(apps)
         }
     }
 

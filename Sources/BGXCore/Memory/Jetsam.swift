@@ -51,6 +51,18 @@ struct JetsamVictim: Sendable, Equatable {
     var graceful: Bool
 }
 
+/// What free memory calls for, as the controller found it
+/// (`MemoryController.checkPressure`): the coordinator warns each app the
+/// controller names (`warning`) and queues the jetsam check when it says.
+struct PressureVerdict: Sendable, Equatable {
+    /// Free memory, in bytes, when the controller looked.
+    var free: Int64
+    /// An episode of low memory begins: every running app is asked about.
+    var warns: Bool
+    /// When the jetsam check is to come due, if one is to be queued.
+    var jetsamCheckAt: Nanoseconds?
+}
+
 /// The coordinator's step back into the memory controller, once what came
 /// before it is carried out (`Engine.continueMemory`).
 enum MemoryStep: Sendable, Equatable {
@@ -87,8 +99,8 @@ extension MemoryController {
 
     /// An app above its per-process limit is killed at once: chosen, with the
     /// kill's numbers. True if it was (the coordinator then terminates it).
-    mutating func chooseForLimit<F: MemoryFacts>(_ app: AppID, _ f: F) -> Bool {
-        let i = Int(app.index), deviceMemory = f.deviceMemory
+    mutating func chooseForLimit<F: MemoryFacts>(_ app: AppID, deviceMemory: Int64, _ f: F) -> Bool {
+        let i = Int(app.index)
         let fp = footprint(i, running: f.state(i) != .notRunning), limit = appLimit(deviceMemory: deviceMemory)
         guard fp > limit, let band = f.jetsamBand(i) else { return false }
         let percent = UInt8(clamping: Int(settings.appLimitFraction * 100))
@@ -99,37 +111,40 @@ extension MemoryController {
 
     // MARK: Pressure
 
-    /// Free memory against jetsam's levels. Below the warning level every
-    /// running app jetsam has not chosen hears `didReceiveMemoryWarning`, once
-    /// per episode (`.memoryWarning`, in index order); below the critical
-    /// level one jetsam check is queued (`.schedule(.jetsamCheck)`), the kill
-    /// delay from now, so the warned apps' handlers have their turn first.
-    /// Effects appended to the engine's one buffer: under pressure this runs
-    /// at nearly every launch.
-    @inline(__always) mutating func checkPressure<F: MemoryFacts>(now: Nanoseconds, _ f: F,
-                                                                   _ effects: inout [Effect]) {
-        let deviceMemory = f.deviceMemory
+    /// Free memory against jetsam's levels. Below the warning level an
+    /// episode of low memory begins once: running apps are warned (each one
+    /// the coordinator asks `warning` about, in index order). Below the
+    /// critical level one jetsam check is queued at a time, the kill delay
+    /// from now, so the warned apps' handlers have their turn first. A small
+    /// value, not effects: under pressure this runs at nearly every launch,
+    /// and carrying effects out there cost the engine about 110 instructions
+    /// per `bgx bench` event (callgrind).
+    @inline(__always) mutating func checkPressure(now: Nanoseconds, deviceMemory: Int64) -> PressureVerdict {
         let free = freeMemory(deviceMemory: deviceMemory)
-        guard free < warningLevel(deviceMemory: deviceMemory) else { lowMemoryEnded(); return }
-        if lowMemoryBegins() {
-            for index in f.residentApps where f.state(Int(index)).isRunning && apps[Int(index)].jettison == nil {
-                let i = Int(index)
-                effects.append(.memoryWarning(AppID(index: index), footprint: declared[i] + apps[i].allocated, free: free))
-            }
+        guard free < warningLevel(deviceMemory: deviceMemory) else {
+            lowMemoryEnded()
+            return PressureVerdict(free: free, warns: false, jetsamCheckAt: nil)
         }
-        if free < criticalLevel(deviceMemory: deviceMemory), queueJetsamCheck() {
-            effects.append(.schedule(.jetsamCheck, at: now + settings.killDelay))
-        }
+        let warns = lowMemoryBegins()
+        let check = free < criticalLevel(deviceMemory: deviceMemory) && queueJetsamCheck()
+        return PressureVerdict(free: free, warns: warns, jetsamCheckAt: check ? now + settings.killDelay : nil)
+    }
+
+    /// In an episode's warnings: the app's footprint if it is warned — it
+    /// runs and jetsam has not chosen it — else nil.
+    @inline(__always) func warning(_ i: Int, running: Bool) -> Int64? {
+        running && apps[i].jettison == nil ? declared[i] + apps[i].allocated : nil
     }
 
     // MARK: The jetsam check
 
-    /// The queued check came due: what the apps already chosen will give back.
-    mutating func jetsamCheckDue<F: MemoryFacts>(_ f: F) -> Int64 {
+    /// The queued check came due: what the apps already chosen, among the
+    /// `resident` (apps with a process), will give back.
+    mutating func jetsamCheckDue<F: MemoryFacts>(resident: AppIndexSet, _ f: F) -> Int64 {
         jetsamCheckDue()
         var reclaiming: Int64 = 0
         if jettisonsUnderway > 0 {
-            for index in f.residentApps where apps[Int(index)].jettison != nil {
+            for index in resident where apps[Int(index)].jettison != nil {
                 let i = Int(index)
                 reclaiming += footprint(i, running: f.state(i) != .notRunning)
             }
@@ -141,10 +156,10 @@ extension MemoryController {
     /// critical level: the lowest band's first app by the settings' order,
     /// chosen with the kill's numbers. Nil when free memory suffices or no
     /// app is left to kill.
-    mutating func nextPressureKill<F: MemoryFacts>(reclaiming: Int64, _ f: F) -> JetsamVictim? {
-        let deviceMemory = f.deviceMemory
+    mutating func nextPressureKill<F: MemoryFacts>(reclaiming: Int64, deviceMemory: Int64, resident: AppIndexSet,
+                                                   _ f: F) -> JetsamVictim? {
         let free = freeMemory(deviceMemory: deviceMemory), critical = criticalLevel(deviceMemory: deviceMemory)
-        guard free + reclaiming < critical, let victim = nextVictim(f) else { return nil }
+        guard free + reclaiming < critical, let victim = nextVictim(resident: resident, f) else { return nil }
         let i = Int(victim.index)
         guard let band = f.jetsamBand(i) else { return nil }
         let fp = footprint(i, running: true)
@@ -161,15 +176,15 @@ extension MemoryController {
     // MARK: Choosing the victim
 
     /// The lowest band's first app by the settings' order, not yet chosen.
-    mutating func nextVictim<F: MemoryFacts>(_ f: F) -> AppID? {
+    mutating func nextVictim<F: MemoryFacts>(resident: AppIndexSet, _ f: F) -> AppID? {
         if settings.orderWithinBand == .leastRecentlyUsed, let app = leastRecentlyUsedIdleApp(f) { return app }
-        return victimByFullPass(f)
+        return victimByFullPass(resident: resident, f)
     }
 
     /// The same choice, by a pass over every resident app (ties to the lowest index).
-    func victimByFullPass<F: MemoryFacts>(_ f: F) -> AppID? {
+    func victimByFullPass<F: MemoryFacts>(resident: AppIndexSet, _ f: F) -> AppID? {
         var best: (app: AppID, band: JetsamBand, key: Int64)?
-        for index in f.residentApps where apps[Int(index)].jettison == nil {
+        for index in resident where apps[Int(index)].jettison == nil {
             let i = Int(index)
             guard let band = f.jetsamBand(i) else { continue }
             let key: Int64

@@ -1,13 +1,9 @@
-/// What jetsam reads of the process table (rules §10): which apps have a
-/// process, each one's state and since when, and what holds it in the
-/// background. Read-only; the engine answers with `ProcessTable`, a view of
-/// its own (`Engine/MemorySteps.swift`), a test with a plain value. Generic
-/// where asked, so the engine's answers are read in place on the hot path.
+/// What jetsam reads of each app's process (rules §10): its state and since
+/// when, and what holds it in the background. Read-only; the engine's process
+/// table answers it itself (`Engine/MemorySteps.swift`), passed in place on
+/// the hot path, and a test answers with a plain value. Which apps have a
+/// process and the device's RAM go in beside it as values.
 protocol MemoryFacts {
-    /// The device's RAM in bytes: every level is a share of it.
-    var deviceMemory: Int64 { get }
-    /// Apps with a process (any state but not running), in index order.
-    var residentApps: AppIndexSet { get }
     func state(_ i: Int) -> ProcessState
     /// When the app entered its state.
     func stateSince(_ i: Int) -> Nanoseconds

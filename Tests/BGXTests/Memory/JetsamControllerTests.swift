@@ -58,7 +58,17 @@ struct JetsamControllerTests {
 
     // 1 GB: the system keeps 256 MB; warnings below 102.4 MB free, jetsam below 51.2 MB.
 
-    @Test("rules §10: below the warning level every running app jetsam has not chosen is warned once per episode, in index order; below the critical level one jetsam check is queued, the kill delay from now")
+    /// The apps the coordinator warns at an episode's start, asked in index order.
+    static func warned(_ w: World) -> [Int: Int64] {
+        var warned: [Int: Int64] = [:]
+        for index in w.table.residentApps {
+            let i = Int(index)
+            if let footprint = w.controller.warning(i, running: w.table.states[i].isRunning) { warned[i] = footprint }
+        }
+        return warned
+    }
+
+    @Test("rules §10: below the warning level an episode begins once and every running app jetsam has not chosen is warned with its footprint; below the critical level one jetsam check is queued, the kill delay from now")
     func warningsAndOneCheck() {
         var settings = MemorySettings()
         settings.killDelay = Time.seconds(2)
@@ -69,20 +79,18 @@ struct JetsamControllerTests {
         w.move(1, to: .suspended, at: 2)
         w.move(3, to: .background, at: 3)
         w.controller.choose(app(3), JetsamKill(footprint: 1, level: 2, memory: 3, band: .idleDeferred, cause: .pressure))
-        var effects: [Effect] = []
-        w.controller.checkPressure(now: Time.seconds(10), w.table, &effects)
         let free = (1024 - 256 - 850) * Self.MB
-        #expect(effects == [.memoryWarning(app(0), footprint: 300 * Self.MB, free: free),
-                            .memoryWarning(app(2), footprint: 150 * Self.MB, free: free),
-                            .schedule(.jetsamCheck, at: Time.seconds(12))])
+        #expect(w.controller.checkPressure(now: Time.seconds(10), deviceMemory: w.table.deviceMemory)
+                == PressureVerdict(free: free, warns: true, jetsamCheckAt: Time.seconds(12)))
+        // The suspended app runs no code to hear it; the chosen one is on its way out.
+        #expect(Self.warned(w) == [0: 300 * Self.MB, 2: 150 * Self.MB])
         // The same episode: nobody is warned again, and a check is already queued.
-        effects.removeAll()
-        w.controller.checkPressure(now: Time.seconds(11), w.table, &effects)
-        #expect(effects.isEmpty)
+        #expect(w.controller.checkPressure(now: Time.seconds(11), deviceMemory: w.table.deviceMemory)
+                == PressureVerdict(free: free, warns: false, jetsamCheckAt: nil))
         // Once the check has come due, another may be queued.
-        _ = w.controller.jetsamCheckDue(w.table)
-        w.controller.checkPressure(now: Time.seconds(13), w.table, &effects)
-        #expect(effects == [.schedule(.jetsamCheck, at: Time.seconds(15))])
+        _ = w.controller.jetsamCheckDue(resident: w.table.residentApps, w.table)
+        #expect(w.controller.checkPressure(now: Time.seconds(13), deviceMemory: w.table.deviceMemory)
+                == PressureVerdict(free: free, warns: false, jetsamCheckAt: Time.seconds(15)))
     }
 
     @Test("rules §10: free memory back above the warning level ends the episode, so the next one warns again")
@@ -90,16 +98,15 @@ struct JetsamControllerTests {
         var w = World([600, 100])
         w.move(0, to: .active, at: 0)
         w.controller.allocate(app(0), bytes: 100 * Self.MB)
-        var effects: [Effect] = []
-        w.controller.checkPressure(now: 0, w.table, &effects)  // 68 MB free: warned, no check
-        #expect(effects == [.memoryWarning(app(0), footprint: 700 * Self.MB, free: 68 * Self.MB)])
+        let deviceMemory = w.table.deviceMemory
+        // 68 MB free: warned, no check.
+        #expect(w.controller.checkPressure(now: 0, deviceMemory: deviceMemory)
+                == PressureVerdict(free: 68 * Self.MB, warns: true, jetsamCheckAt: nil))
+        #expect(Self.warned(w) == [0: 700 * Self.MB])
         w.controller.allocate(app(0), bytes: -100 * Self.MB)
-        effects.removeAll()
-        w.controller.checkPressure(now: 1, w.table, &effects)  // 168 MB free
-        #expect(effects.isEmpty && !w.controller.warned)
+        #expect(!w.controller.checkPressure(now: 1, deviceMemory: deviceMemory).warns && !w.controller.warned)
         w.controller.allocate(app(0), bytes: 100 * Self.MB)
-        w.controller.checkPressure(now: 2, w.table, &effects)
-        #expect(effects.count == 1)
+        #expect(w.controller.checkPressure(now: 2, deviceMemory: deviceMemory).warns)
     }
 
     @Test("rules §10 [D]: jetsam kills the idle band first, the app suspended longest first (ties to the lowest index), until free memory, counting what chosen apps give back, is above the critical level")
@@ -111,20 +118,20 @@ struct JetsamControllerTests {
         w.move(0, to: .suspended, at: 7)
         w.move(5, to: .active, at: 8)
         // 1024 − 256 − 580 = 188 MB free: nothing to do.
-        #expect(w.controller.nextPressureKill(reclaiming: 0, w.table) == nil)
+        #expect(w.controller.nextPressureKill(reclaiming: 0, deviceMemory: w.table.deviceMemory, resident: w.table.residentApps, w.table) == nil)
         w.controller.allocate(app(5), bytes: 200 * Self.MB)  // −12 MB free
-        let first = w.controller.nextPressureKill(reclaiming: 0, w.table)
+        let first = w.controller.nextPressureKill(reclaiming: 0, deviceMemory: w.table.deviceMemory, resident: w.table.residentApps, w.table)
         #expect(first == JetsamVictim(app: app(3), footprint: 100 * Self.MB, graceful: false))
         #expect(w.controller.apps[3].jettison == JetsamKill(footprint: 100 * Self.MB, level: 53_687_091,
                                                              memory: -12 * Self.MB, band: .idle, cause: .pressure))
         // Not yet gone: counted as coming back, the next is chosen only if that is not enough.
-        let second = w.controller.nextPressureKill(reclaiming: 100 * Self.MB, w.table)
+        let second = w.controller.nextPressureKill(reclaiming: 100 * Self.MB, deviceMemory: w.table.deviceMemory, resident: w.table.residentApps, w.table)
         #expect(second == nil)
         w.move(3, to: .notRunning, at: 9)
         w.controller.allocate(app(5), bytes: 100 * Self.MB)  // −12 MB free again
         // Apps 0 and 1 were suspended at one instant: the lower index goes first.
-        #expect(w.controller.nextPressureKill(reclaiming: 0, w.table)?.app == app(0))
-        #expect(w.controller.nextPressureKill(reclaiming: 0, w.table)?.app == app(1))
+        #expect(w.controller.nextPressureKill(reclaiming: 0, deviceMemory: w.table.deviceMemory, resident: w.table.residentApps, w.table)?.app == app(0))
+        #expect(w.controller.nextPressureKill(reclaiming: 0, deviceMemory: w.table.deviceMemory, resident: w.table.residentApps, w.table)?.app == app(1))
         #expect(w.controller.jettisonsUnderway == 2)
     }
 
@@ -136,11 +143,11 @@ struct JetsamControllerTests {
         w.move(2, to: .active, at: 2)
         w.table.kept = [0]  // app 0 holds an assertion: band background; app 1: idleDeferred
         w.table.busy = [1]
-        let victim = w.controller.nextPressureKill(reclaiming: 0, w.table)
+        let victim = w.controller.nextPressureKill(reclaiming: 0, deviceMemory: w.table.deviceMemory, resident: w.table.residentApps, w.table)
         #expect(victim == JetsamVictim(app: app(1), footprint: 300 * Self.MB, graceful: false))
         #expect(w.controller.apps[1].jettison?.band == .idleDeferred)
         w.table.busy = []
-        let next = w.controller.nextPressureKill(reclaiming: 0, w.table)
+        let next = w.controller.nextPressureKill(reclaiming: 0, deviceMemory: w.table.deviceMemory, resident: w.table.residentApps, w.table)
         #expect(next == JetsamVictim(app: app(0), footprint: 300 * Self.MB, graceful: true))
         #expect(w.controller.apps[0].jettison?.band == .background)
     }
@@ -151,15 +158,15 @@ struct JetsamControllerTests {
         settings.orderWithinBand = .largestFirst
         var w = World([100, 200, 150], settings: settings)
         for i in 0..<3 { w.move(i, to: .background, at: 0); w.move(i, to: .suspended, at: Nanoseconds(i + 1)) }
-        #expect(w.controller.nextVictim(w.table) == app(1))
+        #expect(w.controller.nextVictim(resident: w.table.residentApps, w.table) == app(1))
         var lru = World([100, 200, 150])
         for i in 0..<3 { lru.move(i, to: .background, at: 0); lru.move(i, to: .suspended, at: Nanoseconds(3 - i)) }
         // App 2 resumed and suspended again: its first entry is stale and goes when it reaches the front.
         lru.move(2, to: .background, at: 4)
         lru.move(2, to: .suspended, at: 5)
         #expect(lru.controller.idleOrder.count == 4)
-        #expect(lru.controller.nextVictim(lru.table) == app(1))
-        #expect(lru.controller.victimByFullPass(lru.table) == app(1))
+        #expect(lru.controller.nextVictim(resident: lru.table.residentApps, lru.table) == app(1))
+        #expect(lru.controller.victimByFullPass(resident: lru.table.residentApps, lru.table) == app(1))
         #expect(lru.controller.idleOrder.map(\.app) == [app(1), app(0), app(2)])
     }
 
@@ -171,12 +178,12 @@ struct JetsamControllerTests {
         #expect(!w.controller.isOverLimit(app(0), deviceMemory: w.table.deviceMemory))
         w.controller.allocate(app(0), bytes: 100 * Self.MB)  // 600 MB of a 563.2 MB limit
         #expect(w.controller.isOverLimit(app(0), deviceMemory: w.table.deviceMemory))
-        let chosen = w.controller.chooseForLimit(app(0), w.table)
+        let chosen = w.controller.chooseForLimit(app(0), deviceMemory: w.table.deviceMemory, w.table)
         #expect(chosen)
         #expect(w.controller.apps[0].jettison == JetsamKill(
             footprint: 600 * Self.MB, level: 590_558_003, memory: 1024 * Self.MB, band: .idleDeferred,
             cause: .perProcessLimit, percent: 55))
-        let within = w.controller.chooseForLimit(app(1), w.table)
+        let within = w.controller.chooseForLimit(app(1), deviceMemory: w.table.deviceMemory, w.table)
         #expect(!within && w.controller.apps[1].jettison == nil)
     }
 
