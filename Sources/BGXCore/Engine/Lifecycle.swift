@@ -504,8 +504,9 @@ extension Engine {
 }
 
 extension AppProcess {
-    /// `Engine.keptRunningInBackground` read from the record alone (jetsam's
-    /// view of the process table reads it so, without the engine's check).
+    /// `Engine.keptRunningInBackground` read from the record alone: the
+    /// process table answers jetsam so (`MemoryFacts`), without the engine's
+    /// debug check that the assertion set matches the controllers.
     @inline(__always) var keptRunningInBackground: Bool {
         // The background queue's job in flight last: only app code's work queued for now holds there.
         (inFlight?.holdsApp ?? false) || !jobs.isEmpty

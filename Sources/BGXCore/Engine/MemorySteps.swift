@@ -7,7 +7,7 @@
 /// The process table answers what jetsam reads of each app (`MemoryFacts`)
 /// itself, so the engine passes its `apps` in place while the controller
 /// changes its books (a view holding the table cost a retain and a release
-/// of it at each question, about 45 instructions per `bgx bench` event, callgrind).
+/// of it at each question, about 60 instructions per `bgx bench` event, callgrind).
 extension Array: MemoryFacts where Element == AppProcess {
     @inline(__always) func state(_ i: Int) -> ProcessState { self[i].state }
     @inline(__always) func stateSince(_ i: Int) -> Nanoseconds { self[i].stateSince }
