@@ -34,14 +34,6 @@ enum Effect: Sendable, Equatable {
     /// A queued continued-processing request is cancelled, with why.
     case cancelQueuedContinuedTask(AppID, TextID, because: String)
 
-    // A concern's routine that is still written as `extension Engine` (it
-    // reads or changes more than its controller): the controller says when
-    // it is due, the coordinator runs it. Each is to become effects of its own.
-    /// Every process is checked against the per-process memory limit.
-    case enforceMemoryLimits
-    /// Free memory is compared with jetsam's levels.
-    case checkMemoryPressure
-
     // MARK: background tasks
     /// The continued-processing controller goes on from `ContinuedProcessingStep` once what came before is carried out.
     indirect case continueContinuedProcessing(ContinuedProcessingStep)
@@ -90,6 +82,8 @@ enum Effect: Sendable, Equatable {
     // MARK: Memory
     /// The system closed one of the app's sockets, with why.
     case socketClose(AppID, name: String, kind: SocketKind, reason: String)
+    /// The memory controller goes on from `MemoryStep` once what came before is carried out.
+    case continueMemory(MemoryStep)
 }
 
 extension Engine {
@@ -136,10 +130,6 @@ extension Engine {
             noteTaskHistory(app, id, what)
         case let .cancelQueuedContinuedTask(app, id, why):
             cancelQueued(app, id, because: why)
-        case .enforceMemoryLimits:
-            for i in residentApps.sorted() where apps[Int(i)].state != .notRunning { _ = enforceLimit(AppID(index: i)) }
-        case .checkMemoryPressure:
-            checkMemoryPressure()
         // MARK: background tasks
         case let .continueContinuedProcessing(step):
             continueContinuedProcessing(step)
@@ -204,6 +194,8 @@ extension Engine {
         // MARK: Memory
         case let .socketClose(app, name, kind, reason):
             record(app, .socketClose(name: text(name), kind: kind, reason: text(reason)))
+        case let .continueMemory(step):
+            continueMemory(step)
         }
     }
 }

@@ -188,11 +188,7 @@ extension Engine {
     /// reads the process table and the set, never a concern's own fields.
     @inline(__always) func keptRunningInBackground(_ i: Int) -> Bool {
         assert(assertionsMatchConcerns(i), "\(apps[i].manifest.bundleIdentifier): assertion set out of step")
-        // The background queue's job in flight last: only app code's work queued for now holds there.
-        return (apps[i].inFlight?.holdsApp ?? false) || !apps[i].jobs.isEmpty
-            || !(apps[i].backgroundQueue?.jobs.isEmpty ?? true)
-            || !apps[i].assertions.isDisjoint(with: .keepRunning)
-            || (apps[i].backgroundQueue?.inFlight?.queuedForNow ?? false)
+        return apps[i].keptRunningInBackground
     }
 
     /// A background app with nothing keeping it running is suspended [S].
@@ -505,4 +501,17 @@ extension Engine {
     /// What `applicationState` answers: the app sees only active, inactive or
     /// background (a suspended app runs no code to ask).
     public func applicationState(of app: AppID) -> ProcessState { apps[Int(app.index)].state }
+}
+
+extension AppProcess {
+    /// `Engine.keptRunningInBackground` read from the record alone: the
+    /// process table answers jetsam so (`MemoryFacts`), without the engine's
+    /// debug check that the assertion set matches the controllers.
+    @inline(__always) var keptRunningInBackground: Bool {
+        // The background queue's job in flight last: only app code's work queued for now holds there.
+        (inFlight?.holdsApp ?? false) || !jobs.isEmpty
+            || !(backgroundQueue?.jobs.isEmpty ?? true)
+            || !assertions.isDisjoint(with: .keepRunning)
+            || (backgroundQueue?.inFlight?.queuedForNow ?? false)
+    }
 }

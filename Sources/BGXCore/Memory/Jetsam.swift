@@ -1,5 +1,3 @@
-import HeapModule
-
 /// rules §10: memory. Each running or suspended app holds its footprint (its
 /// manifest's `memory` plus what it allocated); the system keeps a share;
 /// what is left is free. Below the warning level running apps hear
@@ -44,148 +42,158 @@ public struct JetsamKill: Sendable, Equatable, Codable {
     }
 }
 
-extension Engine {
-    static let megabyte = 1024.0 * 1024.0
+/// An app jetsam chose for memory pressure: its footprint, counted as
+/// memory on its way back, and how it goes — a running background app whose
+/// main thread is free hears `willTerminate` first [S]; any other goes at once.
+struct JetsamVictim: Sendable, Equatable {
+    var app: AppID
+    var footprint: Int64
+    var graceful: Bool
+}
 
-    // MARK: Accounting
+/// What free memory calls for, as the controller found it
+/// (`MemoryController.checkPressure`): the coordinator warns each app the
+/// controller names (`warning`) and queues the jetsam check when it says.
+struct PressureVerdict: Sendable, Equatable {
+    /// Free memory, in bytes, when the controller looked.
+    var free: Int64
+    /// An episode of low memory begins: every running app is asked about.
+    var warns: Bool
+    /// When the jetsam check is to come due, if one is to be queued.
+    var jetsamCheckAt: Nanoseconds?
+}
 
+/// The coordinator's step back into the memory controller, once what came
+/// before it is carried out (`Engine.continueMemory`).
+enum MemoryStep: Sendable, Equatable {
+    /// The device's memory changed: every process is checked against the
+    /// per-process limit (rare), then free memory against jetsam's levels.
+    case deviceMemoryChanged
+}
+
+/// rules §10: jetsam's decisions, made from the controller's books and what
+/// it reads of the process table (`MemoryFacts`).
+extension MemoryController {
     // Inlining measured (callgrind, `bgx bench`, November 2026): removing every `@inline(__always)`
-    // in Memory/ (8 of them in this file) cost the engine 131 instructions per event.
-    /// The app's resident footprint in bytes; 0 when not running.
-    @inline(__always) public func footprint(of app: AppID) -> Int64 {
-        // Fields read in place: `let p = apps[i]` would copy (and retain) the whole process.
+    // in Memory/ (8 of them in this file, when it was the engine's) cost the engine 131 instructions per event.
+
+    // MARK: Levels
+
+    /// The per-process limit on a device with `deviceMemory` of RAM.
+    @inline(__always) func appLimit(deviceMemory: Int64) -> Int64 { Int64(Double(deviceMemory) * settings.appLimitFraction) }
+    /// Below this much free memory jetsam kills.
+    @inline(__always) func criticalLevel(deviceMemory: Int64) -> Int64 { Int64(Double(deviceMemory) * settings.criticalLevel) }
+
+    /// The app's resident footprint in bytes (its manifest's plus what it
+    /// allocated) while its process runs; 0 when not running.
+    @inline(__always) func footprint(_ i: Int, running: Bool) -> Int64 { running ? declared[i] + apps[i].allocated : 0 }
+
+    // MARK: The per-process limit
+
+    /// Whether the running app is above its per-process limit: asked at every
+    /// launch and allocation, before anything else is read.
+    @inline(__always) func isOverLimit(_ app: AppID, deviceMemory: Int64) -> Bool {
         let i = Int(app.index)
-        return apps[i].state == .notRunning ? 0 : apps[i].manifest.memory + memory.apps[i].allocated
+        return declared[i] + apps[i].allocated > appLimit(deviceMemory: deviceMemory)
     }
 
-    /// The per-process limit on this device.
-    @inline(__always) public var appMemoryLimit: Int64 { Int64(Double(device.memory) * profile.memory.appLimitFraction) }
-    @inline(__always) var systemMemory: Int64 { memory.systemMemory(deviceMemory: device.memory) }
-    @inline(__always) var memoryWarningLevel: Int64 { memory.warningLevel(deviceMemory: device.memory) }
-    @inline(__always) var memoryCriticalLevel: Int64 { Int64(Double(device.memory) * profile.memory.criticalLevel) }
-
-    /// RAM neither the system nor any app holds (negative when overcommitted,
-    /// until jetsam has acted).
-    @inline(__always) public var freeMemory: Int64 { device.memory - systemMemory - memory.residentBytes }
-
-    /// The app's jetsam band; nil when it is not running.
-    @inline(__always) public func jetsamBand(of app: AppID) -> JetsamBand? {
+    /// An app above its per-process limit is killed at once: chosen, with the
+    /// kill's numbers. True if it was (the coordinator then terminates it).
+    mutating func chooseForLimit<F: MemoryFacts>(_ app: AppID, deviceMemory: Int64, _ f: F) -> Bool {
         let i = Int(app.index)
-        let state = apps[i].state
-        if state == .notRunning { return nil }
-        // A suspended process holds no assertion: it is purged first (rules §10), session or not.
-        if apps[i].assertions.contains(.audioOrAccessory), state != .suspended { return .audioAndAccessory }
-        switch state {
-        case .notRunning: return nil
-        case .active, .inactive: return .foreground
-        case .suspended: return .idle
-        case .background:
-            // Whatever keeps `suspendIfIdle` from suspending the app is an assertion.
-            return keptRunningInBackground(i) ? .background : .idleDeferred
-        }
-    }
-
-    /// Jetsam has chosen the app and it is on its way out.
-    public func isBeingJettisoned(_ app: AppID) -> Bool { memory.apps[Int(app.index)].jettison != nil }
-
-    /// Apps jetsam has chosen that have not yet ended.
-    var jettisonsUnderway: Int { memory.jettisonsUnderway }
-
-    // MARK: The app's side
-
-    /// The app allocates (or, negative, frees) memory. Above its limit it
-    /// is killed at once; otherwise the system looks at free memory.
-    public mutating func allocate(for app: AppID, bytes: Int64) {
-        let i = Int(app.index)
-        guard apps[i].state.isRunning else { return }
-        memory.allocate(app, bytes: bytes)
-        guard bytes > 0 else {
-            if freeMemory >= memoryWarningLevel { memory.lowMemoryEnded() }
-            return
-        }
-        if enforceLimit(app) { checkMemoryPressure() }
-    }
-
-    /// Kills the app at once if it is above its per-process limit; true if it survives.
-    mutating func enforceLimit(_ app: AppID) -> Bool {
-        let fp = footprint(of: app), limit = appMemoryLimit
-        guard fp > limit, let band = jetsamBand(of: app) else { return true }
-        let percent = UInt8(clamping: Int(profile.memory.appLimitFraction * 100))
-        memory.choose(app, JetsamKill(footprint: fp, level: limit, memory: device.memory, band: band,
+        let fp = footprint(i, running: f.state(i) != .notRunning), limit = appLimit(deviceMemory: deviceMemory)
+        guard fp > limit, let band = f.jetsamBand(i) else { return false }
+        let percent = UInt8(clamping: Int(settings.appLimitFraction * 100))
+        choose(app, JetsamKill(footprint: fp, level: limit, memory: deviceMemory, band: band,
                                cause: .perProcessLimit, percent: percent))
-        terminate(app, .memoryPressure, detail: "")  // words from the kill's numbers
-        return false
-    }
-
-    /// A process started: its footprint now counts. Returns false if it was killed for it.
-    mutating func admitLaunchedProcess(_ app: AppID) -> Bool {
-        guard enforceLimit(app) else { return false }
-        checkMemoryPressure()
         return true
     }
 
-    // MARK: The system's side
+    // MARK: Pressure
 
-    /// Below the warning level: warn every running app once per episode.
-    /// Below the critical level: let jetsam act once the warned apps'
-    /// handlers have had their turn.
-    mutating func checkMemoryPressure() {
-        let free = freeMemory
-        guard free < memoryWarningLevel else { memory.lowMemoryEnded(); return }
-        // Traced and queued here, not as effects: under pressure this runs at
-        // nearly every launch (as effects, with the snapshot's, the engine
-        // measured 2,685 instructions per `bgx bench` event against 2,646, callgrind).
-        if memory.lowMemoryBegins() {
-            for index in residentApps.sorted() where apps[Int(index)].state.isRunning && memory.apps[Int(index)].jettison == nil {
-                let i = Int(index)
-                let app = AppID(index: index)
-                record(app, .memoryWarning(footprint: footprint(of: app), free: free))
-                apps[i].jobs.append(.memoryWarning)
-                pump(app)
-            }
+    /// Free memory against jetsam's levels. Below the warning level an
+    /// episode of low memory begins once: running apps are warned (each one
+    /// the coordinator asks `warning` about, in index order). Below the
+    /// critical level one jetsam check is queued at a time, the kill delay
+    /// from now, so the warned apps' handlers have their turn first. A small
+    /// value, not effects: under pressure this runs at nearly every launch,
+    /// and carrying effects out there cost the engine about 110 instructions
+    /// per `bgx bench` event (callgrind).
+    @inline(__always) mutating func checkPressure(now: Nanoseconds, deviceMemory: Int64) -> PressureVerdict {
+        let free = freeMemory(deviceMemory: deviceMemory)
+        guard free < warningLevel(deviceMemory: deviceMemory) else {
+            lowMemoryEnded()
+            return PressureVerdict(free: free, warns: false, jetsamCheckAt: nil)
         }
-        if free < memoryCriticalLevel, memory.queueJetsamCheck() {
-            queue.push(.jetsamCheck, at: now + profile.memory.killDelay)
-        }
+        let warns = lowMemoryBegins()
+        let check = free < criticalLevel(deviceMemory: deviceMemory) && queueJetsamCheck()
+        return PressureVerdict(free: free, warns: warns, jetsamCheckAt: check ? now + settings.killDelay : nil)
     }
 
-    /// Kills from the lowest band up until free memory (counting what the
-    /// apps already chosen will give back) is above the critical level.
-    mutating func jetsamCheckFired() {
-        memory.jetsamCheckDue()
+    /// In an episode's warnings: the app's footprint if it is warned — it
+    /// runs and jetsam has not chosen it — else nil.
+    @inline(__always) func warning(_ i: Int, running: Bool) -> Int64? {
+        running && apps[i].jettison == nil ? declared[i] + apps[i].allocated : nil
+    }
+
+    // MARK: The jetsam check
+
+    /// The queued check came due: what the apps already chosen, among the
+    /// `resident` (apps with a process), will give back.
+    mutating func jetsamCheckDue<F: MemoryFacts>(resident: AppIndexSet, _ f: F) -> Int64 {
+        jetsamCheckDue()
         var reclaiming: Int64 = 0
-        if memory.jettisonsUnderway > 0 {
-            for i in residentApps where memory.apps[Int(i)].jettison != nil {
-                reclaiming += footprint(of: AppID(index: i))
+        if jettisonsUnderway > 0 {
+            for index in resident where apps[Int(index)].jettison != nil {
+                let i = Int(index)
+                reclaiming += footprint(i, running: f.state(i) != .notRunning)
             }
         }
-        while freeMemory + reclaiming < memoryCriticalLevel, let victim = nextJetsamVictim() {
-            let fp = footprint(of: victim)
-            if jettison(victim) { reclaiming += fp }
-        }
-        if freeMemory >= memoryWarningLevel { memory.lowMemoryEnded() }
+        return reclaiming
     }
 
-    /// The lowest band's first app by the profile's order.
-    mutating func nextJetsamVictim() -> AppID? {
-        if profile.memory.orderWithinBand == .leastRecentlyUsed, let app = leastRecentlyUsedIdleApp() { return app }
-        return jetsamVictimByFullPass()
+    /// While free memory, counting what is `reclaiming`, is below the
+    /// critical level: the lowest band's first app by the settings' order,
+    /// chosen with the kill's numbers. Nil when free memory suffices or no
+    /// app is left to kill.
+    mutating func nextPressureKill<F: MemoryFacts>(reclaiming: Int64, deviceMemory: Int64, resident: AppIndexSet,
+                                                   _ f: F) -> JetsamVictim? {
+        let free = freeMemory(deviceMemory: deviceMemory), critical = criticalLevel(deviceMemory: deviceMemory)
+        guard free + reclaiming < critical, let victim = nextVictim(resident: resident, f) else { return nil }
+        let i = Int(victim.index)
+        guard let band = f.jetsamBand(i) else { return nil }
+        let fp = footprint(i, running: true)
+        choose(victim, JetsamKill(footprint: fp, level: critical, memory: free, band: band, cause: .pressure))
+        return JetsamVictim(app: victim, footprint: fp, graceful: f.state(i) == .background && f.mainThreadFree(i))
+    }
+
+    /// The check's kills are under way: if free memory is back above the
+    /// warning level, the episode is over.
+    mutating func jetsamCheckDone(deviceMemory: Int64) {
+        if freeMemory(deviceMemory: deviceMemory) >= warningLevel(deviceMemory: deviceMemory) { lowMemoryEnded() }
+    }
+
+    // MARK: Choosing the victim
+
+    /// The lowest band's first app by the settings' order, not yet chosen.
+    mutating func nextVictim<F: MemoryFacts>(resident: AppIndexSet, _ f: F) -> AppID? {
+        if settings.orderWithinBand == .leastRecentlyUsed, let app = leastRecentlyUsedIdleApp(f) { return app }
+        return victimByFullPass(resident: resident, f)
     }
 
     /// The same choice, by a pass over every resident app (ties to the lowest index).
-    func jetsamVictimByFullPass() -> AppID? {
+    func victimByFullPass<F: MemoryFacts>(resident: AppIndexSet, _ f: F) -> AppID? {
         var best: (app: AppID, band: JetsamBand, key: Int64)?
-        for index in residentApps where memory.apps[Int(index)].jettison == nil {
+        for index in resident where apps[Int(index)].jettison == nil {
             let i = Int(index)
-            let app = AppID(index: index)
-            guard let band = jetsamBand(of: app) else { continue }
+            guard let band = f.jetsamBand(i) else { continue }
             let key: Int64
-            switch profile.memory.orderWithinBand {
-            case .leastRecentlyUsed: key = apps[i].stateSince
-            case .largestFirst: key = -footprint(of: app)
+            switch settings.orderWithinBand {
+            case .leastRecentlyUsed: key = f.stateSince(i)
+            case .largestFirst: key = -footprint(i, running: true)
             }
             if let b = best, (b.band, b.key, b.app.index) <= (band, key, index) { continue }
-            best = (app, band, key)
+            best = (AppID(index: index), band, key)
         }
         return best?.app
     }
@@ -200,68 +208,38 @@ extension Engine {
     /// every launch asks, and a person's habit can suspend thousands of apps
     /// at once. (A heap did the same with sifting that cost about 50
     /// instructions per engine event in `bgx bench`, callgrind.)
-    mutating func leastRecentlyUsedIdleApp() -> AppID? {
+    mutating func leastRecentlyUsedIdleApp<F: MemoryFacts>(_ f: F) -> AppID? {
         var k = 0
-        while k < memory.idleOrder.count {
-            let entry = memory.idleOrder[k]
-            guard isStillSuspended(entry) else {
+        while k < idleOrder.count {
+            let entry = idleOrder[k]
+            guard Self.isStillSuspended(entry, f) else {
                 // The run of entries of apps no longer suspended from here goes in one move.
                 var end = k + 1
-                while end < memory.idleOrder.count {
-                    let next = memory.idleOrder[end]
-                    guard !isStillSuspended(next) else { break }
+                while end < idleOrder.count {
+                    guard !Self.isStillSuspended(idleOrder[end], f) else { break }
                     end += 1
                 }
-                memory.dropIdleEntries(k..<end)
+                dropIdleEntries(k..<end)
                 continue
             }
-            let i = Int(entry.app.index)
-            if memory.apps[i].jettison == nil, jetsamBand(of: entry.app) == .idle { return entry.app }
-            k += 1  // suspended, yet not a candidate now: kept in its place for later
+            // Still suspended: in the idle band.
+            if apps[Int(entry.app.index)].jettison == nil { return entry.app }
+            k += 1  // chosen already, not yet gone: kept in its place
         }
         return nil
     }
 
-    /// An app entered the idle band's order (it was suspended: `MemoryController.processStateChanged`).
-    mutating func sweepIdleOrderIfLong() {
-        // Entries of apps no longer suspended go when they reach the front;
-        // without memory pressure nothing asks, so sweep them now and then.
-        if memory.idleOrder.count > 2 * apps.count + 64 {
-            memory.sweepIdleOrder(keeping: isStillSuspended)
-        }
+    /// Entries of apps no longer suspended go when they reach the front;
+    /// without memory pressure nothing asks, so they are swept now and then
+    /// (an app was suspended: `Engine.setState`).
+    @inline(__always) var idleOrderIsLong: Bool { idleOrder.count > 2 * apps.count + 64 }
+
+    mutating func sweepIdleOrder<F: MemoryFacts>(_ f: F) {
+        keepIdleEntries { Self.isStillSuspended($0, f) }
     }
 
-    @inline(__always) func isStillSuspended(_ entry: IdleEntry) -> Bool {
+    @inline(__always) static func isStillSuspended<F: MemoryFacts>(_ entry: IdleEntry, _ f: F) -> Bool {
         let i = Int(entry.app.index)
-        return apps[i].state == .suspended && apps[i].stateSince == entry.since
-    }
-
-    /// Kills one app for memory. A suspended or foreground app goes at
-    /// once and hears nothing; a running background app hears
-    /// `willTerminate` first if its main thread is free [S]. Returns true
-    /// if the app is still on its way out.
-    mutating func jettison(_ app: AppID) -> Bool {
-        let i = Int(app.index)
-        guard let band = jetsamBand(of: app) else { return false }
-        memory.choose(app, JetsamKill(footprint: footprint(of: app), level: memoryCriticalLevel, memory: freeMemory,
-                               band: band, cause: .pressure))
-        if apps[i].state == .background, apps[i].inFlight == nil {
-            apps[i].jobs.removeAll()
-            apps[i].jobs.append(.terminateGracefully(.memoryPressure))
-            pump(app)
-            return apps[i].state != .notRunning
-        }
-        terminate(app, .memoryPressure, detail: "")  // words from the kill's numbers
-        return false
-    }
-
-    /// `400 MB`, `12.3 MB`, `13.0 MB` (rounded to a tenth): integer arithmetic,
-    /// as every memory kill's words carry several of these.
-    public static func mb(_ bytes: Int64) -> String {
-        let unit: Int64 = 1024 * 1024
-        let sign = bytes < 0 ? "-" : "", magnitude = bytes.magnitude
-        if magnitude % UInt64(unit) == 0 { return "\(sign)\(magnitude / UInt64(unit)) MB" }
-        let tenths = (magnitude * 20 + UInt64(unit)) / UInt64(2 * unit)
-        return "\(sign)\(tenths / 10).\(tenths % 10) MB"
+        return f.state(i) == .suspended && f.stateSince(i) == entry.since
     }
 }

@@ -27,3 +27,20 @@ public enum JetsamBand: UInt8, Sendable, CaseIterable, Comparable, CustomStringC
     }
     public static func < (a: JetsamBand, b: JetsamBand) -> Bool { a.rawValue < b.rawValue }
 }
+
+extension JetsamBand {
+    /// The band of a process in `state` (nil: not running). A suspended
+    /// process holds no assertion: it is purged first (rules §10), session or
+    /// not; a background one is asked whether anything keeps it running
+    /// (whatever keeps `suspendIfIdle` from suspending it is an assertion).
+    @inline(__always) static func of(_ state: ProcessState, audioOrAccessory: Bool,
+                                     keptRunning: () -> Bool) -> JetsamBand? {
+        switch state {
+        case .notRunning: return nil
+        case .suspended: return .idle
+        case _ where audioOrAccessory: return .audioAndAccessory
+        case .active, .inactive: return .foreground
+        case .background: return keptRunning() ? .background : .idleDeferred
+        }
+    }
+}

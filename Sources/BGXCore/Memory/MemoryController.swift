@@ -1,9 +1,11 @@
 /// rules §10's controller: what each process holds (its allocations, its
 /// locks and sockets, its recent CPU), what the running processes hold in
 /// all, jetsam's idle band in the order apps entered it, and the episode of
-/// low memory. It keeps the books and answers from them — the CPU monitor's
-/// next check, the idle band's order, a kill counted once; the engine reads
-/// the process table (states, bands), records the trace and terminates.
+/// low memory. It keeps the books and decides from them and from what it
+/// reads of the process table (`MemoryFacts`) — the CPU monitor's next
+/// check, the warnings and the jetsam check of an episode, the per-process
+/// limit, jetsam's victim and how it goes (`Jetsam.swift`); the coordinator
+/// carries out what it returns (`Engine/MemorySteps.swift`).
 struct MemoryController: Sendable, Codable {
     let settings: MemorySettings
     /// Per app, by `AppID.index`: what its process holds; cleared as it ends.
@@ -92,8 +94,8 @@ struct MemoryController: Sendable, Codable {
         idleOrder.removeSubrange(entries)
     }
 
-    /// Keeps only the entries still standing (a sweep now and then).
-    mutating func sweepIdleOrder(keeping stillSuspended: (IdleEntry) -> Bool) {
+    /// Keeps only the entries still standing (a sweep now and then: `sweepIdleOrder`).
+    mutating func keepIdleEntries(where stillSuspended: (IdleEntry) -> Bool) {
         idleOrder = idleOrder.filter(stillSuspended)
     }
 
@@ -211,6 +213,13 @@ struct MemoryController: Sendable, Codable {
         return apps[i].closedWhileSuspended
     }
 
+    /// The app-switcher snapshot, taken now with what the UI shows (rules §10):
+    /// a trace line, written by the coordinator in place (it is taken at
+    /// every entry into the background).
+    @inline(__always) func snapshot(_ app: AppID) -> TraceEvent.Kind {
+        .snapshot(sensitiveContentVisible: apps[Int(app.index)].sensitiveContentVisible)
+    }
+
     mutating func setSensitiveContentVisible(_ app: AppID, _ visible: Bool) {
         apps[Int(app.index)].sensitiveContentVisible = visible
     }
@@ -315,7 +324,7 @@ extension MemoryController: Controller {
     /// checked against it (rare), then the device's free memory.
     func deviceChanged(_ change: DeviceChange, _ context: ControllerContext, _ effects: inout [Effect]) {
         guard case .memory = change else { return }
-        effects += [.enforceMemoryLimits, .checkMemoryPressure]
+        effects.append(.continueMemory(.deviceMemoryChanged))
     }
 
     /// Memory is outside the app's background assertions: jetsam reads them.
