@@ -26,6 +26,23 @@ public struct ExplainSection: Sendable, Equatable {
     public var text: String { heading + "\n" + lines.map { "  " + $0 + "\n" }.joined() }
 }
 
+/// A controller's dump in a `--json` output (`bgx explain --app`, the live
+/// host's `status`): its concern, its lines of words and its state as data,
+/// each written by `encode` (Foundation's encoder with sorted keys, as they
+/// always were; BGXCore has no Foundation, so the caller brings it).
+public struct ControllerDumpJSON: Encodable {
+    public let concern: JSONFragment
+    public let lines: JSONFragment
+    public let state: JSONFragment
+
+    public init(_ dump: any ControllerDump, when clockText: (Nanoseconds) -> String,
+                encode: (any Encodable) throws -> String) rethrows {
+        concern = JSONFragment(try encode(dump.concern))
+        lines = JSONFragment(try encode(dump.lines(when: clockText)))
+        state = JSONFragment(try encode(dump))
+    }
+}
+
 extension ControllerDump {
     public func explainSection(app: String, at: String, when: (Nanoseconds) -> String) -> ExplainSection? {
         let lines = lines(when: when)

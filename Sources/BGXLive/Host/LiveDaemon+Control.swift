@@ -181,9 +181,7 @@ extension LiveDaemon {
         // The dumps are Foundation's JSONEncoder's (sorted keys), as in `bgx explain --app --json`.
         let foundation = JSONEncoder()
         foundation.outputFormatting = [.sortedKeys]
-        func encoded<T: Encodable>(_ value: T) throws -> JSONFragment {
-            JSONFragment(String(decoding: try foundation.encode(value), as: UTF8.self))
-        }
+        func encoded(_ value: any Encodable) throws -> String { String(decoding: try foundation.encode(value), as: UTF8.self) }
         let apps = try engine.appIDs.map { app in
             let process = processes[app]
             return StatusJSON.App(
@@ -191,8 +189,7 @@ extension LiveDaemon {
                 pid: process?.pid, frozen: process?.frozen, connected: process.map { $0.connection != nil },
                 awaitingAck: process?.awaitingAck.count, residentBytes: process?.reportedBytes, cpuNanoseconds: process?.cpuSeen,
                 controllers: try engine.controllerDumps(of: app).map {
-                    StatusJSON.Controller(concern: try encoded($0.concern), lines: try encoded($0.lines(when: relativeTime)),
-                                          state: try encoded($0))
+                    try ControllerDumpJSON($0, when: relativeTime, encode: encoded)
                 })
         }
         return try InlineJSONEncoder().encode(StatusJSON(freezer: freezer.mechanism, now: engine.now,

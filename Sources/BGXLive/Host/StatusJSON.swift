@@ -14,14 +14,7 @@ struct StatusJSON: Encodable {
         @OmittedWhenNil var awaitingAck: Int?
         @OmittedWhenNil var residentBytes: Int64?
         @OmittedWhenNil var cpuNanoseconds: Int64?
-        let controllers: [Controller]
-    }
-
-    /// A controller's dump as Foundation's encoder writes its parts.
-    struct Controller: Encodable {
-        let concern: JSONFragment
-        let lines: JSONFragment
-        let state: JSONFragment
+        let controllers: [ControllerDumpJSON]
     }
 
     let freezer: String
