@@ -7,8 +7,7 @@ extension Engine {
     /// nil when no such request is pending.
     public func dasdDecision(app: AppID, identifier: String) -> DasdDecision? {
         guard let pending = pendingTask(for: app, identifier: identifier) else { return nil }
-        var j = decide(pending.candidate)
-        if j.run { refuseIfLaunchPolicySaysNo(&j, app, cause: .bgTask, taskIdentifier: pending.identifier) }
+        let j = judge(pending.candidate, app, cause: .bgTask, taskIdentifier: pending.identifier)
         return scheduler.dasdDecision(pending, j, identifier: identifier, self)
     }
 

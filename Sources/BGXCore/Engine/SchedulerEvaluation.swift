@@ -36,8 +36,7 @@ extension Engine {
             if taskScheduler.isRunning(app, identifier) { continue }
             let candidate = scheduler.pendingTasks.candidate(s)
             scheduler.countJudgements(1)
-            var judgement = decide(candidate)
-            if judgement.run { refuseIfLaunchPolicySaysNo(&judgement, app, cause: .bgTask, taskIdentifier: identifier) }
+            let judgement = judge(candidate, app, cause: .bgTask, taskIdentifier: identifier)
             let deferralChanged = scheduler.judged(s, judgement, now: now)
             if judgement.run {
                 starting.append(s)
@@ -79,14 +78,18 @@ extension Engine {
         if let wake = scheduler.nextWake() { apply(wake) }
     }
 
-    /// The policies said run; the launch policy (rules §11) has the last word
-    /// on launching or waking the app. A refusal waits for a change (a
-    /// device change or user action marks the scheduler dirty).
-    @inline(__always) func refuseIfLaunchPolicySaysNo(_ j: inout Judgement, _ app: AppID, cause: LaunchCause, taskIdentifier: TextID? = nil) {
+    /// The candidate judged by the policies (`decide`); where they say run,
+    /// the launch policy (rules §11) has the last word on launching or waking
+    /// the app. A refusal waits for a change (a device change or user action
+    /// marks the scheduler dirty).
+    @inline(__always) func judge(_ c: Candidate, _ app: AppID, cause: LaunchCause, taskIdentifier: TextID? = nil) -> Judgement {
+        var j = decide(c)
+        guard j.run else { return j }
         let verdict = launchVerdict(for: app, cause: cause, taskIdentifier: taskIdentifier.map { text($0) })
-        guard let refusal = verdict.refusal else { return }
+        guard let refusal = verdict.refusal else { return j }
         j.run = false
         j.key = .launchRefused(refusal)
+        return j
     }
 
     /// The launch policy's refusal behind a deferral, if one decided it: its
@@ -136,8 +139,7 @@ extension Engine {
     mutating func evaluateFetch(_ app: AppID) {
         let declaresFetch = apps[Int(app.index)].manifest.backgroundModes.contains(.fetch)
         guard let candidate = scheduler.fetchCandidate(app, declaresFetch: declaresFetch) else { return }
-        var judgement = decide(candidate)
-        if judgement.run { refuseIfLaunchPolicySaysNo(&judgement, app, cause: .fetch) }
+        let judgement = judge(candidate, app, cause: .fetch)
         if judgement.run { return startFetch(app) }
         guard scheduler.fetchHeld(app, judgement) else { return }
         if let refusal = launchRefusal(behind: judgement.key, app, cause: .fetch) { noteRefusedLaunch(app, .fetch, refusal) }

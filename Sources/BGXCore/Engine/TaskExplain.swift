@@ -18,8 +18,7 @@ extension Engine {
             e.earliestBegin = pending.request.earliestBegin
             let candidate = pending.candidate
             let processing = candidate.kind == .processing
-            var j = decide(candidate)
-            if j.run { refuseIfLaunchPolicySaysNo(&j, app, cause: .bgTask, taskIdentifier: pending.identifier) }
+            let j = judge(candidate, app, cause: .bgTask, taskIdentifier: pending.identifier)
             let reason = decision(j, candidate).text(wallClockOffset: wallClockOffset)
             e.wouldStartNow = j.run
             e.decision = j.run ? "would start now (\(reason))" : "deferred: \(reason)"
@@ -124,8 +123,7 @@ extension Engine {
     func predictedStart(of c: Candidate, app: AppID, identifier: TextID) -> (time: Nanoseconds, reason: String)? {
         var copy = self
         for _ in 0..<64 {
-            var j = copy.decide(c)
-            if j.run { copy.refuseIfLaunchPolicySaysNo(&j, app, cause: .bgTask, taskIdentifier: identifier) }
+            let j = copy.judge(c, app, cause: .bgTask, taskIdentifier: identifier)
             if j.run { return (copy.now, copy.decision(j, c).text(wallClockOffset: wallClockOffset)) }
             guard let next = j.nextChange, next > copy.now else { return nil }
             copy.now = next
