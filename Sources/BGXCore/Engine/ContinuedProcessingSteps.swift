@@ -36,10 +36,9 @@ extension Engine {
         case let .relievePressure(thermal):
             // An expired task is already winding down (its expiration handler runs): pressure ends another.
             var windingDown = Set<ContinuedTaskKey>()
-            for task in continuedProcessing.tasks where task.running {
-                if taskScheduler.apps[Int(task.app.index)].running.contains(where: { $0.identifier == task.identifier && $0.expired }) {
-                    windingDown.insert(ContinuedTaskKey(app: task.app, identifier: task.identifier))
-                }
+            for task in continuedProcessing.tasks
+            where task.running && taskScheduler.runningTask(task.app, task.identifier)?.expired == true {
+                windingDown.insert(ContinuedTaskKey(app: task.app, identifier: task.identifier))
             }
             apply(continuedProcessing.relievePressure(thermal, windingDown: windingDown, now: now,
                                                       wallClockOffset: wallClockOffset))
